@@ -1,0 +1,87 @@
+// swift-tools-version:6.0
+//
+// SignInSim: a headless simulator of mobile sign-in.
+//
+// Layers, bottom to top (dependencies point down only):
+//   C bridges      COpenSSL, CCurl, CMicroHTTPD, CYAML
+//   pure values    JSON, Cryptography, JOSE, OAuthCore, HTTPCore, YAML
+//   IO adapters    HTTPClient (libcurl), HTTPServer (libmicrohttpd)
+//   product        SignInSimCLI (commands), signinsim (thin executable)
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "SignInSim",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "signinsim", targets: ["signinsim"]),
+        .library(name: "Cryptography", targets: ["Cryptography"]),
+        .library(name: "JOSE", targets: ["JOSE"]),
+        .library(name: "HTTPCore", targets: ["HTTPCore"]),
+        .library(name: "HTTPClient", targets: ["HTTPClient"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "YAML", targets: ["YAML"]),
+    ],
+    targets: [
+        // MARK: C bridges (system libraries from Debian)
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+
+        // MARK: Pure value layers
+        .target(name: "Cryptography", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        .target(name: "JOSE", dependencies: ["Cryptography", "JSON"], swiftSettings: strictSettings),
+        .target(name: "OAuthCore", dependencies: ["Cryptography", "JOSE"], swiftSettings: strictSettings),
+        .target(name: "JSON", swiftSettings: strictSettings),
+        .target(name: "HTTPCore", dependencies: ["JSON"], swiftSettings: strictSettings),
+        .target(name: "YAML", dependencies: ["CYAML"], swiftSettings: strictSettings),
+
+        // MARK: IO adapters
+        .target(
+            name: "HTTPClient", dependencies: ["HTTPCore", "CCurl"], swiftSettings: strictSettings),
+        .target(
+            name: "HTTPServer", dependencies: ["HTTPCore", "CMicroHTTPD"],
+            swiftSettings: strictSettings),
+
+        // MARK: Product
+        .target(
+            name: "SignInSimCLI",
+            dependencies: ["JSON", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient", "HTTPServer", "YAML"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "signinsim", dependencies: ["SignInSimCLI"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "signinsim-bench",
+            dependencies: ["Cryptography", "JOSE"],
+            path: "Sources/Benchmarks",
+            swiftSettings: strictSettings),
+
+        // MARK: Tests (mirror the sources)
+        .target(
+            name: "TestSupport", dependencies: ["HTTPCore"], path: "Tests/TestSupport",
+            swiftSettings: strictSettings),
+        .testTarget(name: "CryptographyTests", dependencies: ["Cryptography", "TestSupport"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography", "TestSupport"]),
+        .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "JSON"]),
+        .testTarget(
+            name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "HTTPCore", "TestSupport"]),
+        .testTarget(
+            name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient", "HTTPCore", "TestSupport"]),
+        .testTarget(name: "YAMLTests", dependencies: ["YAML"]),
+        .testTarget(
+            name: "SignInSimCLITests", dependencies: ["SignInSimCLI", "JOSE", "Cryptography", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// Benchmarks: see scripts/bench.

@@ -1,0 +1,1 @@
+// Cryptography: work in progress on its own branch.

@@ -1,0 +1,1 @@
+// HTTPServer: work in progress on its own branch.

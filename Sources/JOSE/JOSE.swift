@@ -1,0 +1,1 @@
+// JOSE: work in progress on its own branch.

@@ -1,0 +1,1 @@
+// OAuthCore: work in progress on its own branch.

@@ -1,0 +1,1 @@
+// YAML: work in progress on its own branch.

@@ -1,0 +1,3 @@
+import SignInSimCLI
+
+SignInSimCLI.main()
