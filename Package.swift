@@ -56,7 +56,9 @@ let package = Package(
         // MARK: Product
         .target(
             name: "SignInSimCLI",
-            dependencies: ["JSON", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient", "HTTPServer", "YAML"],
+            dependencies: [
+                "JSON", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient", "HTTPServer", "YAML",
+            ],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "signinsim", dependencies: ["SignInSimCLI"], swiftSettings: strictSettings),

@@ -59,7 +59,8 @@ public enum FormURLEncoding {
         }
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         guard let decoded = spaced.removingPercentEncoding else {
-            throw HTTPError(.malformedBody, "bad percent-encoding or non-UTF-8 bytes in \"\(text.prefix(64))\"")
+            throw HTTPError(
+                .malformedBody, "bad percent-encoding or non-UTF-8 bytes in \"\(text.prefix(64))\"")
         }
         return decoded
     }

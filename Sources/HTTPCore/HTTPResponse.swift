@@ -18,7 +18,8 @@ public struct HTTPResponse: Hashable, Sendable {
 
 extension HTTPResponse {
     /// A JSON response (serialised with sorted keys, so identical values give identical bytes).
-    public static func json(_ value: JSONValue, status: Int = 200, headers: HTTPHeaders = [:]) -> HTTPResponse {
+    public static func json(_ value: JSONValue, status: Int = 200, headers: HTTPHeaders = [:]) -> HTTPResponse
+    {
         var headers = headers
         headers.replaceOrAdd(name: "Content-Type", value: MediaType.json)
         return HTTPResponse(status: status, headers: headers, body: value.serialized())
@@ -39,7 +40,9 @@ extension HTTPResponse {
     }
 
     /// A redirect with a `Location` (RFC 9110 §15.4); 302 Found by default, as OAuth uses.
-    public static func redirect(to location: String, status: Int = 302, headers: HTTPHeaders = [:]) -> HTTPResponse {
+    public static func redirect(to location: String, status: Int = 302, headers: HTTPHeaders = [:])
+        -> HTTPResponse
+    {
         var headers = headers
         headers.replaceOrAdd(name: "Location", value: location)
         return HTTPResponse(status: status, headers: headers)

@@ -14,7 +14,9 @@ public struct URLParts: Hashable, Sendable {
 
     /// Parses an absolute URL; `nil` when it has no scheme or is not a URL.
     public init?(_ string: String) {
-        guard let components = URLComponents(string: string), let scheme = components.scheme else { return nil }
+        guard let components = URLComponents(string: string), let scheme = components.scheme else {
+            return nil
+        }
         self.scheme = scheme.lowercased()
         self.host = components.percentEncodedHost.map { $0.lowercased() }
         self.port = components.port

@@ -38,7 +38,9 @@ extension JSONValue {
     }
 
     /// Parses JSON text given as a string.
-    public static func parse(_ text: String, maximumSize: Int = defaultMaximumSize) throws(JSONError) -> JSONValue {
+    public static func parse(_ text: String, maximumSize: Int = defaultMaximumSize) throws(JSONError)
+        -> JSONValue
+    {
         try parse(Array(text.utf8), maximumSize: maximumSize)
     }
 
