@@ -1,1 +1,0 @@
-// YAML: work in progress on its own branch.
