@@ -1,3 +1,3 @@
 import SignInSimCLI
 
-SignInSimCLI.main()
+await SignInSimCLI.main()

@@ -1,1 +1,102 @@
-// Shared helpers for the test targets.
+import Foundation
+
+/// The outcome of running a program.
+public struct ProcessResult: Sendable {
+    public let status: Int32
+    public let standardOutput: String
+    public let standardError: String
+}
+
+/// Runs the built `signinsim` binary the way a user would.
+public enum SignInSimBinary {
+    /// The binary next to the test bundle, or `$SIGNINSIM_BINARY`.
+    public static var url: URL {
+        if let explicit = ProcessInfo.processInfo.environment["SIGNINSIM_BINARY"] {
+            return URL(fileURLWithPath: explicit)
+        }
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = runner.deletingLastPathComponent()
+        // Inside an .xctest bundle directory (macOS layout), step out of it.
+        while directory.path.contains(".xctest") { directory.deleteLastPathComponent() }
+        return directory.appendingPathComponent("signinsim")
+    }
+
+    /// Runs the binary with arguments and optional standard input, waiting at most `timeout`.
+    public static func run(
+        _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
+        timeout: Duration = .seconds(60)
+    ) throws -> ProcessResult {
+        try ProcessRunner.run(url, arguments, input: input, environment: environment, timeout: timeout)
+    }
+}
+
+/// Runs a program with captured streams and a time limit.
+public enum ProcessRunner {
+    public struct Timeout: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func run(
+        _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
+        timeout: Duration = .seconds(60)
+    ) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { _, new in new }
+        process.environment = merged
+        let outputFile = try TemporaryDirectory.shared.file(named: "out-\(UUID().uuidString)")
+        let errorFile = try TemporaryDirectory.shared.file(named: "err-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        let output = try FileHandle(forWritingTo: outputFile)
+        let error = try FileHandle(forWritingTo: errorFile)
+        defer {
+            try? output.close()
+            try? error.close()
+            try? FileManager.default.removeItem(at: outputFile)
+            try? FileManager.default.removeItem(at: errorFile)
+        }
+        process.standardOutput = output
+        process.standardError = error
+        let inputPipe = Pipe()
+        process.standardInput = inputPipe
+        try process.run()
+        if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
+        try inputPipe.fileHandleForWriting.close()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                throw Timeout(description: "\(executable.lastPathComponent) \(arguments) ran longer than \(timeout)")
+            }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return ProcessResult(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
+            standardError: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+    }
+}
+
+/// A directory for one test process's files, removed by nobody (the OS temp cleaner does).
+public final class TemporaryDirectory: Sendable {
+    public static let shared = try! TemporaryDirectory()
+
+    public let url: URL
+
+    public init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("signinsim-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    public func file(named name: String) throws -> URL { url.appendingPathComponent(name) }
+
+    /// Writes text to a new file and returns its path.
+    public func write(_ text: String, named name: String) throws -> String {
+        let file = url.appendingPathComponent(name)
+        try Data(text.utf8).write(to: file, options: .atomic)
+        return file.path
+    }
+}

@@ -1,1 +1,0 @@
-// JOSE: work in progress on its own branch.

@@ -1,0 +1,45 @@
+/// Why a JOSE object (JWS, JWK, JWT) was refused. Codes are stable; messages never carry
+/// secrets or whole tokens.
+public struct JOSEError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        // Shape
+        case tooLarge = "too_large"
+        case malformedToken = "malformed_token"
+        case malformedBase64URL = "malformed_base64url"
+        case malformedJSON = "malformed_json"
+        case malformedHeader = "malformed_header"
+        case malformedKey = "malformed_key"
+        // Algorithms and keys
+        case unsecuredToken = "unsecured_token"
+        case unsupportedAlgorithm = "unsupported_algorithm"
+        case algorithmNotAllowed = "algorithm_not_allowed"
+        case algorithmKeyMismatch = "algorithm_key_mismatch"
+        case unsupportedCriticalHeader = "unsupported_critical_header"
+        case keyAlgorithmMismatch = "key_algorithm_mismatch"
+        case keyUseMismatch = "key_use_mismatch"
+        case unknownKey = "unknown_key"
+        case ambiguousKey = "ambiguous_key"
+        case badSignature = "bad_signature"
+        case signingFailed = "signing_failed"
+        // Claims
+        case invalidClaim = "invalid_claim"
+        case missingClaim = "missing_claim"
+        case expired = "expired"
+        case notYetValid = "not_yet_valid"
+        case issuedInFuture = "issued_in_future"
+        case issuerMismatch = "issuer_mismatch"
+        case audienceMismatch = "audience_mismatch"
+        case authorizedPartyMismatch = "authorized_party_mismatch"
+        case nonceMismatch = "nonce_mismatch"
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,1 +1,0 @@
-// OAuthCore: work in progress on its own branch.

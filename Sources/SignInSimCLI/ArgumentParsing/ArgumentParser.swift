@@ -1,0 +1,119 @@
+/// What the command line asked for.
+enum ParseOutcome: Sendable {
+    case run(CommandSpec, ParsedArguments)
+    case help(path: [CommandSpec])
+    case version
+}
+
+/// Parses `argv` against a command tree.
+enum ArgumentParser {
+    struct Failure: Error {
+        let error: UsageError
+        let path: [CommandSpec]
+    }
+
+    static func parse(_ arguments: [String], root: CommandSpec) -> Result<ParseOutcome, Failure> {
+        var path = [root]
+        var index = 0
+        // Walk down subcommands first; `help` as a word shows help for what follows it.
+        var wantsHelp = false
+        while index < arguments.count {
+            let word = arguments[index]
+            if path.count == 1, word == "help" {
+                wantsHelp = true
+                index += 1
+                continue
+            }
+            guard let next = path.last!.subcommand(named: word) else { break }
+            path.append(next)
+            index += 1
+        }
+        if wantsHelp { return .success(.help(path: path)) }
+        let command = path.last!
+        var parsed = ParsedArguments(commandPath: path.map(\.name))
+        var onlyPositionals = false
+        while index < arguments.count {
+            let word = arguments[index]
+            index += 1
+            if onlyPositionals || word == "-" || !word.hasPrefix("-") {
+                parsed.positionals.append(word)
+                continue
+            }
+            if word == "--" {
+                onlyPositionals = true
+                continue
+            }
+            if word == "-h" || word == "--help" { return .success(.help(path: path)) }
+            if path.count == 1, word == "--version" { return .success(.version) }
+            var name = word
+            var inlineValue: String?
+            if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
+                name = String(word[..<equals])
+                inlineValue = String(word[word.index(after: equals)...])
+            }
+            guard let option = find(name, in: command) else {
+                if command.run == nil, !command.subcommands.isEmpty {
+                    return .failure(Failure(error: UsageError("Unknown option '\(name)'"), path: path))
+                }
+                return .failure(Failure(error: UsageError("Unknown option '\(name)'"), path: path))
+            }
+            if option.isFlag {
+                if inlineValue != nil {
+                    return .failure(Failure(error: UsageError("The flag '--\(option.long)' takes no value"), path: path))
+                }
+                parsed.flags.insert(option.long)
+                continue
+            }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else if index < arguments.count {
+                value = arguments[index]
+                index += 1
+            } else {
+                return .failure(Failure(error: UsageError("Missing value for '\(option.synopsis)'"), path: path))
+            }
+            if let allowed = option.allowedValues, !allowed.contains(value) {
+                let list = allowed.map { "'\($0)'" }.joined(separator: ", ")
+                return .failure(
+                    Failure(
+                        error: UsageError("The value '\(value)' is invalid for '\(option.synopsis)'. Please provide one of \(list)."),
+                        path: path))
+            }
+            if !option.isRepeatable, parsed.values[option.long] != nil {
+                return .failure(
+                    Failure(error: UsageError("The option '--\(option.long)' can be given only once"), path: path))
+            }
+            parsed.values[option.long, default: []].append(value)
+        }
+        if command.run == nil {
+            if let stray = parsed.positionals.first {
+                return .failure(Failure(error: UsageError("Unknown subcommand '\(stray)'"), path: path))
+            }
+            return .success(.help(path: path))
+        }
+        for option in command.options where option.isRequired && parsed.values[option.long] == nil {
+            return .failure(Failure(error: UsageError("Missing expected argument '\(option.synopsis)'"), path: path))
+        }
+        let required = command.arguments.filter { !$0.isOptional }.count
+        if parsed.positionals.count < required {
+            let missing = command.arguments[parsed.positionals.count]
+            return .failure(Failure(error: UsageError("Missing expected argument '<\(missing.name)>'"), path: path))
+        }
+        let variadic = command.arguments.contains { $0.isVariadic }
+        if !variadic, parsed.positionals.count > command.arguments.count {
+            let extra = parsed.positionals[command.arguments.count]
+            return .failure(Failure(error: UsageError("Unexpected argument '\(extra)'"), path: path))
+        }
+        return .success(.run(command, parsed))
+    }
+
+    private static func find(_ name: String, in command: CommandSpec) -> OptionSpec? {
+        if name.hasPrefix("--") {
+            let long = name.dropFirst(2)
+            return command.options.first { $0.long == long }
+        }
+        guard name.count == 2, let letter = name.last else { return nil }
+        return command.options.first { $0.short == letter }
+    }
+}

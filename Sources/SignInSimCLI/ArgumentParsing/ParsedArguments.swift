@@ -1,0 +1,38 @@
+/// The options, flags and positional values given to one command.
+struct ParsedArguments: Sendable {
+    /// The command path, e.g. `["signinsim", "jwt", "sign"]`.
+    var commandPath: [String]
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+
+    func value(_ long: String) -> String? { values[long]?.last }
+    func allValues(_ long: String) -> [String] { values[long] ?? [] }
+    func flag(_ long: String) -> Bool { flags.contains(long) }
+    func positional(_ index: Int) -> String? { positionals.indices.contains(index) ? positionals[index] : nil }
+
+    /// An integer option, or a usage error naming the option.
+    func integer(_ long: String, valueName: String) throws(UsageError) -> Int64? {
+        guard let text = value(long) else { return nil }
+        guard let number = Int64(text) else {
+            throw UsageError("The value '\(text)' is invalid for '--\(long) <\(valueName)>': expected an integer")
+        }
+        return number
+    }
+}
+
+/// A command-line mistake: reported as `Error: …` plus the usage line, exit 64.
+struct UsageError: Error, Sendable {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// A failure of the work itself: reported as `Error: …`, exit 1 (or the given code).
+struct CommandFailure: Error, Sendable {
+    let message: String
+    let exitCode: ExitCode
+    init(_ message: String, exitCode: ExitCode = .failure) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+}

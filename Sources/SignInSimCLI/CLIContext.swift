@@ -1,0 +1,58 @@
+import Cryptography
+import Foundation
+import JSON
+
+/// Everything a command touches outside itself: streams, files, time and randomness.
+///
+/// Commands never reach for globals, so tests run them in-process with captured streams, a
+/// fixed clock and a seeded random source.
+struct CLIContext: Sendable {
+    var writeOut: @Sendable (String) -> Void
+    var writeError: @Sendable (String) -> Void
+    var readInput: @Sendable () throws -> [UInt8]
+    var readFile: @Sendable (String) throws -> [UInt8]
+    /// Seconds since the epoch.
+    var now: @Sendable () -> Int64
+    var random: any RandomSource
+    /// Environment variables (for `NO_COLOR` and scenario `${VAR}` substitution).
+    var environment: [String: String]
+
+    /// Largest file or standard input a command reads.
+    static let maximumInputSize = 16 << 20
+
+    /// The real process: standard streams, the file system, the system clock and CSPRNG.
+    static func live() -> CLIContext {
+        CLIContext(
+            writeOut: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
+            writeError: { text in FileHandle.standardError.write(Data(text.utf8)) },
+            readInput: {
+                let data = try FileHandle.standardInput.read(upToCount: maximumInputSize + 1) ?? Data()
+                guard data.count <= maximumInputSize else {
+                    throw CommandFailure("standard input is larger than \(maximumInputSize) bytes")
+                }
+                return [UInt8](data)
+            },
+            readFile: { path in
+                let url = URL(fileURLWithPath: path)
+                let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+                if let size = attributes?[.size] as? Int, size > maximumInputSize {
+                    throw CommandFailure("\(path): the file is larger than \(maximumInputSize) bytes")
+                }
+                do {
+                    return [UInt8](try Data(contentsOf: url))
+                } catch {
+                    throw CommandFailure("\(path): cannot read the file (\(error.localizedDescription))")
+                }
+            },
+            now: { Int64(Date().timeIntervalSince1970) },
+            random: SystemRandom(),
+            environment: ProcessInfo.processInfo.environment)
+    }
+}
+
+extension CLIContext {
+    /// Prints a JSON document, indented, on standard output.
+    func printJSON(_ value: JSONValue) {
+        writeOut(value.prettyPrinted() + "\n")
+    }
+}

@@ -1,0 +1,175 @@
+import Cryptography
+import Foundation
+import HTTPClient
+import HTTPCore
+import JOSE
+import JSON
+
+extension SignInSimCLI {
+    static let jwtCommand = CommandSpec(
+        name: "jwt", abstract: "Sign, decode and verify JSON Web Tokens (RFC 7519).",
+        subcommands: [jwtSignCommand, jwtDecodeCommand, jwtVerifyCommand])
+
+    static let jwtSignCommand = CommandSpec(
+        name: "sign", abstract: "Sign a JWT with a private key and print it.",
+        discussion: """
+            The key file holds a private JWK or a PEM private key (PKCS#8, SEC1 or PKCS#1).
+            The algorithm is the JWK's alg, or the header's alg, or ES256 for P-256 keys and
+            RS256 for RSA keys. Claims are signed exactly as given: nothing is added.
+            """,
+        options: [
+            .option("key", value: "file", help: "A private JWK or PEM file.", required: true),
+            .option("claims", value: "json", help: "The claims, a JSON object (default: {})."),
+            .option("header", value: "json", help: "Extra JOSE header members, a JSON object."),
+        ],
+        run: { arguments, context in
+            let keyBytes = try context.readFile(arguments.value("key")!)
+            let claims = try jsonObjectOption(arguments.value("claims"), name: "claims") ?? [:]
+            var header = try jsonObjectOption(arguments.value("header"), name: "header") ?? [:]
+            var requested: JWSAlgorithm?
+            if let alg = header.removeValue(forKey: "alg") {
+                guard let name = alg.stringValue else { throw UsageError("The header's alg must be a string") }
+                do {
+                    requested = try JWSAlgorithm.resolve(name)
+                } catch {
+                    throw CommandFailure(error.message)
+                }
+            }
+            let signer = try makeSigner(keyBytes, path: arguments.value("key")!, algorithm: requested)
+            if header["typ"] == nil { header["typ"] = "JWT" }
+            do {
+                let token = try JWS.sign(payload: JSONValue.object(claims).serialized(), signer: signer, extraHeader: header)
+                context.writeOut(token + "\n")
+            } catch {
+                throw CommandFailure("signing failed: \(error.message)")
+            }
+            return .success
+        })
+
+    static let jwtDecodeCommand = CommandSpec(
+        name: "decode", abstract: "Print a JWT's header and claims without verifying it.",
+        arguments: [.argument("token", help: "The compact JWT, or - to read it from standard input.")],
+        run: { arguments, context in
+            let token = try readToken(arguments.positional(0)!, context: context)
+            do {
+                let decoded = try JWT.decodeUnverified(token)
+                context.printJSON(["header": decoded.header, "claims": decoded.claims])
+            } catch {
+                throw CommandFailure("cannot decode the token: \(error.message)")
+            }
+            return .success
+        })
+
+    static let jwtVerifyCommand = CommandSpec(
+        name: "verify", abstract: "Verify a JWT's signature and claims.",
+        discussion: """
+            Exits 0 and prints the claims when the token is valid; exits 1 with the precise
+            reason when it is not. exp is always checked.
+            """,
+        options: [
+            .option("jwks", value: "file-or-url", help: "A JWK Set or a single JWK: a file, or an http(s) URL.",
+                    required: true),
+            .option("iss", value: "issuer", help: "The expected issuer (trailing slashes ignored)."),
+            .option("aud", value: "audience", help: "An audience the token must be for."),
+            .option("nonce", value: "nonce", help: "The expected nonce."),
+            .option("leeway", value: "seconds", help: "Clock skew allowed on exp, nbf and iat (default: 0)."),
+            .option("now", value: "epoch", help: "Judge the token at this time (default: the system clock)."),
+        ],
+        arguments: [.argument("token", help: "The compact JWT, or - to read it from standard input.")],
+        run: { arguments, context in
+            let token = try readToken(arguments.positional(0)!, context: context)
+            let leeway = try arguments.integer("leeway", valueName: "seconds") ?? 0
+            guard leeway >= 0 else { throw UsageError("--leeway must not be negative") }
+            let now = try arguments.integer("now", valueName: "epoch") ?? context.now()
+            let keys = try await loadKeys(arguments.value("jwks")!, context: context)
+            let validation = JWTValidation(
+                now: now, leeway: leeway, issuer: arguments.value("iss"), audience: arguments.value("aud"),
+                nonce: arguments.value("nonce"))
+            do {
+                let verified = try JWT.verify(token, keys: keys, validation: validation)
+                context.printJSON(verified.claims.json)
+                return .success
+            } catch {
+                throw CommandFailure("invalid token: \(error.message) [\(error.code.rawValue)]")
+            }
+        })
+
+    // MARK: - Helpers
+
+    static func readToken(_ argument: String, context: CLIContext) throws -> String {
+        let text: String
+        if argument == "-" {
+            text = String(decoding: try context.readInput(), as: UTF8.self)
+        } else {
+            text = argument
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func jsonObjectOption(_ text: String?, name: String) throws -> [String: JSONValue]? {
+        guard let text else { return nil }
+        do {
+            return try JSONValue.parseObject(Array(text.utf8))
+        } catch {
+            throw UsageError("The value of '--\(name) <json>' is not a JSON object: \(error.message)")
+        }
+    }
+
+    static func makeSigner(_ bytes: [UInt8], path: String, algorithm: JWSAlgorithm?) throws -> JWSSigner {
+        let text = String(decoding: bytes, as: UTF8.self)
+        do {
+            if text.contains("-----BEGIN") {
+                let key: PrivateKey
+                do {
+                    key = try PrivateKey(pem: text)
+                } catch {
+                    throw CommandFailure("\(path): not a usable PEM private key: \(error.message)")
+                }
+                let natural: JWSAlgorithm = if case .p256 = key { .es256 } else { .rs256 }
+                return try JWSSigner(key: key, algorithm: algorithm ?? natural)
+            }
+            let jwk = try readJWK(bytes, source: path)
+            guard jwk.isPrivate else { throw CommandFailure("\(path): the JWK is public; signing needs a private key") }
+            return try JWSSigner(jwk: jwk, algorithm: algorithm)
+        } catch let error as JOSEError {
+            throw CommandFailure("\(path): \(error.message)")
+        }
+    }
+
+    /// Loads verification keys from a file or URL holding a JWK Set or a single JWK.
+    static func loadKeys(_ source: String, context: CLIContext) async throws -> JWKCollection {
+        let bytes: [UInt8]
+        if source.hasPrefix("http://") || source.hasPrefix("https://") {
+            let transport = CurlTransport(cookieJar: nil)
+            let response: HTTPResponse
+            do {
+                response = try await transport.send(HTTPRequest(url: source, headers: ["Accept": "application/json"]))
+            } catch {
+                throw CommandFailure("cannot fetch \(source): \(error.message)")
+            }
+            guard response.status == 200 else {
+                throw CommandFailure("cannot fetch \(source): HTTP \(response.status)")
+            }
+            bytes = response.body
+        } else {
+            bytes = try context.readFile(source)
+        }
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(bytes, maximumSize: JWKSet.maximumSize)
+        } catch {
+            throw CommandFailure("\(source): not JSON: \(error.message)")
+        }
+        do {
+            let set = json["keys"] != nil ? try JWKSet(json: json) : JWKSet(keys: [try JWK(json: json)])
+            let collection = JWKCollection(set)
+            guard !collection.isEmpty else {
+                let reasons = collection.rejectedKeys.map(\.reason).joined(separator: "; ")
+                throw CommandFailure("\(source): no usable key\(reasons.isEmpty ? "" : " (\(reasons))")")
+            }
+            return collection
+        } catch let error as JOSEError {
+            throw CommandFailure("\(source): \(error.message)")
+        }
+    }
+}

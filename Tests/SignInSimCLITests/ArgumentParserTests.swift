@@ -1,0 +1,71 @@
+import Testing
+
+@testable import SignInSimCLI
+
+@Suite("Argument parsing")
+struct ArgumentParserTests {
+    static func parse(_ words: [String]) -> Result<ParseOutcome, ArgumentParser.Failure> {
+        ArgumentParser.parse(words, root: SignInSimCLI.root)
+    }
+
+    /// Subcommands, options (both `--x v` and `--x=v`) and positionals are read.
+    @Test("parses subcommands, options and positionals")
+    func parsesCommandLine() throws {
+        guard case .success(.run(let command, let parsed)) = Self.parse(["jwt", "verify", "tok", "--jwks=k.json", "--aud", "a"]) else {
+            Issue.record("expected a command to run")
+            return
+        }
+        #expect(command.name == "verify")
+        #expect(parsed.positional(0) == "tok")
+        #expect(parsed.value("jwks") == "k.json")
+        #expect(parsed.value("aud") == "a")
+    }
+
+    /// Each mistake has the message swift-argument-parser would print.
+    @Test(
+        "usage errors",
+        arguments: [
+            (["jwt", "verify", "tok"], "Missing expected argument '--jwks <file-or-url>'"),
+            (["jwt", "verify", "--jwks", "k"], "Missing expected argument '<token>'"),
+            (["jwt", "decode", "a", "b"], "Unexpected argument 'b'"),
+            (["jwt", "decode", "a", "--bogus"], "Unknown option '--bogus'"),
+            (["jwk", "generate", "--alg", "HS256"], "The value 'HS256' is invalid for '--alg <alg>'. Please provide one of 'ES256', 'RS256', 'PS256'."),
+            (["jwk", "generate", "--alg"], "Missing value for '--alg <alg>'"),
+            (["jwt", "frobnicate"], "Unknown subcommand 'frobnicate'"),
+            (["jwk", "generate", "--alg", "ES256", "--alg", "RS256"], "The option '--alg' can be given only once"),
+        ])
+    func usageErrors(words: [String], message: String) {
+        guard case .failure(let failure) = Self.parse(words) else {
+            Issue.record("expected a usage error for \(words)")
+            return
+        }
+        #expect(failure.error.message == message)
+    }
+
+    /// `--help`, `-h` and `help <command>` all ask for help on the right command.
+    @Test("help requests")
+    func helpRequests() {
+        for words in [["jwt", "sign", "--help"], ["jwt", "sign", "-h"], ["help", "jwt", "sign"]] {
+            guard case .success(.help(let path)) = Self.parse(words) else {
+                Issue.record("expected help for \(words)")
+                continue
+            }
+            #expect(path.map(\.name) == ["signinsim", "jwt", "sign"])
+        }
+    }
+
+    /// Help has the OVERVIEW, USAGE, ARGUMENTS and OPTIONS sections, and SUBCOMMANDS on groups.
+    @Test("help layout")
+    func helpLayout() {
+        let verify = [SignInSimCLI.root, SignInSimCLI.jwtCommand, SignInSimCLI.jwtVerifyCommand]
+        let text = HelpFormatter.help(for: verify)
+        #expect(text.hasPrefix("OVERVIEW: Verify a JWT's signature and claims."))
+        #expect(text.contains("USAGE: signinsim jwt verify --jwks <file-or-url> [--iss <issuer>]"))
+        #expect(text.contains("ARGUMENTS:\n  <token>"))
+        #expect(text.contains("OPTIONS:\n"))
+        #expect(text.contains("  -h, --help              Show help information."))
+        let root = HelpFormatter.help(for: [SignInSimCLI.root])
+        #expect(root.contains("SUBCOMMANDS:\n  version"))
+        #expect(root.contains("See 'signinsim help <subcommand>' for detailed help."))
+    }
+}

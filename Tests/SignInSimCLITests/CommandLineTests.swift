@@ -1,0 +1,121 @@
+import Foundation
+import JOSE
+import JSON
+import TestSupport
+import Testing
+
+/// End-to-end tests of the built `signinsim` binary: arguments in, text and exit status out.
+@Suite("signinsim binary")
+struct CommandLineTests {
+    /// `version` and `--version` print the version and exit 0.
+    @Test("version")
+    func version() throws {
+        for arguments in [["version"], ["--version"]] {
+            let result = try SignInSimBinary.run(arguments)
+            #expect(result.status == 0)
+            #expect(result.standardOutput.hasPrefix("signinsim "))
+        }
+    }
+
+    /// A usage error prints `Error:` and the usage line to stderr and exits 64.
+    @Test("usage errors exit 64")
+    func usageErrorExit() throws {
+        let result = try SignInSimBinary.run(["jwt", "verify", "token"])
+        #expect(result.status == 64)
+        #expect(result.standardError.hasPrefix("Error: Missing expected argument '--jwks <file-or-url>'\nUsage: signinsim jwt verify"))
+        #expect(result.standardError.contains("See 'signinsim jwt verify --help' for more information."))
+    }
+
+    /// Help goes to stdout and exits 0.
+    @Test("help exits 0")
+    func help() throws {
+        let result = try SignInSimBinary.run(["jwk", "--help"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("SUBCOMMANDS:"))
+    }
+
+    /// generate → public → sign → decode → verify works end to end for each algorithm.
+    @Test("JWK and JWT round trip through the binary", arguments: ["ES256", "RS256", "PS256"])
+    func roundTrip(alg: String) throws {
+        let generated = try SignInSimBinary.run(["jwk", "generate", "--alg", alg, "--kid", "cli-\(alg)"])
+        #expect(generated.status == 0, "\(generated.standardError)")
+        let privateJWK = try JWK.parse(generated.standardOutput)
+        #expect(privateJWK.isPrivate)
+        #expect(privateJWK.keyID == "cli-\(alg)")
+        #expect(privateJWK.algorithm == alg)
+
+        let publicResult = try SignInSimBinary.run(["jwk", "public"], input: generated.standardOutput)
+        #expect(publicResult.status == 0)
+        let publicJWK = try JWK.parse(publicResult.standardOutput)
+        #expect(!publicJWK.isPrivate)
+
+        let keyFile = try TemporaryDirectory.shared.write(generated.standardOutput, named: "key-\(alg).json")
+        let jwksFile = try TemporaryDirectory.shared.write(publicResult.standardOutput, named: "pub-\(alg).json")
+        let claims = #"{"iss":"https://issuer.example/","aud":"app","sub":"alice","exp":2000000000,"nonce":"n1"}"#
+        let signed = try SignInSimBinary.run(["jwt", "sign", "--key", keyFile, "--claims", claims])
+        #expect(signed.status == 0, "\(signed.standardError)")
+        let token = signed.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let decoded = try SignInSimBinary.run(["jwt", "decode", token])
+        #expect(decoded.status == 0)
+        let document = try JSONValue.parse(decoded.standardOutput)
+        #expect(document["header"]?["alg"] == .string(alg))
+        #expect(document["claims"]?["sub"] == "alice")
+
+        let verified = try SignInSimBinary.run([
+            "jwt", "verify", token, "--jwks", jwksFile, "--iss", "https://issuer.example", "--aud", "app",
+            "--nonce", "n1", "--now", "1900000000",
+        ])
+        #expect(verified.status == 0, "\(verified.standardError)")
+        #expect(try JSONValue.parse(verified.standardOutput)["sub"] == "alice")
+    }
+
+    /// Verification failures exit 1 and say exactly why.
+    @Test("verify failures exit 1 with the reason")
+    func verifyFailures() throws {
+        let generated = try SignInSimBinary.run(["jwk", "generate", "--alg", "ES256"])
+        let keyFile = try TemporaryDirectory.shared.write(generated.standardOutput, named: "key-fail.json")
+        let publicResult = try SignInSimBinary.run(["jwk", "public"], input: generated.standardOutput)
+        let jwksFile = try TemporaryDirectory.shared.write(
+            #"{"keys":[\#(publicResult.standardOutput)]}"#, named: "jwks-fail.json")
+        let signed = try SignInSimBinary.run([
+            "jwt", "sign", "--key", keyFile, "--claims", #"{"aud":"app","exp":1000,"nonce":"n1"}"#,
+        ])
+        let token = signed.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let cases: [([String], String)] = [
+            (["--now", "999"], ""),
+            (["--now", "1000"], "[expired]"),
+            (["--now", "999", "--aud", "other"], "[audience_mismatch]"),
+            (["--now", "999", "--nonce", "n2"], "[nonce_mismatch]"),
+            (["--now", "999", "--iss", "https://issuer"], "[missing_claim]"),
+        ]
+        for (extra, reason) in cases {
+            let result = try SignInSimBinary.run(["jwt", "verify", token, "--jwks", jwksFile] + extra)
+            if reason.isEmpty {
+                #expect(result.status == 0, "\(extra): \(result.standardError)")
+            } else {
+                #expect(result.status == 1, "\(extra)")
+                #expect(result.standardError.hasPrefix("Error: invalid token: "), "\(result.standardError)")
+                #expect(result.standardError.contains(reason), "\(extra): \(result.standardError)")
+            }
+        }
+    }
+
+    /// Bad input (not a key, not JSON, not a token) exits 1 with a clear message, never a crash.
+    @Test("bad input is a clear error")
+    func badInput() throws {
+        let notKey = try SignInSimBinary.run(["jwk", "public"], input: "{\"kty\":\"EC\"}")
+        #expect(notKey.status == 1)
+        #expect(notKey.standardError.contains("not a usable JWK"))
+        let notJSON = try SignInSimBinary.run(["jwk", "public"], input: "\u{FF}garbage")
+        #expect(notJSON.status == 1)
+        let notToken = try SignInSimBinary.run(["jwt", "decode", "a.b"])
+        #expect(notToken.status == 1)
+        #expect(notToken.standardError.contains("3 dot-separated parts"))
+        let missingFile = try SignInSimBinary.run(["jwt", "sign", "--key", "/nonexistent/key.json"])
+        #expect(missingFile.status == 1)
+        #expect(missingFile.standardError.contains("/nonexistent/key.json"))
+        let badClaims = try SignInSimBinary.run(["jwt", "sign", "--key", "/dev/null", "--claims", "[1]"])
+        #expect(badClaims.status == 64)
+    }
+}
