@@ -1,0 +1,302 @@
+import CMicroHTTPD
+import Foundation
+import HTTPCore
+
+/// A libmicrohttpd connection pointer carried into the handler task.
+struct ConnectionHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// A running daemon, as kept by `MicroHTTPServer`.
+struct DaemonHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// One request from its first line to the end of its response.
+///
+/// Created retained by the URI log callback (the first callback of every request) and released
+/// in the completion callback; the handler task holds its own reference. Fields other than the
+/// response belong to the daemon thread serving the connection.
+final class RequestState: @unchecked Sendable {
+    enum Phase {
+        /// Headers read; the access handler has not seen the request yet.
+        case new
+        /// Receiving the body.
+        case body
+        /// Suspended while the handler runs.
+        case handling
+        /// A response is queued.
+        case responded
+    }
+
+    let target: String
+    var phase = Phase.new
+    var isHead = false
+    var body: [UInt8] = []
+    var received = 0
+    var tooLarge = false
+    private let lock = NSLock()
+    private var response: HTTPResponse?
+
+    init(target: String) { self.target = target }
+
+    func store(_ response: HTTPResponse) {
+        lock.lock()
+        self.response = response
+        lock.unlock()
+    }
+
+    func takeResponse() -> HTTPResponse? {
+        lock.lock()
+        defer { lock.unlock() }
+        let taken = response
+        response = nil
+        return taken
+    }
+}
+
+/// What the daemon's callbacks reach through their context pointer.
+///
+/// It outlives the daemon: `MicroHTTPServer` keeps it until `MHD_stop_daemon` has returned, and
+/// handler tasks still running after that hold it too, but find the gate closed and leave the
+/// (freed) connection alone.
+final class ServerCore: @unchecked Sendable {
+    let handler: HTTPHandler
+    let maximumBodySize: Int
+    /// Set once before the daemon starts, read by its threads afterwards.
+    private(set) var baseURL = ""
+    private(set) var port = 0
+
+    private struct Counters {
+        var inFlight = 0
+        var draining = false
+    }
+
+    private let counters = Locked(Counters())
+    /// Read-locked around `MHD_resume_connection`, write-locked to close it before the daemon
+    /// stops, so no handler task resumes a connection that the daemon has freed.
+    private let gate: UnsafeMutablePointer<pthread_rwlock_t>
+    private var gateClosed = false
+
+    init(handler: @escaping HTTPHandler, maximumBodySize: Int) {
+        self.handler = handler
+        self.maximumBodySize = maximumBodySize
+        gate = .allocate(capacity: 1)
+        pthread_rwlock_init(gate, nil)
+    }
+
+    deinit {
+        pthread_rwlock_destroy(gate)
+        gate.deallocate()
+    }
+
+    func setAddress(baseURL: String, port: Int) {
+        self.baseURL = baseURL
+        self.port = port
+    }
+
+    var inFlight: Int { counters.withLock { $0.inFlight } }
+
+    func startDraining() { counters.withLock { $0.draining = true } }
+
+    func closeGate() {
+        pthread_rwlock_wrlock(gate)
+        gateClosed = true
+        pthread_rwlock_unlock(gate)
+    }
+
+    // MARK: Daemon callbacks (daemon threads)
+
+    func requestStarted(target: String) -> UnsafeMutableRawPointer {
+        counters.withLock { $0.inFlight += 1 }
+        return Unmanaged.passRetained(RequestState(target: target)).toOpaque()
+    }
+
+    func requestEnded(_ state: UnsafeMutableRawPointer) {
+        Unmanaged<RequestState>.fromOpaque(state).release()
+        counters.withLock { $0.inFlight -= 1 }
+    }
+
+    func access(
+        connection: OpaquePointer, state: RequestState, method: UnsafePointer<CChar>,
+        uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
+    ) -> MHD_Result {
+        switch state.phase {
+        case .new:
+            state.phase = .body
+            state.isHead = strcmp(method, "HEAD") == 0
+            if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+                let length = Int(String(cString: declared)), length > maximumBodySize
+            {
+                // Answered before the body is read: no 100 Continue, and the daemon closes the
+                // connection rather than reading what follows.
+                state.tooLarge = true
+                state.phase = .responded
+                return queue(tooLargeResponse(), on: connection, state: state)
+            }
+            return .YES
+        case .body:
+            let size = uploadSize.pointee
+            if size > 0 {
+                uploadSize.pointee = 0
+                state.received += size
+                if state.received > maximumBodySize {
+                    // A chunked body says its size only by ending: count and drop the excess,
+                    // answer 413 at the end, and give up on a sender that goes far beyond.
+                    if !state.tooLarge {
+                        state.tooLarge = true
+                        state.body = []
+                    }
+                    return state.received > maximumBodySize * 2 + (1 << 20) ? .NO : .YES
+                }
+                if let uploadData {
+                    state.body.append(
+                        contentsOf: UnsafeRawBufferPointer(start: UnsafeRawPointer(uploadData), count: size))
+                }
+                return .YES
+            }
+            if state.tooLarge {
+                state.phase = .responded
+                return queue(tooLargeResponse(), on: connection, state: state)
+            }
+            state.phase = .handling
+            let request = HTTPRequest(
+                method: HTTPMethod(rawValue: String(cString: method)), url: url(for: state.target),
+                headers: Self.headers(of: connection), body: state.body)
+            state.body = []
+            MHD_suspend_connection(connection)
+            let handle = ConnectionHandle(pointer: connection)
+            Task { [self] in
+                let response = await handler(request)
+                resume(handle, state: state, with: response)
+            }
+            return .YES
+        case .handling:
+            state.phase = .responded
+            let response = state.takeResponse() ?? HTTPResponse(status: 500)
+            return queue(response, on: connection, state: state)
+        case .responded:
+            uploadSize.pointee = 0
+            return .YES
+        }
+    }
+
+    private func resume(_ connection: ConnectionHandle, state: RequestState, with response: HTTPResponse) {
+        state.store(response)
+        pthread_rwlock_rdlock(gate)
+        defer { pthread_rwlock_unlock(gate) }
+        if !gateClosed { MHD_resume_connection(connection.pointer) }
+    }
+
+    private func url(for target: String) -> String {
+        if target.hasPrefix("/") { return baseURL + target }
+        // Absolute form (RFC 9112 §3.2.2): keep only the path and query.
+        if let schemeEnd = target.range(of: "://") {
+            let rest = target[schemeEnd.upperBound...]
+            return baseURL + (rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/")
+        }
+        return baseURL + "/" + target
+    }
+
+    private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
+        var fields: [HTTPField] = []
+        withUnsafeMutablePointer(to: &fields) { pointer in
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectField, pointer)
+        }
+        return HTTPHeaders(fields)
+    }
+
+    private func tooLargeResponse() -> HTTPResponse {
+        let body = #"{"error":"invalid_request","error_description":"request body exceeds "#
+            + String(maximumBodySize) + #" bytes"}"#
+        return HTTPResponse(
+            status: 413, headers: ["Content-Type": MediaType.json, "Connection": "close"], body: Array(body.utf8))
+    }
+
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, state: RequestState) -> MHD_Result {
+        let created: OpaquePointer?
+        if state.isHead, response.body.isEmpty, let declared = response.headers["Content-Length"],
+            let length = UInt64(declared), length > 0
+        {
+            // A HEAD response announces the size of the GET body it stands for (RFC 9110 §9.3.2);
+            // the daemon takes the size from a body it never reads for HEAD.
+            created = MHD_create_response_from_callback(length, 4096, unreadableBody, nil, nil)
+        } else {
+            created = response.body.withUnsafeBytes { bytes in
+                MHD_create_response_from_buffer(
+                    bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        }
+        guard let created else { return .NO }
+        defer { MHD_destroy_response(created) }
+        for field in response.headers {
+            // The daemon frames the message itself.
+            if field.name.caseInsensitiveEquals("Content-Length")
+                || field.name.caseInsensitiveEquals("Transfer-Encoding")
+            {
+                continue
+            }
+            _ = MHD_add_response_header(created, field.name, field.value)
+        }
+        if counters.withLock({ $0.draining }) && !response.headers.contains("Connection") {
+            _ = MHD_add_response_header(created, "Connection", "close")
+        }
+        let status = (100...999).contains(response.status) ? response.status : 500
+        return MHD_queue_response(connection, UInt32(status), created)
+    }
+}
+
+private func collectField(
+    _ context: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ name: UnsafePointer<CChar>?, _ nameSize: Int,
+    _ value: UnsafePointer<CChar>?, _ valueSize: Int
+) -> MHD_Result {
+    guard let context, let name else { return .YES }
+    let fields = context.assumingMemoryBound(to: [HTTPField].self)
+    let nameText = String(decoding: UnsafeRawBufferPointer(start: name, count: nameSize), as: UTF8.self)
+    let valueText =
+        value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
+    fields.pointee.append(HTTPField(name: nameText, value: valueText))
+    return .YES
+}
+
+private func unreadableBody(
+    _ context: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int
+) -> Int {
+    MHD_CONTENT_READER_END_WITH_ERROR
+}
+
+// MARK: C entry points: the daemon's context pointer is the unretained ServerCore.
+
+func serverAccessCallback(
+    _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+    _ uploadSize: UnsafeMutablePointer<Int>?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let context, let connection, let method, let uploadSize, let requestContext else { return .NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
+    if requestContext.pointee == nil {
+        // Only when the URI log callback did not run; keep the same shape of state anyway.
+        requestContext.pointee = core.requestStarted(target: url.map { String(cString: $0) } ?? "/")
+    }
+    guard let statePointer = requestContext.pointee else { return .NO }
+    let state = Unmanaged<RequestState>.fromOpaque(statePointer).takeUnretainedValue()
+    return core.access(
+        connection: connection, state: state, method: method, uploadData: uploadData, uploadSize: uploadSize)
+}
+
+func serverRequestCompleted(
+    _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode
+) {
+    guard let context, let requestContext, let state = requestContext.pointee else { return }
+    requestContext.pointee = nil
+    Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue().requestEnded(state)
+}
+
+func serverURILog(
+    _ context: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    guard let context else { return nil }
+    let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
+    return core.requestStarted(target: uri.map { String(cString: $0) } ?? "/")
+}
