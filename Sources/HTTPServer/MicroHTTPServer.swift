@@ -33,7 +33,7 @@ public final class MicroHTTPServer: Sendable {
     deinit {
         // Dropped without shutdown(): stop at once. In-flight handlers finish into the void.
         if case .running(let daemon) = lifecycle.withLock({ $0 }) {
-            core.closeGate()
+            core.resumeAllForStop()
             MHD_stop_daemon(daemon.pointer)
         }
     }
@@ -149,7 +149,7 @@ public final class MicroHTTPServer: Sendable {
         while core.inFlight > 0 && clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
-        core.closeGate()
+        core.resumeAllForStop()
         MHD_stop_daemon(daemon.pointer)
     }
 }

@@ -58,8 +58,8 @@ final class RequestState: @unchecked Sendable {
 /// What the daemon's callbacks reach through their context pointer.
 ///
 /// It outlives the daemon: `MicroHTTPServer` keeps it until `MHD_stop_daemon` has returned, and
-/// handler tasks still running after that hold it too, but find the gate closed and leave the
-/// (freed) connection alone.
+/// handler tasks still running after that hold it too, but find their connection gone from the
+/// suspended set and leave the (freed) connection alone.
 final class ServerCore: @unchecked Sendable {
     let handler: HTTPHandler
     let maximumBodySize: Int
@@ -73,21 +73,21 @@ final class ServerCore: @unchecked Sendable {
     }
 
     private let counters = Locked(Counters())
-    /// Read-locked around `MHD_resume_connection`, write-locked to close it before the daemon
-    /// stops, so no handler task resumes a connection that the daemon has freed.
-    private let gate: UnsafeMutablePointer<pthread_rwlock_t>
-    private var gateClosed = false
+
+    private struct Suspended {
+        var closed = false
+        var connections: [ObjectIdentifier: (state: RequestState, connection: ConnectionHandle)] = [:]
+    }
+
+    /// Connections suspended while their handler runs. Its lock is held around
+    /// `MHD_suspend_connection` and `MHD_resume_connection` and never inside a callback that
+    /// libmicrohttpd may call with its own locks held, so the two cannot deadlock. Once closed
+    /// (the daemon is about to stop), no handler resumes a connection the daemon will free.
+    private let suspended = Locked(Suspended())
 
     init(handler: @escaping HTTPHandler, maximumBodySize: Int) {
         self.handler = handler
         self.maximumBodySize = maximumBodySize
-        gate = .allocate(capacity: 1)
-        pthread_rwlock_init(gate, nil)
-    }
-
-    deinit {
-        pthread_rwlock_destroy(gate)
-        gate.deallocate()
     }
 
     func setAddress(baseURL: String, port: Int) {
@@ -99,10 +99,18 @@ final class ServerCore: @unchecked Sendable {
 
     func startDraining() { counters.withLock { $0.draining = true } }
 
-    func closeGate() {
-        pthread_rwlock_wrlock(gate)
-        gateClosed = true
-        pthread_rwlock_unlock(gate)
+    /// Resumes every connection still suspended with a 503 and lets no handler resume one
+    /// afterwards. Call right before `MHD_stop_daemon`, which aborts the process if it finds
+    /// a suspended connection that is not being resumed.
+    func resumeAllForStop() {
+        suspended.withLock { suspended in
+            suspended.closed = true
+            for (state, connection) in suspended.connections.values {
+                state.store(Self.stoppingResponse)
+                MHD_resume_connection(connection.pointer)
+            }
+            suspended.connections.removeAll()
+        }
     }
 
     // MARK: Daemon callbacks (daemon threads)
@@ -164,8 +172,17 @@ final class ServerCore: @unchecked Sendable {
                 method: HTTPMethod(rawValue: String(cString: method)), url: url(for: state.target),
                 headers: Self.headers(of: connection), body: state.body)
             state.body = []
-            MHD_suspend_connection(connection)
             let handle = ConnectionHandle(pointer: connection)
+            let didSuspend = suspended.withLock { suspended in
+                guard !suspended.closed else { return false }
+                suspended.connections[ObjectIdentifier(state)] = (state, handle)
+                MHD_suspend_connection(connection)
+                return true
+            }
+            guard didSuspend else {
+                state.phase = .responded
+                return queue(Self.stoppingResponse, on: connection, state: state)
+            }
             Task { [self] in
                 let response = await handler(request)
                 resume(handle, state: state, with: response)
@@ -183,9 +200,10 @@ final class ServerCore: @unchecked Sendable {
 
     private func resume(_ connection: ConnectionHandle, state: RequestState, with response: HTTPResponse) {
         state.store(response)
-        pthread_rwlock_rdlock(gate)
-        defer { pthread_rwlock_unlock(gate) }
-        if !gateClosed { MHD_resume_connection(connection.pointer) }
+        suspended.withLock { suspended in
+            guard suspended.connections.removeValue(forKey: ObjectIdentifier(state)) != nil else { return }
+            MHD_resume_connection(connection.pointer)
+        }
     }
 
     private func url(for target: String) -> String {
@@ -205,6 +223,10 @@ final class ServerCore: @unchecked Sendable {
         }
         return HTTPHeaders(fields)
     }
+
+    private static let stoppingResponse = HTTPResponse(
+        status: 503, headers: ["Content-Type": MediaType.json, "Connection": "close"],
+        body: Array(#"{"error":"temporarily_unavailable","error_description":"the server is stopping"}"#.utf8))
 
     private func tooLargeResponse() -> HTTPResponse {
         let body = #"{"error":"invalid_request","error_description":"request body exceeds "#
