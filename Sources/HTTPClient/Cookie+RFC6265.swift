@@ -39,7 +39,8 @@ extension Cookie {
                 let parsed = Int64(curl_getdate(attributeValue, nil))
                 if parsed != -1 { expiresAttribute = parsed }
             case "max-age":
-                let digits = attributeValue.hasPrefix("-") ? attributeValue.dropFirst() : Substring(attributeValue)
+                let digits =
+                    attributeValue.hasPrefix("-") ? attributeValue.dropFirst() : Substring(attributeValue)
                 if !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit) {
                     // A huge Max-Age saturates rather than failing (RFC 6265 §5.2.2).
                     let magnitude = Int64(digits) ?? Int64.max / 2
@@ -92,7 +93,8 @@ extension Cookie {
         guard let parts = URLParts(url), let host = parts.host else { return false }
         if isExpired(at: now) { return false }
         if secure && parts.scheme != "https" { return false }
-        return Self.domainMatches(host: Self.canonicalHost(host), domain: domain, includeSubdomains: includeSubdomains)
+        return Self.domainMatches(
+            host: Self.canonicalHost(host), domain: domain, includeSubdomains: includeSubdomains)
             && Self.pathMatches(requestPath: parts.path.isEmpty ? "/" : parts.path, cookiePath: path)
     }
 

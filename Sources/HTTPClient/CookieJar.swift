@@ -72,7 +72,8 @@ public final class CookieJar: Sendable {
     /// and path from `url`, `Max-Age` over `Expires`, a foreign `Domain` ignored) and handed to
     /// the engine as a Netscape line. A cookie that has already expired deletes its namesake.
     public func setCookie(_ setCookieHeaderValue: String, for url: String) {
-        guard let cookie = Cookie(setCookieHeaderValue: setCookieHeaderValue, for: url, now: Self.now()) else {
+        guard let cookie = Cookie(setCookieHeaderValue: setCookieHeaderValue, for: url, now: Self.now())
+        else {
             return
         }
         insert(cookie)

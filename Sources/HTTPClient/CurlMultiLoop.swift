@@ -105,13 +105,16 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func add(_ transfer: CurlTransfer) {
         guard !transfer.isFinished else { return }
         if transfer.cancelRequested {
-            finish(transfer, with: .failure(HTTPError(.cancelled, "the request was cancelled")), removing: false)
+            finish(
+                transfer, with: .failure(HTTPError(.cancelled, "the request was cancelled")), removing: false)
             return
         }
         let code = curl_multi_add_handle(multi, transfer.easy)
         guard code == CURLM_OK else {
             let message = String(cString: curl_multi_strerror(code))
-            finish(transfer, with: .failure(HTTPError(.transport, "curl_multi_add_handle: \(message)")), removing: false)
+            finish(
+                transfer, with: .failure(HTTPError(.transport, "curl_multi_add_handle: \(message)")),
+                removing: false)
             return
         }
         active[transfer.easy] = transfer
@@ -137,7 +140,9 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
     }
 
-    private func finish(_ transfer: CurlTransfer, with result: Result<HTTPResponse, HTTPError>, removing: Bool) {
+    private func finish(
+        _ transfer: CurlTransfer, with result: Result<HTTPResponse, HTTPError>, removing: Bool
+    ) {
         if removing {
             _ = curl_multi_remove_handle(multi, transfer.easy)
             active[transfer.easy] = nil

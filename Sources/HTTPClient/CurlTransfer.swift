@@ -44,7 +44,9 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    private func configure(_ request: HTTPRequest, _ configuration: CurlTransportConfiguration) throws(HTTPError) {
+    private func configure(_ request: HTTPRequest, _ configuration: CurlTransportConfiguration)
+        throws(HTTPError)
+    {
         let easy = self.easy
         guard sis_easy_setopt_string(easy, CURLOPT_URL, request.url) == CURLE_OK else {
             throw HTTPError(.invalidURL, "libcurl refused the URL")
@@ -57,8 +59,10 @@ final class CurlTransfer: @unchecked Sendable {
         _ = sis_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
         // The simulator talks to its own servers: never through a proxy from the environment.
         _ = sis_easy_setopt_string(easy, CURLOPT_PROXY, "")
-        _ = sis_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, (request.timeout ?? configuration.timeout).curlMilliseconds)
-        _ = sis_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.curlMilliseconds)
+        _ = sis_easy_setopt_long(
+            easy, CURLOPT_TIMEOUT_MS, (request.timeout ?? configuration.timeout).curlMilliseconds)
+        _ = sis_easy_setopt_long(
+            easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.curlMilliseconds)
         _ = sis_easy_setopt_string(easy, CURLOPT_USERAGENT, configuration.userAgent)
         _ = sis_easy_setopt_offset(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumResponseSize))
         _ = sis_easy_setopt_write_function(easy, curlWriteCallback)
@@ -110,7 +114,8 @@ final class CurlTransfer: @unchecked Sendable {
             // would make libcurl read the body from stdin.
             request.body.withUnsafeBufferPointer { buffer in
                 if let base = buffer.baseAddress {
-                    _ = sis_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base))
+                    _ = sis_easy_setopt_pointer(
+                        easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base))
                 } else {
                     _ = sis_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, "")
                 }
@@ -159,7 +164,8 @@ final class CurlTransfer: @unchecked Sendable {
         guard code == CURLE_OK else { return .failure(error(for: code)) }
         var status = 0
         _ = sis_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-        return .success(HTTPResponse(status: status, headers: responseHeaders(), body: body, timings: timings()))
+        return .success(
+            HTTPResponse(status: status, headers: responseHeaders(), body: body, timings: timings()))
     }
 
     /// The fields of the final response, in order with repeats, values as received.
@@ -185,7 +191,8 @@ final class CurlTransfer: @unchecked Sendable {
             return Double(value)
         }
         let dns = microseconds(CURLINFO_NAMELOOKUP_TIME_T)
-        let connected = max(dns, microseconds(CURLINFO_CONNECT_TIME_T), microseconds(CURLINFO_APPCONNECT_TIME_T))
+        let connected = max(
+            dns, microseconds(CURLINFO_CONNECT_TIME_T), microseconds(CURLINFO_APPCONNECT_TIME_T))
         let ready = max(connected, microseconds(CURLINFO_PRETRANSFER_TIME_T))
         let firstByte = max(ready, microseconds(CURLINFO_STARTTRANSFER_TIME_T))
         let total = max(firstByte, microseconds(CURLINFO_TOTAL_TIME_T))
@@ -198,7 +205,9 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func error(for code: CURLcode) -> HTTPError {
-        let detail = errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+        let detail =
+            errorBuffer.pointee != 0
+            ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
         switch code {
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
             return HTTPError(.invalidURL, detail)

@@ -68,7 +68,8 @@ public final class MicroHTTPServer: Sendable {
         let hostInURL = isIPv6 ? "[\(configuration.host)]" : configuration.host
         core.setAddress(baseURL: "http://\(hostInURL):\(boundPort)", port: boundPort)
 
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+        var flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue
         if isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let timeoutSeconds = UInt32(clamping: max(1, configuration.connectionTimeout.components.seconds))
@@ -82,7 +83,8 @@ public final class MicroHTTPServer: Sendable {
             throw HTTPServerError(.startFailed, "libmicrohttpd could not start on \(core.baseURL)")
         }
         let reported = Int(sis_mhd_bind_port(daemon))
-        precondition(reported == 0 || reported == boundPort, "daemon reports port \(reported), bound \(boundPort)")
+        precondition(
+            reported == 0 || reported == boundPort, "daemon reports port \(reported), bound \(boundPort)")
         return DaemonHandle(pointer: daemon)
     }
 

@@ -104,7 +104,9 @@ public struct Router: Sendable {
         let path = request.path
         let candidates = matches(for: path)
         guard !candidates.isEmpty else {
-            return .json(["error": "not_found", "error_description": .string("no route for \(path.prefix(200))")], status: 404)
+            return .json(
+                ["error": "not_found", "error_description": .string("no route for \(path.prefix(200))")],
+                status: 404)
         }
         for (route, parameters) in candidates {
             if let handler = routes[route].handlers[request.method] {
@@ -131,7 +133,10 @@ public struct Router: Sendable {
             }
         }
         return .json(
-            ["error": "method_not_allowed", "error_description": .string("\(request.method) is not allowed here")],
+            [
+                "error": "method_not_allowed",
+                "error_description": .string("\(request.method) is not allowed here"),
+            ],
             status: 405,
             headers: ["Allow": allowed.joined(separator: ", ")])
     }
@@ -169,7 +174,8 @@ public struct Router: Sendable {
                 guard literal == piece else { return nil }
             case .parameter(let name):
                 guard !piece.isEmpty else { return nil }
-                parameters.values[name] = (try? FormURLEncoding.unescape(piece.replacing("+", with: "%2B")))
+                parameters.values[name] =
+                    (try? FormURLEncoding.unescape(piece.replacing("+", with: "%2B")))
                     ?? String(piece)
             }
         }

@@ -226,16 +226,21 @@ final class ServerCore: @unchecked Sendable {
 
     private static let stoppingResponse = HTTPResponse(
         status: 503, headers: ["Content-Type": MediaType.json, "Connection": "close"],
-        body: Array(#"{"error":"temporarily_unavailable","error_description":"the server is stopping"}"#.utf8))
+        body: Array(#"{"error":"temporarily_unavailable","error_description":"the server is stopping"}"#.utf8)
+    )
 
     private func tooLargeResponse() -> HTTPResponse {
-        let body = #"{"error":"invalid_request","error_description":"request body exceeds "#
+        let body =
+            #"{"error":"invalid_request","error_description":"request body exceeds "#
             + String(maximumBodySize) + #" bytes"}"#
         return HTTPResponse(
-            status: 413, headers: ["Content-Type": MediaType.json, "Connection": "close"], body: Array(body.utf8))
+            status: 413, headers: ["Content-Type": MediaType.json, "Connection": "close"],
+            body: Array(body.utf8))
     }
 
-    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, state: RequestState) -> MHD_Result {
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, state: RequestState)
+        -> MHD_Result
+    {
         let created: OpaquePointer?
         if state.isHead, response.body.isEmpty, let declared = response.headers["Content-Length"],
             let length = UInt64(declared), length > 0
@@ -269,20 +274,23 @@ final class ServerCore: @unchecked Sendable {
 }
 
 private func collectField(
-    _ context: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ name: UnsafePointer<CChar>?, _ nameSize: Int,
+    _ context: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ name: UnsafePointer<CChar>?,
+    _ nameSize: Int,
     _ value: UnsafePointer<CChar>?, _ valueSize: Int
 ) -> MHD_Result {
     guard let context, let name else { return .YES }
     let fields = context.assumingMemoryBound(to: [HTTPField].self)
     let nameText = String(decoding: UnsafeRawBufferPointer(start: name, count: nameSize), as: UTF8.self)
     let valueText =
-        value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
+        value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
+        ?? ""
     fields.pointee.append(HTTPField(name: nameText, value: valueText))
     return .YES
 }
 
 private func unreadableBody(
-    _ context: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int
+    _ context: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?,
+    _ size: Int
 ) -> Int {
     MHD_CONTENT_READER_END_WITH_ERROR
 }
@@ -292,7 +300,8 @@ private func unreadableBody(
 func serverAccessCallback(
     _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
     _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
-    _ uploadSize: UnsafeMutablePointer<Int>?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    _ uploadSize: UnsafeMutablePointer<Int>?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
     guard let context, let connection, let method, let uploadSize, let requestContext else { return .NO }
     let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()

@@ -30,12 +30,14 @@ struct CurlTransportTests {
         try await withTestServer(router: echoRouter()) { server in
             let transport = CurlTransport()
             let form = HTTPRequest.form(
-                url: server.baseURL + "/echo", parameters: ["grant_type": "authorization_code", "code": "a b&c=d/é"])
+                url: server.baseURL + "/echo",
+                parameters: ["grant_type": "authorization_code", "code": "a b&c=d/é"])
             let formEcho = try await transport.send(form)
             #expect(formEcho.body == form.body)
             #expect(formEcho.echoedHeaders.contains("Content-Type: application/x-www-form-urlencoded"))
 
-            let json = HTTPRequest.json(url: server.baseURL + "/echo", body: ["name": "Ada", "n": 1, "ok": true])
+            let json = HTTPRequest.json(
+                url: server.baseURL + "/echo", body: ["name": "Ada", "n": 1, "ok": true])
             let jsonEcho = try await transport.send(json)
             #expect(jsonEcho.body == json.body)
 
@@ -58,7 +60,8 @@ struct CurlTransportTests {
             headers.add(name: "X-Trace", value: "two")
             headers.add(name: "X-Empty", value: "")
             let response = try await transport.send(
-                HTTPRequest(method: .post, url: server.baseURL + "/echo", headers: headers, body: Array("x".utf8)))
+                HTTPRequest(
+                    method: .post, url: server.baseURL + "/echo", headers: headers, body: Array("x".utf8)))
             let echoed = response.echoedHeaders
             let sent = echoed.filter { $0.hasPrefix("X-") || $0.hasPrefix("DPoP") }
             #expect(sent == ["X-Trace: one", "DPoP: proof-1", "X-Trace: two", "X-Empty:"])
@@ -169,8 +172,10 @@ struct CurlTransportTests {
     @Test("a response over the size limit gives .responseTooLarge")
     func responseTooLarge() async throws {
         var router = Router()
-        router.add(.get, "/big") { _ in HTTPResponse(status: 200, body: [UInt8](repeating: 7, count: 100_000)) }
-        router.add(.get, "/small") { _ in HTTPResponse(status: 200, body: [UInt8](repeating: 7, count: 1000)) }
+        router.add(.get, "/big") { _ in HTTPResponse(status: 200, body: [UInt8](repeating: 7, count: 100_000))
+        }
+        router.add(.get, "/small") { _ in HTTPResponse(status: 200, body: [UInt8](repeating: 7, count: 1000))
+        }
         try await withTestServer(router: router) { server in
             let transport = CurlTransport(configuration: .init(maximumResponseSize: 50_000))
             let error = await sendError(transport, HTTPRequest(url: server.baseURL + "/big"))
@@ -179,7 +184,8 @@ struct CurlTransportTests {
             #expect(small.body.count == 1000)
         }
         // Without Content-Length the limit is enforced while the body arrives.
-        let streamed = Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8) + [UInt8](repeating: 65, count: 80_000)
+        let streamed =
+            Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8) + [UInt8](repeating: 65, count: 80_000)
         let port = try #require(RawSocket.serveCanned(streamed))
         let transport = CurlTransport(configuration: .init(maximumResponseSize: 50_000))
         let error = await sendError(transport, HTTPRequest(url: "http://127.0.0.1:\(port)/"))
@@ -230,7 +236,11 @@ struct CurlTransportTests {
             #expect(secondTimings.reusedConnection)
             #expect(firstTimings.total > 0)
             #expect(firstTimings.total >= firstTimings.wait)
-            #expect([firstTimings.dns, firstTimings.connect, firstTimings.send, firstTimings.wait, firstTimings.receive].allSatisfy { $0 >= 0 })
+            #expect(
+                [
+                    firstTimings.dns, firstTimings.connect, firstTimings.send, firstTimings.wait,
+                    firstTimings.receive,
+                ].allSatisfy { $0 >= 0 })
         }
     }
 
@@ -238,16 +248,19 @@ struct CurlTransportTests {
     @Test("64 concurrent requests complete")
     func concurrency() async throws {
         var router = Router()
-        router.add(.get, "/n/:n", withParameters: { _, parameters in
-            try? await Task.sleep(for: .milliseconds(20))
-            return .text(parameters["n"] ?? "?")
-        })
+        router.add(
+            .get, "/n/:n",
+            withParameters: { _, parameters in
+                try? await Task.sleep(for: .milliseconds(20))
+                return .text(parameters["n"] ?? "?")
+            })
         try await withTestServer(router: router) { server in
             let transport = CurlTransport()
             let results = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
                 for index in 0..<64 {
                     group.addTask {
-                        let response = try await transport.send(HTTPRequest(url: server.baseURL + "/n/\(index)"))
+                        let response = try await transport.send(
+                            HTTPRequest(url: server.baseURL + "/n/\(index)"))
                         return (index, response.bodyText)
                     }
                 }

@@ -8,7 +8,8 @@ func withTestServer<T: Sendable>(
     configuration: HTTPServerConfiguration = .init(), limit: Duration = .seconds(20), router: Router,
     _ body: @escaping @Sendable (MicroHTTPServer) async throws -> T
 ) async throws -> T {
-    let server = MicroHTTPServer(configuration: configuration) { request in await router.respond(to: request) }
+    let server = MicroHTTPServer(configuration: configuration) { request in await router.respond(to: request)
+    }
     try server.start()
     do {
         let result = try await withTimeout(limit) { try await body(server) }

@@ -8,7 +8,9 @@ import Foundation
 public enum RawSocket {
     /// Connects to 127.0.0.1:`port`, sends `request`, and reads until the peer closes or
     /// `timeout` passes without data. `nil` when the connection fails.
-    public static func exchange(port: Int, request: [UInt8], timeout: Duration = .seconds(3)) async -> [UInt8]? {
+    public static func exchange(port: Int, request: [UInt8], timeout: Duration = .seconds(3)) async
+        -> [UInt8]?
+    {
         await onThread {
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { return nil }
@@ -104,7 +106,9 @@ public enum RawSocket {
     private static func sendAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard sent > 0 else { return false }
             offset += sent
         }
