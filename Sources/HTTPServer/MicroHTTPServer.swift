@@ -84,7 +84,7 @@ public final class MicroHTTPServer: Sendable {
         }
         let reported = Int(sis_mhd_bind_port(daemon))
         precondition(
-            reported == 0 || reported == boundPort, "daemon reports port \(reported), bound \(boundPort)")
+            reported == boundPort, "daemon reports port \(reported), bound \(boundPort)")
         return DaemonHandle(pointer: daemon)
     }
 

@@ -63,9 +63,10 @@ final class RequestState: @unchecked Sendable {
 final class ServerCore: @unchecked Sendable {
     let handler: HTTPHandler
     let maximumBodySize: Int
-    /// Set once before the daemon starts, read by its threads afterwards.
-    private(set) var baseURL = ""
-    private(set) var port = 0
+    /// Written only before the daemon starts (thread creation orders it before every read by
+    /// the daemon's threads); other readers go through `address`.
+    private var daemonBaseURL = ""
+    private let address = Locked((baseURL: "", port: 0))
 
     private struct Counters {
         var inFlight = 0
@@ -90,10 +91,14 @@ final class ServerCore: @unchecked Sendable {
         self.maximumBodySize = maximumBodySize
     }
 
+    /// Records where the daemon is about to listen. Call before `MHD_start_daemon` only.
     func setAddress(baseURL: String, port: Int) {
-        self.baseURL = baseURL
-        self.port = port
+        daemonBaseURL = baseURL
+        address.withLock { $0 = (baseURL, port) }
     }
+
+    var baseURL: String { address.withLock { $0.baseURL } }
+    var port: Int { address.withLock { $0.port } }
 
     var inFlight: Int { counters.withLock { $0.inFlight } }
 
@@ -133,9 +138,12 @@ final class ServerCore: @unchecked Sendable {
         case .new:
             state.phase = .body
             state.isHead = strcmp(method, "HEAD") == 0
-            if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-                let length = Int(String(cString: declared)), length > maximumBodySize
-            {
+            guard let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+                let length = Int(String(cString: declared))
+            else { return .YES }
+            if length >= 0 && length <= maximumBodySize {
+                state.body.reserveCapacity(length)
+            } else {
                 // Answered before the body is read: no 100 Continue, and the daemon closes the
                 // connection rather than reading what follows.
                 state.tooLarge = true
@@ -207,6 +215,7 @@ final class ServerCore: @unchecked Sendable {
     }
 
     private func url(for target: String) -> String {
+        let baseURL = daemonBaseURL
         if target.hasPrefix("/") { return baseURL + target }
         // Absolute form (RFC 9112 §3.2.2): keep only the path and query.
         if let schemeEnd = target.range(of: "://") {
