@@ -28,6 +28,9 @@ final class CurlEasyHandlePool: @unchecked Sendable {
 
     /// Resets a handle that libcurl no longer uses and keeps it, unless the pool is full.
     func recycle(_ handle: UnsafeMutableRawPointer) {
+        // libcurl 7.88's reset drops the pending cookie-file list without freeing it (a leak per
+        // transfer); clearing it first frees it, and leaves a shared jar's cookies alone.
+        _ = sis_easy_setopt_string(handle, CURLOPT_COOKIEFILE, nil)
         curl_easy_reset(handle)
         let kept = idle.withLock { handles in
             guard handles.count < capacity else { return false }
