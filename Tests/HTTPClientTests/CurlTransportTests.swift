@@ -272,4 +272,27 @@ struct CurlTransportTests {
             #expect(results.allSatisfy { String($0.0) == $0.1 })
         }
     }
+
+    /// With fewer connections allowed than requests in flight, the rest wait their turn.
+    @Test("requests beyond maximumConnections queue and complete")
+    func connectionLimit() async throws {
+        var router = Router()
+        router.add(.get, "/ping") { _ in
+            try? await Task.sleep(for: .milliseconds(10))
+            return .text("pong")
+        }
+        try await withTestServer(router: router) { server in
+            let transport = CurlTransport(configuration: .init(maximumConnections: 2))
+            let url = server.baseURL + "/ping"
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<16 {
+                    group.addTask { try await transport.send(HTTPRequest(url: url)).status }
+                }
+                var collected: [Int] = []
+                for try await status in group { collected.append(status) }
+                return collected
+            }
+            #expect(statuses == Array(repeating: 200, count: 16))
+        }
+    }
 }

@@ -265,4 +265,32 @@ struct MicroHTTPServerTests {
             #expect(bodies == Array(repeating: "outer+inner", count: 16))
         }
     }
+
+    /// A pool of IO threads serves concurrent keep-alive clients as one thread does.
+    @Test("a pool of IO threads serves concurrent clients")
+    func ioThreadPool() async throws {
+        var configuration = HTTPServerConfiguration()
+        configuration.ioThreads = 2
+        try await withTestServer(configuration: configuration, router: echoRouter()) { server in
+            let url = server.baseURL + "/echo"
+            let bodies = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for client in 0..<8 {
+                    group.addTask {
+                        let transport = CurlTransport()
+                        for round in 0..<10 {
+                            let body = Array("\(client)-\(round)".utf8)
+                            let response = try await transport.send(
+                                HTTPRequest(method: .post, url: url, body: body))
+                            guard response.body == body else { return false }
+                        }
+                        return true
+                    }
+                }
+                var collected: [Bool] = []
+                for try await ok in group { collected.append(ok) }
+                return collected
+            }
+            #expect(bodies == Array(repeating: true, count: 8))
+        }
+    }
 }
