@@ -14,7 +14,8 @@ public typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPResponse
 ///
 /// When several routes match, exact ones win over named segments, which win over prefixes
 /// (longest prefix first); among equals, the first added wins. A path that matches only routes
-/// of other methods is answered 405 with `Allow`; `HEAD` falls back to `GET` without the body.
+/// of other methods is answered 405 with `Allow`; `HEAD` falls back to `GET` (the handler sees
+/// the `HEAD` request), and the body is dropped while its length stays in `Content-Length`.
 public struct Router: Sendable {
     /// A handler that also receives what the route pattern captured.
     public typealias ParameterizedHandler = @Sendable (HTTPRequest, Parameters) async -> HTTPResponse
