@@ -70,7 +70,7 @@ let package = Package(
 
         // MARK: Tests (mirror the sources)
         .target(
-            name: "TestSupport", dependencies: ["HTTPCore"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["HTTPCore", "HTTPServer"], path: "Tests/TestSupport",
             swiftSettings: strictSettings),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography", "TestSupport"]),

@@ -4,4 +4,35 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
+
+/* MHD_start_daemon and MHD_get_daemon_info are variadic, which Swift cannot call. */
+
+typedef void *(*sis_mhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
+
+/* Starts a daemon on a socket the caller has bound and put in listening state (MHD closes it in
+   MHD_stop_daemon unless MHD_quiesce_daemon handed it back). A pool size below 2 means no pool. */
+static inline struct MHD_Daemon *sis_mhd_start_daemon(
+    unsigned int flags, int listen_socket,
+    MHD_AccessHandlerCallback access_handler, void *access_handler_cls,
+    MHD_RequestCompletedCallback completed, void *completed_cls,
+    sis_mhd_uri_log_callback uri_log, void *uri_log_cls,
+    unsigned int connection_timeout_seconds, unsigned int thread_pool_size,
+    size_t connection_memory_limit) {
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, access_handler, access_handler_cls,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_socket,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+        thread_pool_size > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, thread_pool_size,
+        MHD_OPTION_END);
+}
+
+/* The port the daemon listens on, or 0. */
+static inline int sis_mhd_bind_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : (int)info->port;
+}
+
 #endif

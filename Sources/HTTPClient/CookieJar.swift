@@ -1,0 +1,153 @@
+import CCurl
+import Foundation
+
+/// A cookie store held by libcurl's cookie engine, shareable between transports and threads.
+///
+/// One jar is one `CURLSH` sharing `CURL_LOCK_DATA_COOKIE`. Every transfer of a transport that
+/// holds the jar reads and writes it, so giving one jar to several transports models a device's
+/// system browser (SSO cookies survive between sessions), and giving each its own models an
+/// ephemeral session. libcurl calls the lock callbacks around every access, which makes the jar
+/// safe to use from any thread while transfers run.
+public final class CookieJar: Sendable {
+    let share: CurlShare
+
+    public init() {
+        share = CurlShare()
+    }
+
+    /// Every cookie in the jar, expired ones left out, in libcurl's order.
+    public func cookies() -> [Cookie] {
+        let now = Self.now()
+        return share.withTemporaryHandle { handle in
+            var list: UnsafeMutablePointer<curl_slist>?
+            guard sis_easy_getinfo_slist(handle, CURLINFO_COOKIELIST, &list) == CURLE_OK else { return [] }
+            defer { curl_slist_free_all(list) }
+            var result: [Cookie] = []
+            var node = list
+            while let current = node {
+                if let data = current.pointee.data, let cookie = Cookie(netscapeLine: String(cString: data)),
+                    !cookie.isExpired(at: now)
+                {
+                    result.append(cookie)
+                }
+                node = current.pointee.next
+            }
+            return result
+        }
+    }
+
+    /// The cookies a request to `url` would carry now, longest path first (RFC 6265 §5.4).
+    ///
+    /// This applies RFC 6265's domain, path, `Secure` and expiry rules to `cookies()` rather than
+    /// asking libcurl, which has no API for "cookies for a URL"; the rules are the ones libcurl's
+    /// engine applies, except that libcurl may also send `Secure` cookies to `http://localhost`.
+    public func cookies(for url: String) -> [Cookie] {
+        let now = Self.now()
+        let matching = cookies().enumerated().filter { $0.element.matches(url: url, now: now) }
+        return matching.sorted { lhs, rhs in
+            let lhsLength = lhs.element.path.utf8.count
+            let rhsLength = rhs.element.path.utf8.count
+            return lhsLength != rhsLength ? lhsLength > rhsLength : lhs.offset < rhs.offset
+        }.map(\.element)
+    }
+
+    /// Forgets every cookie (`CURLOPT_COOKIELIST "ALL"`).
+    public func removeAll() {
+        share.withTemporaryHandle { handle in
+            _ = sis_easy_setopt_string(handle, CURLOPT_COOKIELIST, "ALL")
+        }
+    }
+
+    /// Forgets the cookies without an expiry, as when a browser quits (`"SESS"`).
+    public func removeSessionCookies() {
+        share.withTemporaryHandle { handle in
+            _ = sis_easy_setopt_string(handle, CURLOPT_COOKIELIST, "SESS")
+        }
+    }
+
+    /// Stores a cookie as if a response to `url` had carried `Set-Cookie: <value>`.
+    ///
+    /// libcurl's own `"Set-Cookie:"` input has no request URL, so it drops cookies without a
+    /// `Domain` attribute; instead the value is read here by RFC 6265 §5.2–5.3 (default domain
+    /// and path from `url`, `Max-Age` over `Expires`, a foreign `Domain` ignored) and handed to
+    /// the engine as a Netscape line. A cookie that has already expired deletes its namesake.
+    public func setCookie(_ setCookieHeaderValue: String, for url: String) {
+        guard let cookie = Cookie(setCookieHeaderValue: setCookieHeaderValue, for: url, now: Self.now())
+        else {
+            return
+        }
+        insert(cookie)
+    }
+
+    /// Stores a cookie as it is, replacing one with the same domain, path and name.
+    public func insert(_ cookie: Cookie) {
+        guard cookie.isRepresentable else { return }
+        let line = cookie.netscapeLine
+        share.withTemporaryHandle { handle in
+            _ = sis_easy_setopt_string(handle, CURLOPT_COOKIELIST, line)
+        }
+    }
+
+    private static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+}
+
+/// A `CURLSH` that shares cookies, with one mutex per kind of shared data.
+final class CurlShare: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer
+    private let mutexes: UnsafeMutablePointer<pthread_mutex_t>
+    private static let mutexCount = Int(CURL_LOCK_DATA_LAST.rawValue) + 1
+
+    init() {
+        ensureCurlGlobalInit()
+        guard let share = curl_share_init() else { fatalError("curl_share_init failed: out of memory") }
+        handle = share
+        mutexes = .allocate(capacity: Self.mutexCount)
+        for index in 0..<Self.mutexCount { pthread_mutex_init(mutexes + index, nil) }
+        _ = sis_share_setopt_pointer(share, CURLSHOPT_USERDATA, UnsafeMutableRawPointer(mutexes))
+        _ = sis_share_setopt_lock_functions(share, curlShareLock, curlShareUnlock)
+        let code = sis_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
+        precondition(code == CURLSHE_OK, "curl_share_setopt(SHARE, COOKIE) failed: \(code)")
+    }
+
+    deinit {
+        // Every easy handle that used the share is gone by now: transports keep the jar alive
+        // for as long as their handles exist.
+        _ = curl_share_cleanup(handle)
+        for index in 0..<Self.mutexCount { pthread_mutex_destroy(mutexes + index) }
+        mutexes.deallocate()
+    }
+
+    /// Runs `body` with an easy handle attached to the share, for jar operations outside transfers.
+    func withTemporaryHandle<Result>(_ body: (UnsafeMutableRawPointer) -> Result) -> Result {
+        guard let easy = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
+        defer {
+            _ = sis_easy_setopt_share(easy, nil)
+            curl_easy_cleanup(easy)
+        }
+        _ = sis_easy_setopt_share(easy, handle)
+        return body(easy)
+    }
+
+    /// Attaches a transfer's handle to the share and turns its cookie engine on.
+    func attach(_ easy: UnsafeMutableRawPointer) {
+        _ = sis_easy_setopt_share(easy, handle)
+        _ = sis_easy_setopt_string(easy, CURLOPT_COOKIEFILE, "")
+    }
+}
+
+private func curlShareLock(
+    _ handle: UnsafeMutableRawPointer?, _ data: curl_lock_data, _ access: curl_lock_access,
+    _ userData: UnsafeMutableRawPointer?
+) {
+    guard let userData else { return }
+    let mutexes = userData.assumingMemoryBound(to: pthread_mutex_t.self)
+    pthread_mutex_lock(mutexes + Int(data.rawValue))
+}
+
+private func curlShareUnlock(
+    _ handle: UnsafeMutableRawPointer?, _ data: curl_lock_data, _ userData: UnsafeMutableRawPointer?
+) {
+    guard let userData else { return }
+    let mutexes = userData.assumingMemoryBound(to: pthread_mutex_t.self)
+    pthread_mutex_unlock(mutexes + Int(data.rawValue))
+}

@@ -1,1 +1,0 @@
-// HTTPClient: work in progress on its own branch.

@@ -1,1 +1,0 @@
-// HTTPServer: work in progress on its own branch.

@@ -1,0 +1,299 @@
+import CMicroHTTPD
+import Foundation
+import HTTPCore
+
+/// A libmicrohttpd connection pointer carried into the handler task.
+struct ConnectionHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// A running daemon, as kept by `MicroHTTPServer`.
+struct DaemonHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// What the daemon's callbacks reach through their context pointer.
+///
+/// It outlives the daemon: `MicroHTTPServer` keeps it until `MHD_stop_daemon` has returned, and
+/// handler tasks still running after that hold it too, but find their connection gone from the
+/// suspended set and leave the (freed) connection alone.
+final class ServerCore: @unchecked Sendable {
+    let handler: HTTPHandler
+    let maximumBodySize: Int
+    /// Written only before the daemon starts (thread creation orders it before every read by
+    /// the daemon's threads); other readers go through `address`.
+    private var daemonBaseURL = ""
+    private let address = Locked((baseURL: "", port: 0))
+
+    private struct Counters {
+        var inFlight = 0
+        var draining = false
+    }
+
+    private let counters = Locked(Counters())
+
+    private struct Suspended {
+        var closed = false
+        var connections: [ObjectIdentifier: (state: RequestState, connection: ConnectionHandle)] = [:]
+    }
+
+    /// Connections suspended while their handler runs. Its lock is held around
+    /// `MHD_suspend_connection` and `MHD_resume_connection` and never inside a callback that
+    /// libmicrohttpd may call with its own locks held, so the two cannot deadlock. Once closed
+    /// (the daemon is about to stop), no handler resumes a connection the daemon will free.
+    private let suspended = Locked(Suspended())
+
+    init(handler: @escaping HTTPHandler, maximumBodySize: Int) {
+        self.handler = handler
+        self.maximumBodySize = maximumBodySize
+    }
+
+    /// Records where the daemon is about to listen. Call before `MHD_start_daemon` only.
+    func setAddress(baseURL: String, port: Int) {
+        daemonBaseURL = baseURL
+        address.withLock { $0 = (baseURL, port) }
+    }
+
+    var baseURL: String { address.withLock { $0.baseURL } }
+    var port: Int { address.withLock { $0.port } }
+
+    var inFlight: Int { counters.withLock { $0.inFlight } }
+
+    func startDraining() { counters.withLock { $0.draining = true } }
+
+    /// Resumes every connection still suspended with a 503 and lets no handler resume one
+    /// afterwards. Call right before `MHD_stop_daemon`, which aborts the process if it finds
+    /// a suspended connection that is not being resumed.
+    func resumeAllForStop() {
+        suspended.withLock { suspended in
+            suspended.closed = true
+            for (state, connection) in suspended.connections.values {
+                state.store(Self.stoppingResponse)
+                MHD_resume_connection(connection.pointer)
+            }
+            suspended.connections.removeAll()
+        }
+    }
+
+    // MARK: Daemon callbacks (daemon threads)
+
+    func requestStarted(target: String) -> UnsafeMutableRawPointer {
+        counters.withLock { $0.inFlight += 1 }
+        return Unmanaged.passRetained(RequestState(target: target)).toOpaque()
+    }
+
+    func requestEnded(_ state: UnsafeMutableRawPointer) {
+        Unmanaged<RequestState>.fromOpaque(state).release()
+        counters.withLock { $0.inFlight -= 1 }
+    }
+
+    func access(
+        connection: OpaquePointer, state: RequestState, method: UnsafePointer<CChar>,
+        uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
+    ) -> MHD_Result {
+        switch state.phase {
+        case .new:
+            state.phase = .body
+            state.isHead = strcmp(method, "HEAD") == 0
+            guard let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+                let length = Int(String(cString: declared))
+            else { return .YES }
+            if length >= 0 && length <= maximumBodySize {
+                state.body.reserveCapacity(length)
+            } else {
+                // Answered before the body is read: no 100 Continue, and the daemon closes the
+                // connection rather than reading what follows.
+                state.tooLarge = true
+                state.phase = .responded
+                return queue(tooLargeResponse(), on: connection, state: state)
+            }
+            return .YES
+        case .body:
+            let size = uploadSize.pointee
+            if size > 0 {
+                uploadSize.pointee = 0
+                state.received += size
+                if state.received > maximumBodySize {
+                    // A chunked body says its size only by ending: count and drop the excess,
+                    // answer 413 at the end, and give up on a sender that goes far beyond.
+                    if !state.tooLarge {
+                        state.tooLarge = true
+                        state.body = []
+                    }
+                    return state.received > maximumBodySize * 2 + (1 << 20) ? .NO : .YES
+                }
+                if let uploadData {
+                    state.body.append(
+                        contentsOf: UnsafeRawBufferPointer(start: UnsafeRawPointer(uploadData), count: size))
+                }
+                return .YES
+            }
+            if state.tooLarge {
+                state.phase = .responded
+                return queue(tooLargeResponse(), on: connection, state: state)
+            }
+            state.phase = .handling
+            let request = HTTPRequest(
+                method: HTTPMethod(rawValue: String(cString: method)), url: url(for: state.target),
+                headers: Self.headers(of: connection), body: state.body)
+            state.body = []
+            let handle = ConnectionHandle(pointer: connection)
+            let didSuspend = suspended.withLock { suspended in
+                guard !suspended.closed else { return false }
+                suspended.connections[ObjectIdentifier(state)] = (state, handle)
+                MHD_suspend_connection(connection)
+                return true
+            }
+            guard didSuspend else {
+                state.phase = .responded
+                return queue(Self.stoppingResponse, on: connection, state: state)
+            }
+            Task { [self] in
+                let response = await handler(request)
+                resume(handle, state: state, with: response)
+            }
+            return .YES
+        case .handling:
+            state.phase = .responded
+            let response = state.takeResponse() ?? HTTPResponse(status: 500)
+            return queue(response, on: connection, state: state)
+        case .responded:
+            uploadSize.pointee = 0
+            return .YES
+        }
+    }
+
+    private func resume(_ connection: ConnectionHandle, state: RequestState, with response: HTTPResponse) {
+        state.store(response)
+        suspended.withLock { suspended in
+            guard suspended.connections.removeValue(forKey: ObjectIdentifier(state)) != nil else { return }
+            MHD_resume_connection(connection.pointer)
+        }
+    }
+
+    private func url(for target: String) -> String {
+        let baseURL = daemonBaseURL
+        if target.hasPrefix("/") { return baseURL + target }
+        // Absolute form (RFC 9112 §3.2.2): keep only the path and query.
+        if let schemeEnd = target.range(of: "://") {
+            let rest = target[schemeEnd.upperBound...]
+            return baseURL + (rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/")
+        }
+        return baseURL + "/" + target
+    }
+
+    private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
+        var fields: [HTTPField] = []
+        withUnsafeMutablePointer(to: &fields) { pointer in
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectField, pointer)
+        }
+        return HTTPHeaders(fields)
+    }
+
+    private static let stoppingResponse = HTTPResponse(
+        status: 503, headers: ["Content-Type": MediaType.json, "Connection": "close"],
+        body: Array(#"{"error":"temporarily_unavailable","error_description":"the server is stopping"}"#.utf8)
+    )
+
+    private func tooLargeResponse() -> HTTPResponse {
+        let body =
+            #"{"error":"invalid_request","error_description":"request body exceeds "#
+            + String(maximumBodySize) + #" bytes"}"#
+        return HTTPResponse(
+            status: 413, headers: ["Content-Type": MediaType.json, "Connection": "close"],
+            body: Array(body.utf8))
+    }
+
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, state: RequestState)
+        -> MHD_Result
+    {
+        let created: OpaquePointer?
+        if state.isHead, response.body.isEmpty, let declared = response.headers["Content-Length"],
+            let length = UInt64(declared), length > 0
+        {
+            // A HEAD response announces the size of the GET body it stands for (RFC 9110 §9.3.2);
+            // the daemon takes the size from a body it never reads for HEAD.
+            created = MHD_create_response_from_callback(length, 4096, unreadableBody, nil, nil)
+        } else {
+            created = response.body.withUnsafeBytes { bytes in
+                MHD_create_response_from_buffer(
+                    bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        }
+        guard let created else { return .NO }
+        defer { MHD_destroy_response(created) }
+        for field in response.headers {
+            // The daemon frames the message itself.
+            if field.name.caseInsensitiveEquals("Content-Length")
+                || field.name.caseInsensitiveEquals("Transfer-Encoding")
+            {
+                continue
+            }
+            _ = MHD_add_response_header(created, field.name, field.value)
+        }
+        if counters.withLock({ $0.draining }) && !response.headers.contains("Connection") {
+            _ = MHD_add_response_header(created, "Connection", "close")
+        }
+        let status = (100...999).contains(response.status) ? response.status : 500
+        return MHD_queue_response(connection, UInt32(status), created)
+    }
+}
+
+private func collectField(
+    _ context: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ name: UnsafePointer<CChar>?,
+    _ nameSize: Int,
+    _ value: UnsafePointer<CChar>?, _ valueSize: Int
+) -> MHD_Result {
+    guard let context, let name else { return .YES }
+    let fields = context.assumingMemoryBound(to: [HTTPField].self)
+    let nameText = String(decoding: UnsafeRawBufferPointer(start: name, count: nameSize), as: UTF8.self)
+    let valueText =
+        value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
+        ?? ""
+    fields.pointee.append(HTTPField(name: nameText, value: valueText))
+    return .YES
+}
+
+private func unreadableBody(
+    _ context: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?,
+    _ size: Int
+) -> Int {
+    MHD_CONTENT_READER_END_WITH_ERROR
+}
+
+// MARK: C entry points: the daemon's context pointer is the unretained ServerCore.
+
+func serverAccessCallback(
+    _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+    _ uploadSize: UnsafeMutablePointer<Int>?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let context, let connection, let method, let uploadSize, let requestContext else { return .NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
+    if requestContext.pointee == nil {
+        // Only when the URI log callback did not run; keep the same shape of state anyway.
+        requestContext.pointee = core.requestStarted(target: url.map { String(cString: $0) } ?? "/")
+    }
+    guard let statePointer = requestContext.pointee else { return .NO }
+    let state = Unmanaged<RequestState>.fromOpaque(statePointer).takeUnretainedValue()
+    return core.access(
+        connection: connection, state: state, method: method, uploadData: uploadData, uploadSize: uploadSize)
+}
+
+func serverRequestCompleted(
+    _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode
+) {
+    guard let context, let requestContext, let state = requestContext.pointee else { return }
+    requestContext.pointee = nil
+    Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue().requestEnded(state)
+}
+
+func serverURILog(
+    _ context: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    guard let context else { return nil }
+    let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
+    return core.requestStarted(target: uri.map { String(cString: $0) } ?? "/")
+}
