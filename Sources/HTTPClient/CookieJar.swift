@@ -36,21 +36,6 @@ public final class CookieJar: Sendable {
         }
     }
 
-    /// The cookies a request to `url` would carry now, longest path first (RFC 6265 §5.4).
-    ///
-    /// This applies RFC 6265's domain, path, `Secure` and expiry rules to `cookies()` rather than
-    /// asking libcurl, which has no API for "cookies for a URL"; the rules are the ones libcurl's
-    /// engine applies, except that libcurl may also send `Secure` cookies to `http://localhost`.
-    public func cookies(for url: String) -> [Cookie] {
-        let now = Self.now()
-        let matching = cookies().enumerated().filter { $0.element.matches(url: url, now: now) }
-        return matching.sorted { lhs, rhs in
-            let lhsLength = lhs.element.path.utf8.count
-            let rhsLength = rhs.element.path.utf8.count
-            return lhsLength != rhsLength ? lhsLength > rhsLength : lhs.offset < rhs.offset
-        }.map(\.element)
-    }
-
     /// Forgets every cookie (`CURLOPT_COOKIELIST "ALL"`).
     public func removeAll() {
         share.withTemporaryHandle { handle in
@@ -63,20 +48,6 @@ public final class CookieJar: Sendable {
         share.withTemporaryHandle { handle in
             _ = sis_easy_setopt_string(handle, CURLOPT_COOKIELIST, "SESS")
         }
-    }
-
-    /// Stores a cookie as if a response to `url` had carried `Set-Cookie: <value>`.
-    ///
-    /// libcurl's own `"Set-Cookie:"` input has no request URL, so it drops cookies without a
-    /// `Domain` attribute; instead the value is read here by RFC 6265 §5.2–5.3 (default domain
-    /// and path from `url`, `Max-Age` over `Expires`, a foreign `Domain` ignored) and handed to
-    /// the engine as a Netscape line. A cookie that has already expired deletes its namesake.
-    public func setCookie(_ setCookieHeaderValue: String, for url: String) {
-        guard let cookie = Cookie(setCookieHeaderValue: setCookieHeaderValue, for: url, now: Self.now())
-        else {
-            return
-        }
-        insert(cookie)
     }
 
     /// Stores a cookie as it is, replacing one with the same domain, path and name.
