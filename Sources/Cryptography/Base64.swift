@@ -1,6 +1,7 @@
 /// Standard base64 (RFC 4648 §4) for PEM bodies.
 enum Base64 {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let alphabet = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     private static let values: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)

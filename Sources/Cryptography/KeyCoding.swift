@@ -42,7 +42,8 @@ enum KeyCoding {
         case "ENCRYPTED PRIVATE KEY":
             throw CryptoError(.unsupported, "encrypted PKCS #8 private keys are not supported")
         case "PUBLIC KEY", "RSA PUBLIC KEY":
-            throw CryptoError(.invalidKey, "PEM holds a public key ('\(block.label)'); expected a private key")
+            throw CryptoError(
+                .invalidKey, "PEM holds a public key ('\(block.label)'); expected a private key")
         default:
             throw CryptoError(
                 .invalidPEM,
@@ -75,7 +76,8 @@ enum KeyCoding {
                 d2i_PublicKey(EVP_PKEY_RSA, nil, cursor, length)
             }
         case "PRIVATE KEY", "EC PRIVATE KEY", "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY":
-            throw CryptoError(.invalidKey, "PEM holds a private key ('\(block.label)'); expected a public key")
+            throw CryptoError(
+                .invalidKey, "PEM holds a private key ('\(block.label)'); expected a public key")
         default:
             throw CryptoError(
                 .invalidPEM,
@@ -132,6 +134,9 @@ enum KeyCoding {
         _ der: [UInt8], what: String, free: (OpaquePointer?) -> Void = { EVP_PKEY_free($0) },
         _ body: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?
     ) throws(CryptoError) -> OpaquePointer {
+        guard !der.isEmpty else {
+            throw CryptoError(.invalidPEM, "\(what) DER is empty")
+        }
         let (object, consumed) = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
             let object = body(&cursor, buffer.count)
@@ -156,14 +161,16 @@ enum KeyCoding {
         }
         if type == EVP_PKEY_RSA_PSS {
             throw CryptoError(
-                .unsupported, "RSASSA-PSS-restricted keys (id-RSASSA-PSS) are not supported; use rsaEncryption")
+                .unsupported,
+                "RSASSA-PSS-restricted keys (id-RSASSA-PSS) are not supported; use rsaEncryption")
         }
         if type == EVP_PKEY_EC {
             var name = [CChar](repeating: 0, count: 80)
             var length = 0
             guard EVP_PKEY_get_group_name(pkey, &name, name.count, &length) == 1 else {
                 ERR_clear_error()
-                throw CryptoError(.invalidKey, "EC key has explicit curve parameters; only named P-256 is accepted")
+                throw CryptoError(
+                    .invalidKey, "EC key has explicit curve parameters; only named P-256 is accepted")
             }
             let group = String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             guard group == SN_X9_62_prime256v1 else {

@@ -45,7 +45,8 @@ public final class P256PrivateKey: @unchecked Sendable {
         try P256PublicKey.checkCoordinates(x: x, y: y)
         let derived = try Self.publicPoint(of: d)
         guard derived.x == x, derived.y == y else {
-            throw CryptoError(.invalidKey, "public point (x, y) does not match the private scalar d (x, y ≠ d·G)")
+            throw CryptoError(
+                .invalidKey, "public point (x, y) does not match the private scalar d (x, y ≠ d·G)")
         }
         try self.init(checkedScalar: d, x: x, y: y)
     }
@@ -97,7 +98,8 @@ public final class P256PrivateKey: @unchecked Sendable {
 
     /// The private scalar d: 32 bytes, big-endian, left-padded with zeros.
     public var rawScalar: [UInt8] {
-        guard let d = KeyParameter.bigEndian(pkey, OSSL_PKEY_PARAM_PRIV_KEY, width: P256Curve.byteCount) else {
+        guard let d = KeyParameter.bigEndian(pkey, OSSL_PKEY_PARAM_PRIV_KEY, width: P256Curve.byteCount)
+        else {
             fatalError("P-256 key lost its private scalar: \(OpenSSLError.drain() ?? "unknown error")")
         }
         return d

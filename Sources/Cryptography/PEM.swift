@@ -59,7 +59,8 @@ enum PEM {
                         .unsupported,
                         "PEM headers (such as Proc-Type/DEK-Info of an encrypted key) are not supported")
                 }
-                current.body.append(contentsOf: line.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") })
+                current.body.append(
+                    contentsOf: line.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") })
                 open = current
             }
         }

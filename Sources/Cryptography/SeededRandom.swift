@@ -34,7 +34,8 @@ public final class SeededRandom: RandomSource {
             output.reserveCapacity(count)
             while output.count < count {
                 if state.used == state.block.count {
-                    state.block = HMACSHA256.authenticationCode(for: Self.bigEndian(state.nextBlock), key: key)
+                    state.block = HMACSHA256.authenticationCode(
+                        for: Self.bigEndian(state.nextBlock), key: key)
                     state.nextBlock &+= 1
                     state.used = 0
                 }

@@ -14,7 +14,8 @@ struct HashTests {
     /// The empty input and a two-block message hash to their FIPS 180 digests.
     @Test("SHA-256 of empty and two-block inputs match FIPS 180")
     func sha256MoreVectors() {
-        #expect(SHA256.hash([]) == Decode.hex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"))
+        #expect(
+            SHA256.hash([]) == Decode.hex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"))
         #expect(
             SHA256.hash("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
                 == Decode.hex("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"))

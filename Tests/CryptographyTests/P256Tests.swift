@@ -61,7 +61,7 @@ struct P256Tests {
         #expect(!publicKey.isValidSignature(r + Self.order, for: Self.message))
         #expect(!publicKey.isValidSignature(r + ones, for: Self.message))
         #expect(!publicKey.isValidSignature(zero + zero, for: Self.message))
-        // s + n ≡ s (mod n) would verify if the range check were missing and OpenSSL reduced.
+        // Control: the unedited halves verify, so the rejections above come from the edits.
         #expect(publicKey.isValidSignature(r + s, for: Self.message))
     }
 
@@ -88,7 +88,8 @@ struct P256Tests {
     @Test("JWK components round trip")
     func componentsRoundTrip() throws {
         let original = Self.key
-        let restored = try P256PrivateKey(d: original.rawScalar, x: original.publicKey.x, y: original.publicKey.y)
+        let restored = try P256PrivateKey(
+            d: original.rawScalar, x: original.publicKey.x, y: original.publicKey.y)
         #expect(restored.rawScalar == original.rawScalar)
         let publicKey = try P256PublicKey(x: original.publicKey.x, y: original.publicKey.y)
         #expect(publicKey.isValidSignature(try restored.signature(for: Self.message), for: Self.message))
@@ -101,7 +102,8 @@ struct P256Tests {
         let key = try P256PrivateKey(rawScalar: one)
         #expect(key.rawScalar == one)
         // 1·G is the generator, whose x coordinate SEC 2 lists.
-        #expect(key.publicKey.x == Decode.hex("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"))
+        #expect(
+            key.publicKey.x == Decode.hex("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"))
     }
 
     /// d = 0, d = n, d ≥ n and scalars of the wrong length are rejected as invalidKey.
@@ -128,10 +130,16 @@ struct P256Tests {
         #expect(cryptoError { try P256PublicKey(x: RFC7515.es256X, y: y) }?.code == .invalidKey)
         let ones = [UInt8](repeating: 0xFF, count: 32)
         #expect(cryptoError { try P256PublicKey(x: ones, y: RFC7515.es256Y) }?.code == .invalidKey)
-        #expect(cryptoError { try P256PublicKey(x: [0] + RFC7515.es256X, y: RFC7515.es256Y) }?.code == .invalidKey)
-        #expect(cryptoError { try P256PublicKey(x: Array(RFC7515.es256X.dropFirst()), y: y) }?.code == .invalidKey)
+        #expect(
+            cryptoError { try P256PublicKey(x: [0] + RFC7515.es256X, y: RFC7515.es256Y) }?.code == .invalidKey
+        )
+        #expect(
+            cryptoError { try P256PublicKey(x: Array(RFC7515.es256X.dropFirst()), y: y) }?.code == .invalidKey
+        )
         #expect(cryptoError { try P256PublicKey(x: [], y: []) }?.code == .invalidKey)
-        #expect(cryptoError { try P256PrivateKey(d: RFC7515.es256D, x: RFC7515.es256X, y: y) }?.code == .invalidKey)
+        #expect(
+            cryptoError { try P256PrivateKey(d: RFC7515.es256D, x: RFC7515.es256X, y: y) }?.code
+                == .invalidKey)
     }
 
     /// A (d, x, y) whose point belongs to another scalar is rejected.

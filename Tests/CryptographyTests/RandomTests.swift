@@ -39,7 +39,8 @@ struct RandomTests {
     func splitIndependent() {
         let whole = SeededRandom(seed: 7).bytes(count: 100)
         let split = SeededRandom(seed: 7)
-        let parts = split.bytes(count: 10) + split.bytes(count: 0) + split.bytes(count: 40) + split.bytes(count: 50)
+        let parts =
+            split.bytes(count: 10) + split.bytes(count: 0) + split.bytes(count: 40) + split.bytes(count: 50)
         #expect(parts == whole)
     }
 

@@ -35,7 +35,10 @@ extension Array where Element == UInt8 {
         return copy
     }
 
-    var hex: String { map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+    var hex: String {
+        map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+            .joined()
+    }
 }
 
 /// Runs `body` and returns the `CryptoError` it throws, or nil if it succeeds; any other error is an issue.
