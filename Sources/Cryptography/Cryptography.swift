@@ -1,1 +1,0 @@
-// Cryptography: work in progress on its own branch.
