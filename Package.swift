@@ -16,7 +16,7 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "SignInSim",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "signinsim", targets: ["signinsim"]),
         .library(name: "Cryptography", targets: ["Cryptography"]),

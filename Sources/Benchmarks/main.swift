@@ -62,7 +62,8 @@ func runOpenSSLSpeed(seconds: Int) throws -> OpenSSLRates {
     return rates
 }
 
-func row(_ name: String, _ ours: Double, _ baseline: Double, _ baselineName: String, target: Double) -> String {
+func row(_ name: String, _ ours: Double, _ baseline: Double, _ baselineName: String, target: Double) -> String
+{
     let ratio = ours / baseline
     let verdict = ratio >= target ? "meets" : "BELOW"
     return String(
@@ -83,7 +84,9 @@ func benchCrypto(seconds: Double) throws {
     let rsaSignature = try rsa.signature(for: message, padding: .pkcs1v15)
 
     let es256Sign = try measure(seconds: seconds) { _ = try p256.signature(for: message) }
-    let es256Verify = measure(seconds: seconds) { precondition(p256Public.isValidSignature(ecSignature, for: message)) }
+    let es256Verify = measure(seconds: seconds) {
+        precondition(p256Public.isValidSignature(ecSignature, for: message))
+    }
     let rs256Sign = try measure(seconds: seconds) { _ = try rsa.signature(for: message, padding: .pkcs1v15) }
     let rs256Verify = measure(seconds: seconds) {
         precondition(rsaPublic.isValidSignature(rsaSignature, for: message, padding: .pkcs1v15))
@@ -97,7 +100,8 @@ func benchCrypto(seconds: Double) throws {
         let claims = JWTClaims(
             issuer: "http://127.0.0.1:8080", subject: "auth0|alice", audience: .single("com.example.app"),
             expiresAt: 1_800_000_000 + counter, issuedAt: 1_799_996_400 + counter, jwtID: "jti-\(counter)",
-            nonce: "n-0S6_WzA2Mj", otherClaims: ["scope": "openid profile email", "email": "alice@example.com"])
+            nonce: "n-0S6_WzA2Mj",
+            otherClaims: ["scope": "openid profile email", "email": "alice@example.com"])
         _ = try JWT.sign(claims, signer: signer)
     }
 
@@ -112,7 +116,9 @@ func benchCrypto(seconds: Double) throws {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 var seconds = 3.0
-if let index = arguments.firstIndex(of: "--seconds"), index + 1 < arguments.count, let value = Double(arguments[index + 1]) {
+if let index = arguments.firstIndex(of: "--seconds"), index + 1 < arguments.count,
+    let value = Double(arguments[index + 1])
+{
     seconds = value
 }
 switch arguments.first {

@@ -28,7 +28,9 @@ public enum Base64URL {
     ///
     /// Strict, so that one token has one spelling: padding, white space, characters outside
     /// the alphabet, an impossible length (4n+1), and non-zero unused trailing bits are errors.
-    public static func decode(_ text: some StringProtocol, maximumLength: Int = 1 << 20) throws(JOSEError) -> [UInt8] {
+    public static func decode(_ text: some StringProtocol, maximumLength: Int = 1 << 20) throws(JOSEError)
+        -> [UInt8]
+    {
         let utf8 = text.utf8
         guard utf8.count <= maximumLength else {
             throw JOSEError(.tooLarge, "base64url text is longer than \(maximumLength) characters")

@@ -69,7 +69,9 @@ public struct JWK: Sendable, Hashable {
 
 extension JWK {
     /// A public EC key.
-    public init(_ key: P256PublicKey, keyID: String? = nil, algorithm: String? = "ES256", use: String? = "sig") {
+    public init(
+        _ key: P256PublicKey, keyID: String? = nil, algorithm: String? = "ES256", use: String? = "sig"
+    ) {
         self.init(keyType: .ec, keyID: keyID, algorithm: algorithm, use: use)
         curve = "P-256"
         x = key.x
@@ -77,20 +79,25 @@ extension JWK {
     }
 
     /// A private EC key.
-    public init(_ key: P256PrivateKey, keyID: String? = nil, algorithm: String? = "ES256", use: String? = "sig") {
+    public init(
+        _ key: P256PrivateKey, keyID: String? = nil, algorithm: String? = "ES256", use: String? = "sig"
+    ) {
         self.init(key.publicKey, keyID: keyID, algorithm: algorithm, use: use)
         d = key.rawScalar
     }
 
     /// A public RSA key.
-    public init(_ key: RSAPublicKey, keyID: String? = nil, algorithm: String? = "RS256", use: String? = "sig") {
+    public init(_ key: RSAPublicKey, keyID: String? = nil, algorithm: String? = "RS256", use: String? = "sig")
+    {
         self.init(keyType: .rsa, keyID: keyID, algorithm: algorithm, use: use)
         n = key.n
         e = key.e
     }
 
     /// A private RSA key.
-    public init(_ key: RSAPrivateKey, keyID: String? = nil, algorithm: String? = "RS256", use: String? = "sig") {
+    public init(
+        _ key: RSAPrivateKey, keyID: String? = nil, algorithm: String? = "RS256", use: String? = "sig"
+    ) {
         self.init(key.publicKey, keyID: keyID, algorithm: algorithm, use: use)
         let components = key.components
         d = components.d
@@ -107,7 +114,8 @@ extension JWK {
             switch keyType {
             case .ec:
                 guard curve == "P-256" else {
-                    throw JOSEError(.malformedKey, "EC key curve \(curve.map { "\"\($0)\"" } ?? "missing") is not P-256")
+                    throw JOSEError(
+                        .malformedKey, "EC key curve \(curve.map { "\"\($0)\"" } ?? "missing") is not P-256")
                 }
                 guard let x, let y else { throw JOSEError(.malformedKey, "EC key lacks x or y") }
                 return .p256(try P256PublicKey(x: x, y: y))
@@ -131,7 +139,8 @@ extension JWK {
             switch keyType {
             case .ec:
                 guard curve == "P-256" else {
-                    throw JOSEError(.malformedKey, "EC key curve \(curve.map { "\"\($0)\"" } ?? "missing") is not P-256")
+                    throw JOSEError(
+                        .malformedKey, "EC key curve \(curve.map { "\"\($0)\"" } ?? "missing") is not P-256")
                 }
                 guard let x, let y else { throw JOSEError(.malformedKey, "EC key lacks x or y") }
                 return .p256(try P256PrivateKey(d: d, x: x, y: y))
@@ -204,7 +213,9 @@ extension JWK {
 
     /// Reads a JWK from a JSON object, checking member types (RFC 7517 §4).
     public init(json: JSONValue) throws(JOSEError) {
-        guard case .object(var members) = json else { throw JOSEError(.malformedKey, "a JWK must be a JSON object") }
+        guard case .object(var members) = json else {
+            throw JOSEError(.malformedKey, "a JWK must be a JSON object")
+        }
         guard let ktyValue = members.removeValue(forKey: "kty") else {
             throw JOSEError(.malformedKey, "the JWK has no kty")
         }
@@ -216,18 +227,21 @@ extension JWK {
 
         func string(_ name: String) throws(JOSEError) -> String? {
             guard let value = members.removeValue(forKey: name) else { return nil }
-            guard let text = value.stringValue else { throw JOSEError(.malformedKey, "\(name) must be a string") }
+            guard let text = value.stringValue else {
+                throw JOSEError(.malformedKey, "\(name) must be a string")
+            }
             return text
         }
         func bytes(_ name: String) throws(JOSEError) -> [UInt8]? {
             guard let text = try string(name) else { return nil }
+            let decoded: [UInt8]
             do {
-                let decoded = try Base64URL.decode(text, maximumLength: 4096)
-                guard !decoded.isEmpty else { throw JOSEError(.malformedKey, "\(name) is empty") }
-                return decoded
+                decoded = try Base64URL.decode(text, maximumLength: 4096)
             } catch {
                 throw JOSEError(.malformedKey, "\(name) is not valid base64url: \(error.message)")
             }
+            guard !decoded.isEmpty else { throw JOSEError(.malformedKey, "\(name) is empty") }
+            return decoded
         }
 
         keyID = try string("kid")
@@ -250,7 +264,9 @@ extension JWK {
         case .rsa:
             n = try bytes("n")
             e = try bytes("e")
-            guard n != nil, e != nil else { throw JOSEError(.malformedKey, "an RSA JWK needs n and e (RFC 7518 §6.3.1)") }
+            guard n != nil, e != nil else {
+                throw JOSEError(.malformedKey, "an RSA JWK needs n and e (RFC 7518 §6.3.1)")
+            }
             p = try bytes("p")
             q = try bytes("q")
             dp = try bytes("dp")
@@ -266,7 +282,9 @@ extension JWK {
         var members = otherMembers
         members["kty"] = .string(keyType.rawValue)
         func put(_ name: String, _ value: String?) { if let value { members[name] = .string(value) } }
-        func put(_ name: String, _ value: [UInt8]?) { if let value { members[name] = .string(Base64URL.encode(value)) } }
+        func put(_ name: String, _ value: [UInt8]?) {
+            if let value { members[name] = .string(Base64URL.encode(value)) }
+        }
         put("kid", keyID)
         put("alg", algorithm)
         put("use", use)

@@ -54,10 +54,14 @@ public struct JWKCollection: Sendable {
         let candidates = entries.filter { $0.jwk.keyType == algorithm.keyType && $0.jwk.use != "enc" }
         switch candidates.count {
         case 1: return candidates[0]
-        case 0: throw JOSEError(.unknownKey, "the token has no kid and no \(algorithm.keyType.rawValue) key is in the JWK Set")
+        case 0:
+            throw JOSEError(
+                .unknownKey, "the token has no kid and no \(algorithm.keyType.rawValue) key is in the JWK Set"
+            )
         default:
             throw JOSEError(
-                .ambiguousKey, "the token has no kid and the JWK Set holds \(candidates.count) keys that could verify it")
+                .ambiguousKey,
+                "the token has no kid and the JWK Set holds \(candidates.count) keys that could verify it")
         }
     }
 }

@@ -29,9 +29,15 @@ public struct JWKSet: Sendable, Hashable {
     public static func parse(_ text: String) throws(JOSEError) -> JWKSet { try parse(Array(text.utf8)) }
 
     public init(json: JSONValue) throws(JOSEError) {
-        guard let members = json.objectValue else { throw JOSEError(.malformedKey, "a JWK Set must be a JSON object") }
-        guard let keysValue = members["keys"] else { throw JOSEError(.malformedKey, "the JWK Set has no keys member") }
-        guard let array = keysValue.arrayValue else { throw JOSEError(.malformedKey, "keys must be an array") }
+        guard let members = json.objectValue else {
+            throw JOSEError(.malformedKey, "a JWK Set must be a JSON object")
+        }
+        guard let keysValue = members["keys"] else {
+            throw JOSEError(.malformedKey, "the JWK Set has no keys member")
+        }
+        guard let array = keysValue.arrayValue else {
+            throw JOSEError(.malformedKey, "keys must be an array")
+        }
         var keys: [JWK] = []
         var ignored = 0
         for element in array {

@@ -1,4 +1,4 @@
-public import Cryptography
+import Cryptography
 public import JSON
 
 /// A JWS in compact serialisation (RFC 7515 §7.1): `header.payload.signature`.
@@ -21,21 +21,25 @@ public struct JWS: Sendable, Hashable {
         let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else {
             if parts.count == 5 {
-                throw JOSEError(.malformedToken, "the token has 5 parts: an encrypted JWE, which is not supported")
+                throw JOSEError(
+                    .malformedToken, "the token has 5 parts: an encrypted JWE, which is not supported")
             }
-            throw JOSEError(.malformedToken, "a compact JWS has 3 dot-separated parts; this token has \(parts.count)")
+            throw JOSEError(
+                .malformedToken, "a compact JWS has 3 dot-separated parts; this token has \(parts.count)")
         }
         guard !parts[0].isEmpty else { throw JOSEError(.malformedToken, "the JOSE header is empty") }
         let headerBytes: [UInt8]
         let payload: [UInt8]
         let signature: [UInt8]
         do {
-            headerBytes = try Base64URL.decode(String(decoding: parts[0], as: UTF8.self), maximumLength: 16 * 1024)
+            headerBytes = try Base64URL.decode(
+                String(decoding: parts[0], as: UTF8.self), maximumLength: 16 * 1024)
         } catch {
             throw JOSEError(error.code, "header: \(error.message)")
         }
         do {
-            payload = try Base64URL.decode(String(decoding: parts[1], as: UTF8.self), maximumLength: maximumLength)
+            payload = try Base64URL.decode(
+                String(decoding: parts[1], as: UTF8.self), maximumLength: maximumLength)
         } catch {
             throw JOSEError(error.code, "payload: \(error.message)")
         }
@@ -111,11 +115,13 @@ public struct JWS: Sendable, Hashable {
         guard jwk.keyType == algorithm.keyType else {
             throw JOSEError(
                 .algorithmKeyMismatch,
-                "alg \(algorithm) needs a \(algorithm.keyType.rawValue) key; the key is \(jwk.keyType.rawValue)")
+                "alg \(algorithm) needs a \(algorithm.keyType.rawValue) key; the key is \(jwk.keyType.rawValue)"
+            )
         }
         if let declared = jwk.algorithm, declared != algorithm.rawValue {
             throw JOSEError(
-                .keyAlgorithmMismatch, "the key is for \(declared.prefix(16)) but the token uses \(algorithm)")
+                .keyAlgorithmMismatch, "the key is for \(declared.prefix(16)) but the token uses \(algorithm)"
+            )
         }
         if let use = jwk.use, use != "sig" {
             throw JOSEError(.keyUseMismatch, "the key's use is \"\(use.prefix(16))\", not \"sig\"")
@@ -125,7 +131,9 @@ public struct JWS: Sendable, Hashable {
         }
     }
 
-    static func isValid(_ signature: [UInt8], for input: [UInt8], key: PublicKey, algorithm: JWSAlgorithm) -> Bool {
+    static func isValid(_ signature: [UInt8], for input: [UInt8], key: PublicKey, algorithm: JWSAlgorithm)
+        -> Bool
+    {
         switch (algorithm, key) {
         case (.es256, .p256(let publicKey)):
             return publicKey.isValidSignature(signature, for: input)

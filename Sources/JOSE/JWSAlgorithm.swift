@@ -30,9 +30,11 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, CustomString
         if name.hasPrefix("HS") {
             throw JOSEError(
                 .algorithmNotAllowed,
-                "alg \(name) is a shared-secret MAC; verifying it with an asymmetric key would be algorithm confusion")
+                "alg \(name) is a shared-secret MAC; verifying it with an asymmetric key would be algorithm confusion"
+            )
         }
-        throw JOSEError(.unsupportedAlgorithm, "alg \"\(name.prefix(32))\" is not supported (ES256, RS256, PS256 are)")
+        throw JOSEError(
+            .unsupportedAlgorithm, "alg \"\(name.prefix(32))\" is not supported (ES256, RS256, PS256 are)")
     }
 }
 

@@ -33,8 +33,12 @@ public struct JWSHeader: Sendable, Hashable {
 
     /// Checks `alg` and `crit` (RFC 7515 §4.1.1, §4.1.11) and returns the algorithm.
     public func validated() throws(JOSEError) -> JWSAlgorithm {
-        guard let algValue = members["alg"] else { throw JOSEError(.malformedHeader, "the JOSE header has no alg") }
-        guard let name = algValue.stringValue else { throw JOSEError(.malformedHeader, "alg must be a string") }
+        guard let algValue = members["alg"] else {
+            throw JOSEError(.malformedHeader, "the JOSE header has no alg")
+        }
+        guard let name = algValue.stringValue else {
+            throw JOSEError(.malformedHeader, "alg must be a string")
+        }
         let algorithm = try JWSAlgorithm.resolve(name)
         if let kid = members["kid"], kid.stringValue == nil {
             throw JOSEError(.malformedHeader, "kid must be a string")
@@ -51,11 +55,13 @@ public struct JWSHeader: Sendable, Hashable {
                     throw JOSEError(.malformedHeader, "crit lists \"\(name)\", a parameter RFC 7515 defines")
                 }
                 guard members[name] != nil else {
-                    throw JOSEError(.malformedHeader, "crit lists \"\(name.prefix(32))\" but the header lacks it")
+                    throw JOSEError(
+                        .malformedHeader, "crit lists \"\(name.prefix(32))\" but the header lacks it")
                 }
                 guard JWSHeader.understoodCriticalParameters.contains(name) else {
                     throw JOSEError(
-                        .unsupportedCriticalHeader, "critical header parameter \"\(name.prefix(32))\" is not understood")
+                        .unsupportedCriticalHeader,
+                        "critical header parameter \"\(name.prefix(32))\" is not understood")
                 }
             }
         }

@@ -11,7 +11,8 @@ public struct JWSSigner: Sendable {
         switch (algorithm, key) {
         case (.es256, .p256), (.rs256, .rsa), (.ps256, .rsa): break
         default:
-            throw JOSEError(.algorithmKeyMismatch, "alg \(algorithm) needs a \(algorithm.keyType.rawValue) key")
+            throw JOSEError(
+                .algorithmKeyMismatch, "alg \(algorithm) needs a \(algorithm.keyType.rawValue) key")
         }
         self.algorithm = algorithm
         self.key = key
@@ -25,7 +26,8 @@ public struct JWSSigner: Sendable {
         let declared: JWSAlgorithm?
         if let name = jwk.algorithm { declared = try JWSAlgorithm.resolve(name) } else { declared = nil }
         if let declared, let algorithm, declared != algorithm {
-            throw JOSEError(.keyAlgorithmMismatch, "the key is for \(declared) but \(algorithm) was asked for")
+            throw JOSEError(
+                .keyAlgorithmMismatch, "the key is for \(declared) but \(algorithm) was asked for")
         }
         let chosen = algorithm ?? declared ?? (jwk.keyType == .ec ? .es256 : .rs256)
         try self.init(key: key, algorithm: chosen, keyID: jwk.keyID)
@@ -44,7 +46,8 @@ public struct JWSSigner: Sendable {
         do {
             switch (algorithm, key) {
             case (.es256, .p256(let privateKey)): return try privateKey.signature(for: input)
-            case (.rs256, .rsa(let privateKey)): return try privateKey.signature(for: input, padding: .pkcs1v15)
+            case (.rs256, .rsa(let privateKey)):
+                return try privateKey.signature(for: input, padding: .pkcs1v15)
             case (.ps256, .rsa(let privateKey)): return try privateKey.signature(for: input, padding: .pss)
             default: throw JOSEError(.algorithmKeyMismatch, "alg \(algorithm) does not fit the key")
             }

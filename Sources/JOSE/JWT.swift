@@ -35,7 +35,9 @@ public enum JWT {
     }
 
     /// Decodes header and claims without verifying anything: for display only.
-    public static func decodeUnverified(_ token: String) throws(JOSEError) -> (header: JSONValue, claims: JSONValue) {
+    public static func decodeUnverified(_ token: String) throws(JOSEError) -> (
+        header: JSONValue, claims: JSONValue
+    ) {
         let jws = try JWS.parse(token)
         return (.object(jws.header.members), .object(try jws.payloadObject()))
     }

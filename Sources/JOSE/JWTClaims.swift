@@ -82,7 +82,8 @@ public struct JWTClaims: Sendable, Hashable {
         func date(_ name: String) throws(JOSEError) -> Int64? {
             guard let value = rest.removeValue(forKey: name) else { return nil }
             guard let seconds = value.doubleValue, seconds.isFinite, abs(seconds) < 1e15 else {
-                throw JOSEError(.invalidClaim, "\(name) must be a NumericDate (a number), not a \(value.typeName)")
+                throw JOSEError(
+                    .invalidClaim, "\(name) must be a NumericDate (a number), not a \(value.typeName)")
             }
             return value.int64Value ?? Int64(seconds.rounded(.towardZero))
         }

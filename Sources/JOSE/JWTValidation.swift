@@ -63,13 +63,17 @@ extension JWTClaims {
             throw JOSEError(.expired, "the token expired at \(expiresAt); now is \(now) (leeway \(leeway) s)")
         }
         if let notBefore, now + leeway < notBefore {
-            throw JOSEError(.notYetValid, "the token is not valid before \(notBefore); now is \(now) (leeway \(leeway) s)")
+            throw JOSEError(
+                .notYetValid, "the token is not valid before \(notBefore); now is \(now) (leeway \(leeway) s)"
+            )
         }
         if let issuedAt {
             let tolerance = max(0, validation.issuedAtFutureTolerance ?? leeway)
             if issuedAt > now + tolerance {
                 throw JOSEError(
-                    .issuedInFuture, "the token was issued at \(issuedAt), in the future; now is \(now) (tolerance \(tolerance) s)")
+                    .issuedInFuture,
+                    "the token was issued at \(issuedAt), in the future; now is \(now) (tolerance \(tolerance) s)"
+                )
             }
         } else if validation.requireIssuedAt {
             throw JOSEError(.missingClaim, "the token has no iat")
@@ -86,7 +90,8 @@ extension JWTClaims {
         if let expected = validation.audience {
             guard let audience else { throw JOSEError(.missingClaim, "the token has no aud") }
             guard audience.contains(expected) else {
-                throw JOSEError(.audienceMismatch, "aud \(audience.values.prefix(5)) does not contain \"\(expected)\"")
+                throw JOSEError(
+                    .audienceMismatch, "aud \(audience.values.prefix(5)) does not contain \"\(expected)\"")
             }
             // OpenID Connect Core §3.1.3.7 steps 4–5: with several audiences azp should be
             // present, and when present it must be this client.
@@ -95,7 +100,8 @@ extension JWTClaims {
             }
             if let authorizedParty, authorizedParty != expected {
                 throw JOSEError(
-                    .authorizedPartyMismatch, "azp is \"\(authorizedParty.prefix(200))\"; expected \"\(expected)\"")
+                    .authorizedPartyMismatch,
+                    "azp is \"\(authorizedParty.prefix(200))\"; expected \"\(expected)\"")
             }
         }
         if let expected = validation.nonce {

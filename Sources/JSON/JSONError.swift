@@ -8,23 +8,19 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public let code: Code
     public let message: String
+    /// Where the text went wrong (1-based), when the error is about a position.
+    public let line: Int?
+    public let column: Int?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, line: Int? = nil, column: Int? = nil) {
         self.code = code
         self.message = message
+        self.line = line
+        self.column = column
     }
 
-    public var description: String { message }
-
-    static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .dataCorrupted(let context):
-            if let underlying = context.underlyingError {
-                return "JSON text is not valid: \(String(describing: underlying))"
-            }
-            return "JSON text is not valid: \(context.debugDescription)"
-        default:
-            return "JSON text is not valid"
-        }
+    public var description: String {
+        guard let line, let column else { return message }
+        return "\(line):\(column): \(message)"
     }
 }

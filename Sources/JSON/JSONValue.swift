@@ -1,5 +1,3 @@
-import Foundation
-
 /// A JSON document as a value: the common currency of JOSE claims, OAuth messages and reports.
 ///
 /// Objects keep their members in a dictionary; serialisation sorts keys so that the same value
@@ -27,14 +25,15 @@ extension JSONValue {
         guard bytes.count <= maximumSize else {
             throw JSONError(.tooLarge, "JSON text is \(bytes.count) bytes; the limit is \(maximumSize)")
         }
-        guard !bytes.isEmpty else { throw JSONError(.malformed, "JSON text is empty") }
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            throw JSONError(.malformed, JSONError.describe(error))
-        } catch {
-            throw JSONError(.malformed, "JSON text is not valid")
+        guard !bytes.isEmpty else { throw JSONError(.malformed, "JSON text is empty", line: 1, column: 1) }
+        let parsed = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(JSONError) in try JSONParser.parse(buffer) }
         }
+        if let parsed { return try parsed.get() }
+        let copy = Array(bytes)
+        return try copy.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONError) in try JSONParser.parse(buffer) }
+        }.get()
     }
 
     /// Parses JSON text given as a string.

@@ -17,7 +17,8 @@ public struct PKCE: Sendable, Hashable {
     public init(verifier: String) throws(PKCEError) {
         guard PKCE.isValidVerifier(verifier) else {
             throw PKCEError(
-                "code_verifier must be 43 to 128 characters of [A-Za-z0-9-._~]; got \(verifier.utf8.count) characters")
+                "code_verifier must be 43 to 128 characters of [A-Za-z0-9-._~]; got \(verifier.utf8.count) characters"
+            )
         }
         self.verifier = verifier
         self.challenge = PKCE.challenge(for: verifier)
@@ -46,7 +47,8 @@ public struct PKCE: Sendable, Hashable {
         return bytes.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "_"),
                 UInt8(ascii: "~"):
                 true
             default: false

@@ -97,13 +97,16 @@ struct CookieJarTests {
             let jar = try #require(transport.cookieJar)
             jar.insert(
                 Cookie(
-                    domain: "127.0.0.1", includeSubdomains: false, path: "/prefs", secure: false, httpOnly: true,
+                    domain: "127.0.0.1", includeSubdomains: false, path: "/prefs", secure: false,
+                    httpOnly: true,
                     expires: 4_096_250_880, name: "theme", value: "light"))
             let stored = try #require(jar.cookies().first)
             #expect(stored.name == "theme")
             #expect(stored.httpOnly)
             #expect(stored.expires == 4_096_250_880)
-            #expect(try await transport.send(HTTPRequest(url: server.baseURL + "/prefs/show")).bodyText == "theme=light")
+            #expect(
+                try await transport.send(HTTPRequest(url: server.baseURL + "/prefs/show")).bodyText
+                    == "theme=light")
             #expect(try await transport.send(HTTPRequest(url: server.baseURL + "/whoami")).bodyText == "")
         }
     }

@@ -7,7 +7,8 @@ struct FormURLEncodingTests {
     @Test("round-trips reserved characters")
     func roundTrips() throws {
         let parameters: FormParameters = [
-            "redirect_uri": "com.example.app://auth/callback?x=1&y=2", "scope": "openid profile", "n": "Zoë+1",
+            "redirect_uri": "com.example.app://auth/callback?x=1&y=2", "scope": "openid profile",
+            "n": "Zoë+1",
         ]
         let encoded = FormURLEncoding.encode(parameters)
         #expect(encoded.contains("scope=openid%20profile"))
@@ -40,7 +41,8 @@ struct FormURLEncodingTests {
     @Test("appends queries correctly")
     func appendsQueries() {
         #expect(FormURLEncoding.appendingQuery(["a": "b"], to: "https://x/cb") == "https://x/cb?a=b")
-        #expect(FormURLEncoding.appendingQuery(["a": "b"], to: "https://x/cb?k=v#f") == "https://x/cb?k=v&a=b#f")
+        #expect(
+            FormURLEncoding.appendingQuery(["a": "b"], to: "https://x/cb?k=v#f") == "https://x/cb?k=v&a=b#f")
     }
 }
 

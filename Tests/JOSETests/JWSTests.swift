@@ -97,7 +97,9 @@ struct JWSTests {
         let token = input + "." + Base64URL.encode(mac)
         var jwk = rsaPublic
         jwk.keyID = "2011"
-        expectJOSEError(.algorithmNotAllowed) { try JWS.parse(token).verify(with: JWKCollection(keys: [jwk])) }
+        expectJOSEError(.algorithmNotAllowed) {
+            try JWS.parse(token).verify(with: JWKCollection(keys: [jwk]))
+        }
     }
 
     /// A token for an algorithm the caller does not allow is refused before any key is used.
@@ -114,8 +116,12 @@ struct JWSTests {
     func keyTypeMismatch() throws {
         var ec = JWSTests.ecJWK.publicKey
         ec.algorithm = nil
-        let forged = forge(header: ["alg": "RS256", "kid": "ec-1"], payload: ["a": 1], signature: [UInt8](repeating: 7, count: 256))
-        expectJOSEError(.algorithmKeyMismatch) { try JWS.parse(forged).verify(with: JWKCollection(keys: [ec])) }
+        let forged = forge(
+            header: ["alg": "RS256", "kid": "ec-1"], payload: ["a": 1],
+            signature: [UInt8](repeating: 7, count: 256))
+        expectJOSEError(.algorithmKeyMismatch) {
+            try JWS.parse(forged).verify(with: JWKCollection(keys: [ec]))
+        }
     }
 
     /// Unknown critical header parameters make the token unusable (RFC 7515 §4.1.11).
@@ -141,7 +147,9 @@ struct JWSTests {
         rsa.algorithm = "RS256"
         let ps = try JWSSigner(key: try rsa.signingKey(), algorithm: .ps256, keyID: "r")
         let token = try JWS.sign(payload: [1], signer: ps)
-        expectJOSEError(.keyAlgorithmMismatch) { try JWS.parse(token).verify(with: JWKCollection(keys: [rsa.publicKey])) }
+        expectJOSEError(.keyAlgorithmMismatch) {
+            try JWS.parse(token).verify(with: JWKCollection(keys: [rsa.publicKey]))
+        }
     }
 
     /// A JWK marked for encryption, or without the verify operation, is not used for signatures.
@@ -150,10 +158,14 @@ struct JWSTests {
         let token = try JWS.sign(payload: [1], signer: JWSTests.ecSigner)
         var encryption = JWSTests.ecJWK.publicKey
         encryption.use = "enc"
-        expectJOSEError(.keyUseMismatch) { try JWS.parse(token).verify(with: JWKCollection(keys: [encryption])) }
+        expectJOSEError(.keyUseMismatch) {
+            try JWS.parse(token).verify(with: JWKCollection(keys: [encryption]))
+        }
         var signOnly = JWSTests.ecJWK.publicKey
         signOnly.keyOperations = ["sign"]
-        expectJOSEError(.keyUseMismatch) { try JWS.parse(token).verify(with: JWKCollection(keys: [signOnly])) }
+        expectJOSEError(.keyUseMismatch) {
+            try JWS.parse(token).verify(with: JWKCollection(keys: [signOnly]))
+        }
     }
 
     /// A `kid` that is not in the set is an unknown key (the cue to re-fetch the JWKS once).
@@ -189,8 +201,10 @@ struct JWSTests {
     @Test(
         "malformed compact serialisations",
         arguments: [
-            ("a.b", JOSEError.Code.malformedToken), ("a.b.c.d.e", .malformedToken), (".e30.", .malformedToken),
-            ("e30=.e30.", .malformedBase64URL), ("e3!.e30.", .malformedBase64URL), ("bnVsbA.e30.", .malformedHeader),
+            ("a.b", JOSEError.Code.malformedToken), ("a.b.c.d.e", .malformedToken),
+            (".e30.", .malformedToken),
+            ("e30=.e30.", .malformedBase64URL), ("e3!.e30.", .malformedBase64URL),
+            ("bnVsbA.e30.", .malformedHeader),
             ("W10.e30.", .malformedHeader), ("eyJ.e30.", .malformedBase64URL),
         ])
     func malformed(token: String, code: JOSEError.Code) {
@@ -207,6 +221,8 @@ struct JWSTests {
     /// A signer refuses a key of the wrong type for its algorithm.
     @Test("signer refuses mismatched key")
     func signerMismatch() {
-        expectJOSEError(.algorithmKeyMismatch) { _ = try JWSSigner(key: .p256(JWSTests.ecKey), algorithm: .rs256) }
+        expectJOSEError(.algorithmKeyMismatch) {
+            _ = try JWSSigner(key: .p256(JWSTests.ecKey), algorithm: .rs256)
+        }
     }
 }

@@ -16,7 +16,8 @@ struct JWTClaimsTests {
     }
 
     static let validation = JWTValidation.idToken(
-        issuer: "https://issuer.example", clientID: "com.example.app", nonce: "n-0S6_WzA2Mj", now: now, leeway: 60)
+        issuer: "https://issuer.example", clientID: "com.example.app", nonce: "n-0S6_WzA2Mj", now: now,
+        leeway: 60)
 
     /// A well-formed ID token passes every check.
     @Test("valid claims pass")
@@ -27,23 +28,31 @@ struct JWTClaimsTests {
     /// `exp` is mandatory and checked with the leeway on the boundary.
     @Test("exp is required and enforced with leeway")
     func expiry() throws {
-        expectJOSEError(.missingClaim) { try JWTClaimsTests.claims { $0.expiresAt = nil }.validate(JWTClaimsTests.validation) }
+        expectJOSEError(.missingClaim) {
+            try JWTClaimsTests.claims { $0.expiresAt = nil }.validate(JWTClaimsTests.validation)
+        }
         // Expired 59 s ago: inside the 60 s leeway.
-        try JWTClaimsTests.claims { $0.expiresAt = JWTClaimsTests.now - 59 }.validate(JWTClaimsTests.validation)
+        try JWTClaimsTests.claims { $0.expiresAt = JWTClaimsTests.now - 59 }.validate(
+            JWTClaimsTests.validation)
         expectJOSEError(.expired) {
-            try JWTClaimsTests.claims { $0.expiresAt = JWTClaimsTests.now - 60 }.validate(JWTClaimsTests.validation)
+            try JWTClaimsTests.claims { $0.expiresAt = JWTClaimsTests.now - 60 }.validate(
+                JWTClaimsTests.validation)
         }
         var strict = JWTClaimsTests.validation
         strict.leeway = 0
-        expectJOSEError(.expired) { try JWTClaimsTests.claims { $0.expiresAt = JWTClaimsTests.now }.validate(strict) }
+        expectJOSEError(.expired) {
+            try JWTClaimsTests.claims { $0.expiresAt = JWTClaimsTests.now }.validate(strict)
+        }
     }
 
     /// `nbf` in the future beyond the leeway is refused.
     @Test("nbf")
     func notBefore() throws {
-        try JWTClaimsTests.claims { $0.notBefore = JWTClaimsTests.now + 60 }.validate(JWTClaimsTests.validation)
+        try JWTClaimsTests.claims { $0.notBefore = JWTClaimsTests.now + 60 }.validate(
+            JWTClaimsTests.validation)
         expectJOSEError(.notYetValid) {
-            try JWTClaimsTests.claims { $0.notBefore = JWTClaimsTests.now + 61 }.validate(JWTClaimsTests.validation)
+            try JWTClaimsTests.claims { $0.notBefore = JWTClaimsTests.now + 61 }.validate(
+                JWTClaimsTests.validation)
         }
     }
 
@@ -51,12 +60,15 @@ struct JWTClaimsTests {
     @Test("iat in the future and missing iat")
     func issuedAt() throws {
         expectJOSEError(.issuedInFuture) {
-            try JWTClaimsTests.claims { $0.issuedAt = JWTClaimsTests.now + 61 }.validate(JWTClaimsTests.validation)
+            try JWTClaimsTests.claims { $0.issuedAt = JWTClaimsTests.now + 61 }.validate(
+                JWTClaimsTests.validation)
         }
         var appAuth = JWTClaimsTests.validation
         appAuth.issuedAtFutureTolerance = 600
         try JWTClaimsTests.claims { $0.issuedAt = JWTClaimsTests.now + 599 }.validate(appAuth)
-        expectJOSEError(.missingClaim) { try JWTClaimsTests.claims { $0.issuedAt = nil }.validate(JWTClaimsTests.validation) }
+        expectJOSEError(.missingClaim) {
+            try JWTClaimsTests.claims { $0.issuedAt = nil }.validate(JWTClaimsTests.validation)
+        }
     }
 
     /// `iss` must match, trailing slashes aside (field bug 15), and must be present.
@@ -64,12 +76,16 @@ struct JWTClaimsTests {
     func issuer() throws {
         try JWTClaimsTests.claims { $0.issuer = "https://issuer.example" }.validate(JWTClaimsTests.validation)
         expectJOSEError(.issuerMismatch) {
-            try JWTClaimsTests.claims { $0.issuer = "https://evil.example/" }.validate(JWTClaimsTests.validation)
+            try JWTClaimsTests.claims { $0.issuer = "https://evil.example/" }.validate(
+                JWTClaimsTests.validation)
         }
         expectJOSEError(.issuerMismatch) {
-            try JWTClaimsTests.claims { $0.issuer = "http://issuer.example/" }.validate(JWTClaimsTests.validation)
+            try JWTClaimsTests.claims { $0.issuer = "http://issuer.example/" }.validate(
+                JWTClaimsTests.validation)
         }
-        expectJOSEError(.missingClaim) { try JWTClaimsTests.claims { $0.issuer = nil }.validate(JWTClaimsTests.validation) }
+        expectJOSEError(.missingClaim) {
+            try JWTClaimsTests.claims { $0.issuer = nil }.validate(JWTClaimsTests.validation)
+        }
     }
 
     /// `aud` as a string or array must contain the client; several audiences need `azp` = client.
@@ -78,7 +94,9 @@ struct JWTClaimsTests {
         expectJOSEError(.audienceMismatch) {
             try JWTClaimsTests.claims { $0.audience = .single("other") }.validate(JWTClaimsTests.validation)
         }
-        expectJOSEError(.missingClaim) { try JWTClaimsTests.claims { $0.audience = nil }.validate(JWTClaimsTests.validation) }
+        expectJOSEError(.missingClaim) {
+            try JWTClaimsTests.claims { $0.audience = nil }.validate(JWTClaimsTests.validation)
+        }
         expectJOSEError(.missingClaim) {
             try JWTClaimsTests.claims { $0.audience = .multiple(["com.example.app", "api"]) }.validate(
                 JWTClaimsTests.validation)
@@ -88,29 +106,38 @@ struct JWTClaimsTests {
             $0.authorizedParty = "com.example.app"
         }.validate(JWTClaimsTests.validation)
         expectJOSEError(.authorizedPartyMismatch) {
-            try JWTClaimsTests.claims { $0.authorizedParty = "someone-else" }.validate(JWTClaimsTests.validation)
+            try JWTClaimsTests.claims { $0.authorizedParty = "someone-else" }.validate(
+                JWTClaimsTests.validation)
         }
-        try JWTClaimsTests.claims { $0.audience = .multiple(["com.example.app"]) }.validate(JWTClaimsTests.validation)
+        try JWTClaimsTests.claims { $0.audience = .multiple(["com.example.app"]) }.validate(
+            JWTClaimsTests.validation)
     }
 
     /// The nonce must be present and equal to the one sent (rp-nonce-invalid).
     @Test("nonce")
     func nonce() throws {
-        expectJOSEError(.nonceMismatch) { try JWTClaimsTests.claims { $0.nonce = "other" }.validate(JWTClaimsTests.validation) }
-        expectJOSEError(.missingClaim) { try JWTClaimsTests.claims { $0.nonce = nil }.validate(JWTClaimsTests.validation) }
+        expectJOSEError(.nonceMismatch) {
+            try JWTClaimsTests.claims { $0.nonce = "other" }.validate(JWTClaimsTests.validation)
+        }
+        expectJOSEError(.missingClaim) {
+            try JWTClaimsTests.claims { $0.nonce = nil }.validate(JWTClaimsTests.validation)
+        }
     }
 
     /// An ID token without `sub` is refused (rp-id_token-sub).
     @Test("sub is required in ID tokens")
     func subject() {
-        expectJOSEError(.missingClaim) { try JWTClaimsTests.claims { $0.subject = nil }.validate(JWTClaimsTests.validation) }
+        expectJOSEError(.missingClaim) {
+            try JWTClaimsTests.claims { $0.subject = nil }.validate(JWTClaimsTests.validation)
+        }
     }
 
     /// Registered claims of the wrong JSON type are invalid.
     @Test(
         "claim types",
         arguments: [
-            #"{"exp":"soon"}"#, #"{"iss":1}"#, #"{"aud":[1]}"#, #"{"aud":{}}"#, #"{"nbf":true}"#, #"{"nonce":[]}"#,
+            #"{"exp":"soon"}"#, #"{"iss":1}"#, #"{"aud":[1]}"#, #"{"aud":{}}"#, #"{"nbf":true}"#,
+            #"{"nonce":[]}"#,
         ])
     func claimTypes(text: String) throws {
         let members = try JSONValue.parseObject(Array(text.utf8))

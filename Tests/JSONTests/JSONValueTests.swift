@@ -71,3 +71,60 @@ struct JSONValueTests {
         #expect(throws: JSONError.self) { try JSONValue.parseObject(Array("[1]".utf8)) }
     }
 }
+
+@Suite("JSON parser strictness")
+struct JSONParserStrictnessTests {
+    /// Each of these is invalid under RFC 8259 (or refused on purpose) and names where it fails.
+    @Test(
+        "refuses what RFC 8259 does not allow",
+        arguments: [
+            ("[1,]", "trailing comma"), ("{\"a\":1,}", "trailing comma"),
+            ("{\"a\":1,\"a\":2}", "duplicate member"),
+            ("01", "leading zeros"), ("1.", "digits after"), ("1e", "exponent"), ("-", "invalid number"),
+            ("\"\\ud800\"", "lone surrogate"), ("\"a\u{01}\"", "control character"),
+            ("\"\\q\"", "invalid escape"),
+            ("[1] x", "after the JSON value"), ("1e999", "out of range"), ("'a'", "expected a JSON value"),
+            ("{a:1}", "member name"), ("\"abc", "unterminated"), ("tru", "end of JSON"),
+        ])
+    func refuses(text: String, reason: String) {
+        do {
+            _ = try JSONValue.parse(text)
+            Issue.record("\(text) was accepted")
+        } catch {
+            #expect(error.message.contains(reason), "\(text): \(error.message)")
+            #expect(error.line != nil)
+        }
+    }
+
+    /// Errors point at the line and column of the problem.
+    @Test("error positions")
+    func positions() {
+        do {
+            _ = try JSONValue.parse("{\n  \"a\": 1,\n  \"b\": tru\n}")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.line == 3)
+            #expect(error.column == 8)
+        }
+    }
+
+    /// Escapes, surrogate pairs, big integers, exponents and a leading BOM are read correctly.
+    @Test("reads the full grammar")
+    func grammar() throws {
+        #expect(try JSONValue.parse(#""\u00e9\ud83c\udf4f\n\/""#) == .string("é🍏\n/"))
+        #expect(try JSONValue.parse("9223372036854775807") == .int(Int64.max))
+        #expect(try JSONValue.parse("9223372036854775808") == .double(9_223_372_036_854_775_808))
+        #expect(try JSONValue.parse("-0.5e2") == .double(-50))
+        #expect(try JSONValue.parse([0xEF, 0xBB, 0xBF, 0x31]) == .int(1))
+        #expect(try JSONValue.parse(" \t\r\n[ ] ") == .array([]))
+    }
+
+    /// Nesting is bounded, so a hostile document cannot exhaust the stack.
+    @Test("deep nesting is refused")
+    func deepNesting() {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        #expect(throws: JSONError.self) { _ = try JSONValue.parse(deep) }
+        let fine = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect((try? JSONValue.parse(fine)) != nil)
+    }
+}

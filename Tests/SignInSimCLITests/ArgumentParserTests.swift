@@ -11,7 +11,11 @@ struct ArgumentParserTests {
     /// Subcommands, options (both `--x v` and `--x=v`) and positionals are read.
     @Test("parses subcommands, options and positionals")
     func parsesCommandLine() throws {
-        guard case .success(.run(let command, let parsed)) = Self.parse(["jwt", "verify", "tok", "--jwks=k.json", "--aud", "a"]) else {
+        guard
+            case .success(.run(let command, let parsed)) = Self.parse([
+                "jwt", "verify", "tok", "--jwks=k.json", "--aud", "a",
+            ])
+        else {
             Issue.record("expected a command to run")
             return
         }
@@ -29,10 +33,16 @@ struct ArgumentParserTests {
             (["jwt", "verify", "--jwks", "k"], "Missing expected argument '<token>'"),
             (["jwt", "decode", "a", "b"], "Unexpected argument 'b'"),
             (["jwt", "decode", "a", "--bogus"], "Unknown option '--bogus'"),
-            (["jwk", "generate", "--alg", "HS256"], "The value 'HS256' is invalid for '--alg <alg>'. Please provide one of 'ES256', 'RS256', 'PS256'."),
+            (
+                ["jwk", "generate", "--alg", "HS256"],
+                "The value 'HS256' is invalid for '--alg <alg>'. Please provide one of 'ES256', 'RS256', 'PS256'."
+            ),
             (["jwk", "generate", "--alg"], "Missing value for '--alg <alg>'"),
             (["jwt", "frobnicate"], "Unknown subcommand 'frobnicate'"),
-            (["jwk", "generate", "--alg", "ES256", "--alg", "RS256"], "The option '--alg' can be given only once"),
+            (
+                ["jwk", "generate", "--alg", "ES256", "--alg", "RS256"],
+                "The option '--alg' can be given only once"
+            ),
         ])
     func usageErrors(words: [String], message: String) {
         guard case .failure(let failure) = Self.parse(words) else {

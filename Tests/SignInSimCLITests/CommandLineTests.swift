@@ -22,7 +22,9 @@ struct CommandLineTests {
     func usageErrorExit() throws {
         let result = try SignInSimBinary.run(["jwt", "verify", "token"])
         #expect(result.status == 64)
-        #expect(result.standardError.hasPrefix("Error: Missing expected argument '--jwks <file-or-url>'\nUsage: signinsim jwt verify"))
+        #expect(
+            result.standardError.hasPrefix(
+                "Error: Missing expected argument '--jwks <file-or-url>'\nUsage: signinsim jwt verify"))
         #expect(result.standardError.contains("See 'signinsim jwt verify --help' for more information."))
     }
 
@@ -50,8 +52,10 @@ struct CommandLineTests {
         #expect(!publicJWK.isPrivate)
 
         let keyFile = try TemporaryDirectory.shared.write(generated.standardOutput, named: "key-\(alg).json")
-        let jwksFile = try TemporaryDirectory.shared.write(publicResult.standardOutput, named: "pub-\(alg).json")
-        let claims = #"{"iss":"https://issuer.example/","aud":"app","sub":"alice","exp":2000000000,"nonce":"n1"}"#
+        let jwksFile = try TemporaryDirectory.shared.write(
+            publicResult.standardOutput, named: "pub-\(alg).json")
+        let claims =
+            #"{"iss":"https://issuer.example/","aud":"app","sub":"alice","exp":2000000000,"nonce":"n1"}"#
         let signed = try SignInSimBinary.run(["jwt", "sign", "--key", keyFile, "--claims", claims])
         #expect(signed.status == 0, "\(signed.standardError)")
         let token = signed.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)

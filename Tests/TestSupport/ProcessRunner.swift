@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The outcome of running a program.
 public struct ProcessResult: Sendable {
@@ -48,8 +48,8 @@ public enum ProcessRunner {
         process.environment = merged
         let outputFile = try TemporaryDirectory.shared.file(named: "out-\(UUID().uuidString)")
         let errorFile = try TemporaryDirectory.shared.file(named: "err-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         let output = try FileHandle(forWritingTo: outputFile)
         let error = try FileHandle(forWritingTo: errorFile)
         defer {
@@ -69,7 +69,8 @@ public enum ProcessRunner {
         while process.isRunning {
             if ContinuousClock.now > deadline {
                 process.terminate()
-                throw Timeout(description: "\(executable.lastPathComponent) \(arguments) ran longer than \(timeout)")
+                throw Timeout(
+                    description: "\(executable.lastPathComponent) \(arguments) ran longer than \(timeout)")
             }
             Thread.sleep(forTimeInterval: 0.005)
         }
@@ -87,7 +88,8 @@ public final class TemporaryDirectory: Sendable {
     public let url: URL
 
     public init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("signinsim-tests-\(UUID().uuidString)")
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "signinsim-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 

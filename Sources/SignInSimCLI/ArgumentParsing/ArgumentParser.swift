@@ -59,7 +59,8 @@ enum ArgumentParser {
             }
             if option.isFlag {
                 if inlineValue != nil {
-                    return .failure(Failure(error: UsageError("The flag '--\(option.long)' takes no value"), path: path))
+                    return .failure(
+                        Failure(error: UsageError("The flag '--\(option.long)' takes no value"), path: path))
                 }
                 parsed.flags.insert(option.long)
                 continue
@@ -71,18 +72,23 @@ enum ArgumentParser {
                 value = arguments[index]
                 index += 1
             } else {
-                return .failure(Failure(error: UsageError("Missing value for '\(option.synopsis)'"), path: path))
+                return .failure(
+                    Failure(error: UsageError("Missing value for '\(option.synopsis)'"), path: path))
             }
             if let allowed = option.allowedValues, !allowed.contains(value) {
                 let list = allowed.map { "'\($0)'" }.joined(separator: ", ")
                 return .failure(
                     Failure(
-                        error: UsageError("The value '\(value)' is invalid for '\(option.synopsis)'. Please provide one of \(list)."),
+                        error: UsageError(
+                            "The value '\(value)' is invalid for '\(option.synopsis)'. Please provide one of \(list)."
+                        ),
                         path: path))
             }
             if !option.isRepeatable, parsed.values[option.long] != nil {
                 return .failure(
-                    Failure(error: UsageError("The option '--\(option.long)' can be given only once"), path: path))
+                    Failure(
+                        error: UsageError("The option '--\(option.long)' can be given only once"), path: path)
+                )
             }
             parsed.values[option.long, default: []].append(value)
         }
@@ -93,12 +99,14 @@ enum ArgumentParser {
             return .success(.help(path: path))
         }
         for option in command.options where option.isRequired && parsed.values[option.long] == nil {
-            return .failure(Failure(error: UsageError("Missing expected argument '\(option.synopsis)'"), path: path))
+            return .failure(
+                Failure(error: UsageError("Missing expected argument '\(option.synopsis)'"), path: path))
         }
         let required = command.arguments.filter { !$0.isOptional }.count
         if parsed.positionals.count < required {
             let missing = command.arguments[parsed.positionals.count]
-            return .failure(Failure(error: UsageError("Missing expected argument '<\(missing.name)>'"), path: path))
+            return .failure(
+                Failure(error: UsageError("Missing expected argument '<\(missing.name)>'"), path: path))
         }
         let variadic = command.arguments.contains { $0.isVariadic }
         if !variadic, parsed.positionals.count > command.arguments.count {

@@ -47,7 +47,8 @@ struct OptionSpec: Sendable {
         repeatable: Bool = false, allowed: [String]? = nil
     ) -> OptionSpec {
         OptionSpec(
-            long: long, short: short, valueName: value, help: help, isRequired: required, isRepeatable: repeatable,
+            long: long, short: short, valueName: value, help: help, isRequired: required,
+            isRepeatable: repeatable,
             allowedValues: allowed)
     }
 
@@ -75,7 +76,9 @@ struct ArgumentSpec: Sendable {
     var isOptional = false
     var isVariadic = false
 
-    static func argument(_ name: String, help: String, optional: Bool = false, variadic: Bool = false) -> ArgumentSpec {
+    static func argument(_ name: String, help: String, optional: Bool = false, variadic: Bool = false)
+        -> ArgumentSpec
+    {
         ArgumentSpec(name: name, help: help, isOptional: optional, isVariadic: variadic)
     }
 

@@ -10,7 +10,8 @@ enum HelpFormatter {
         } else {
             for option in command.options {
                 let repeated = option.isRepeatable ? " ..." : ""
-                parts.append(option.isRequired ? option.synopsis + repeated : "[\(option.synopsis)]" + repeated)
+                parts.append(
+                    option.isRequired ? option.synopsis + repeated : "[\(option.synopsis)]" + repeated)
             }
             parts.append(contentsOf: command.arguments.map(\.synopsis))
         }
@@ -22,7 +23,9 @@ enum HelpFormatter {
         var lines: [String] = ["OVERVIEW: \(command.abstract)"]
         if let discussion = command.discussion {
             lines.append("")
-            lines.append(contentsOf: discussion.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+            lines.append(
+                contentsOf: discussion.split(separator: "\n", omittingEmptySubsequences: false).map(
+                    String.init))
         }
         lines.append("")
         lines.append("USAGE: \(usage(for: path))")

@@ -9,13 +9,16 @@ struct ParsedArguments: Sendable {
     func value(_ long: String) -> String? { values[long]?.last }
     func allValues(_ long: String) -> [String] { values[long] ?? [] }
     func flag(_ long: String) -> Bool { flags.contains(long) }
-    func positional(_ index: Int) -> String? { positionals.indices.contains(index) ? positionals[index] : nil }
+    func positional(_ index: Int) -> String? {
+        positionals.indices.contains(index) ? positionals[index] : nil
+    }
 
     /// An integer option, or a usage error naming the option.
     func integer(_ long: String, valueName: String) throws(UsageError) -> Int64? {
         guard let text = value(long) else { return nil }
         guard let number = Int64(text) else {
-            throw UsageError("The value '\(text)' is invalid for '--\(long) <\(valueName)>': expected an integer")
+            throw UsageError(
+                "The value '\(text)' is invalid for '--\(long) <\(valueName)>': expected an integer")
         }
         return number
     }

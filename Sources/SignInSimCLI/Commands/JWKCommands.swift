@@ -11,8 +11,9 @@ extension SignInSimCLI {
         name: "generate", abstract: "Generate a private JWK and print it as JSON.",
         discussion: "The key id defaults to the key's RFC 7638 thumbprint.",
         options: [
-            .option("alg", value: "alg", help: "The signing algorithm the key is for.", required: true,
-                    allowed: ["ES256", "RS256", "PS256"]),
+            .option(
+                "alg", value: "alg", help: "The signing algorithm the key is for.", required: true,
+                allowed: ["ES256", "RS256", "PS256"]),
             .option("kid", value: "kid", help: "The key id (kid) to record in the JWK."),
         ],
         run: { arguments, context in
@@ -24,7 +25,7 @@ extension SignInSimCLI {
                 case .es256: jwk = JWK(try P256PrivateKey(), algorithm: algorithm.rawValue)
                 case .rs256, .ps256: jwk = JWK(try RSAPrivateKey(bits: 2048), algorithm: algorithm.rawValue)
                 }
-            } catch {
+            } catch let error as CryptoError {
                 throw CommandFailure("key generation failed: \(error.message)")
             }
             jwk.keyID = try arguments.value("kid") ?? jwk.thumbprint()
@@ -42,7 +43,8 @@ extension SignInSimCLI {
         })
 
     static let jwkThumbprintCommand = CommandSpec(
-        name: "thumbprint", abstract: "Read a JWK on standard input and print its RFC 7638 SHA-256 thumbprint.",
+        name: "thumbprint",
+        abstract: "Read a JWK on standard input and print its RFC 7638 SHA-256 thumbprint.",
         run: { _, context in
             let jwk = try readJWK(try context.readInput(), source: "standard input")
             context.writeOut(try jwk.thumbprint() + "\n")
@@ -58,4 +60,3 @@ extension SignInSimCLI {
         }
     }
 }
-

@@ -23,24 +23,27 @@ extension SignInSimCLI {
             .option("header", value: "json", help: "Extra JOSE header members, a JSON object."),
         ],
         run: { arguments, context in
-            let keyBytes = try context.readFile(arguments.value("key")!)
             let claims = try jsonObjectOption(arguments.value("claims"), name: "claims") ?? [:]
             var header = try jsonObjectOption(arguments.value("header"), name: "header") ?? [:]
+            let keyBytes = try context.readFile(arguments.value("key")!)
             var requested: JWSAlgorithm?
             if let alg = header.removeValue(forKey: "alg") {
-                guard let name = alg.stringValue else { throw UsageError("The header's alg must be a string") }
+                guard let name = alg.stringValue else {
+                    throw UsageError("The header's alg must be a string")
+                }
                 do {
                     requested = try JWSAlgorithm.resolve(name)
-                } catch {
+                } catch let error as JOSEError {
                     throw CommandFailure(error.message)
                 }
             }
             let signer = try makeSigner(keyBytes, path: arguments.value("key")!, algorithm: requested)
             if header["typ"] == nil { header["typ"] = "JWT" }
             do {
-                let token = try JWS.sign(payload: JSONValue.object(claims).serialized(), signer: signer, extraHeader: header)
+                let token = try JWS.sign(
+                    payload: JSONValue.object(claims).serialized(), signer: signer, extraHeader: header)
                 context.writeOut(token + "\n")
-            } catch {
+            } catch let error as JOSEError {
                 throw CommandFailure("signing failed: \(error.message)")
             }
             return .success
@@ -54,7 +57,7 @@ extension SignInSimCLI {
             do {
                 let decoded = try JWT.decodeUnverified(token)
                 context.printJSON(["header": decoded.header, "claims": decoded.claims])
-            } catch {
+            } catch let error as JOSEError {
                 throw CommandFailure("cannot decode the token: \(error.message)")
             }
             return .success
@@ -67,8 +70,9 @@ extension SignInSimCLI {
             reason when it is not. exp is always checked.
             """,
         options: [
-            .option("jwks", value: "file-or-url", help: "A JWK Set or a single JWK: a file, or an http(s) URL.",
-                    required: true),
+            .option(
+                "jwks", value: "file-or-url", help: "A JWK Set or a single JWK: a file, or an http(s) URL.",
+                required: true),
             .option("iss", value: "issuer", help: "The expected issuer (trailing slashes ignored)."),
             .option("aud", value: "audience", help: "An audience the token must be for."),
             .option("nonce", value: "nonce", help: "The expected nonce."),
@@ -89,7 +93,7 @@ extension SignInSimCLI {
                 let verified = try JWT.verify(token, keys: keys, validation: validation)
                 context.printJSON(verified.claims.json)
                 return .success
-            } catch {
+            } catch let error as JOSEError {
                 throw CommandFailure("invalid token: \(error.message) [\(error.code.rawValue)]")
             }
         })
@@ -129,7 +133,9 @@ extension SignInSimCLI {
                 return try JWSSigner(key: key, algorithm: algorithm ?? natural)
             }
             let jwk = try readJWK(bytes, source: path)
-            guard jwk.isPrivate else { throw CommandFailure("\(path): the JWK is public; signing needs a private key") }
+            guard jwk.isPrivate else {
+                throw CommandFailure("\(path): the JWK is public; signing needs a private key")
+            }
             return try JWSSigner(jwk: jwk, algorithm: algorithm)
         } catch let error as JOSEError {
             throw CommandFailure("\(path): \(error.message)")
@@ -143,7 +149,8 @@ extension SignInSimCLI {
             let transport = CurlTransport(cookieJar: nil)
             let response: HTTPResponse
             do {
-                response = try await transport.send(HTTPRequest(url: source, headers: ["Accept": "application/json"]))
+                response = try await transport.send(
+                    HTTPRequest(url: source, headers: ["Accept": "application/json"]))
             } catch {
                 throw CommandFailure("cannot fetch \(source): \(error.message)")
             }
