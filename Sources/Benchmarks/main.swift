@@ -62,13 +62,17 @@ func runOpenSSLSpeed(seconds: Int) throws -> OpenSSLRates {
     return rates
 }
 
+func padded(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+}
+
 func row(_ name: String, _ ours: Double, _ baseline: Double, _ baselineName: String, target: Double) -> String
 {
     let ratio = ours / baseline
     let verdict = ratio >= target ? "meets" : "BELOW"
-    return String(
-        format: "%-28@ %10.0f/s  %-26@ %10.0f/s  ratio %5.1f%%  (target %3.0f%%: %@)", name as NSString, ours,
-        baselineName as NSString, baseline, ratio * 100, target * 100, verdict as NSString)
+    return padded(name, 26) + String(format: "%9.0f/s   ", ours) + padded(baselineName, 26)
+        + String(format: "%9.0f/s   ratio %5.1f%%   target %3.0f%%: ", baseline, ratio * 100, target * 100)
+        + verdict
 }
 
 func benchCrypto(seconds: Double) throws {

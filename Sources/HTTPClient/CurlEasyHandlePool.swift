@@ -1,4 +1,5 @@
 import CCurl
+import Synchronization
 
 /// Idle easy handles of one transport, reused to save their set-up (buffers, DNS cache entries).
 ///
@@ -6,7 +7,7 @@ import CCurl
 /// It keeps the cookie jar alive for as long as any of its handles may be attached to it.
 final class CurlEasyHandlePool: @unchecked Sendable {
     let share: CurlShare?
-    private let idle = Locked<[UnsafeMutableRawPointer]>([])
+    private let idle = Mutex<[IdleHandle]>([])
     private let capacity: Int
 
     init(share: CurlShare?, capacity: Int) {
@@ -15,12 +16,12 @@ final class CurlEasyHandlePool: @unchecked Sendable {
     }
 
     deinit {
-        for handle in idle.withLock({ $0 }) { curl_easy_cleanup(handle) }
+        for handle in idle.withLock({ $0 }) { curl_easy_cleanup(handle.pointer) }
     }
 
     /// An idle handle with every option at its default, or a new one.
     func take() -> UnsafeMutableRawPointer {
-        if let handle = idle.withLock({ $0.popLast() }) { return handle }
+        if let handle = idle.withLock({ $0.popLast() }) { return handle.pointer }
         ensureCurlGlobalInit()
         guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
         return handle
@@ -32,11 +33,17 @@ final class CurlEasyHandlePool: @unchecked Sendable {
         // transfer); clearing it first frees it, and leaves a shared jar's cookies alone.
         _ = sis_easy_setopt_string(handle, CURLOPT_COOKIEFILE, nil)
         curl_easy_reset(handle)
+        let idleHandle = IdleHandle(pointer: handle)
         let kept = idle.withLock { handles in
             guard handles.count < capacity else { return false }
-            handles.append(handle)
+            handles.append(idleHandle)
             return true
         }
         if !kept { curl_easy_cleanup(handle) }
     }
+}
+
+/// An easy handle no transfer uses: only the pool's lock guards it, so it may cross threads.
+private struct IdleHandle: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
 }

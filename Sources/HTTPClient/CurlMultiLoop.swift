@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import HTTPCore
+import Synchronization
 
 /// A libcurl multi handle driven by a thread of its own.
 ///
@@ -26,7 +27,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
-    private let queue = Locked(Queue())
+    private let queue = Mutex(Queue())
     private let idleLifetime: Duration
     /// Loop thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]

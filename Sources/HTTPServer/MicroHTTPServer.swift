@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import HTTPCore
+import Synchronization
 
 /// An HTTP/1.1 server over libmicrohttpd that hands each request to an async handler.
 ///
@@ -15,7 +16,7 @@ import HTTPCore
 public final class MicroHTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     private let core: ServerCore
-    private let lifecycle = Locked(Lifecycle.idle)
+    private let lifecycle = Mutex(Lifecycle.idle)
 
     private enum Lifecycle {
         case idle

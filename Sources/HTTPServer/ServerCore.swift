@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import HTTPCore
+import Synchronization
 
 /// A libmicrohttpd connection pointer carried into the handler task.
 struct ConnectionHandle: @unchecked Sendable {
@@ -23,14 +24,14 @@ final class ServerCore: @unchecked Sendable {
     /// Written only before the daemon starts (thread creation orders it before every read by
     /// the daemon's threads); other readers go through `address`.
     private var daemonBaseURL = ""
-    private let address = Locked((baseURL: "", port: 0))
+    private let address = Mutex((baseURL: "", port: 0))
 
     private struct Counters {
         var inFlight = 0
         var draining = false
     }
 
-    private let counters = Locked(Counters())
+    private let counters = Mutex(Counters())
 
     private struct Suspended {
         var closed = false
@@ -41,7 +42,7 @@ final class ServerCore: @unchecked Sendable {
     /// `MHD_suspend_connection` and `MHD_resume_connection` and never inside a callback that
     /// libmicrohttpd may call with its own locks held, so the two cannot deadlock. Once closed
     /// (the daemon is about to stop), no handler resumes a connection the daemon will free.
-    private let suspended = Locked(Suspended())
+    private let suspended = Mutex(Suspended())
 
     init(handler: @escaping HTTPHandler, maximumBodySize: Int) {
         self.handler = handler
