@@ -83,7 +83,8 @@ let package = Package(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient", "HTTPCore", "TestSupport"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML"]),
         .testTarget(
-            name: "SignInSimCLITests", dependencies: ["SignInSimCLI", "JOSE", "Cryptography", "TestSupport"]),
+            name: "SignInSimCLITests",
+            dependencies: ["SignInSimCLI", "JOSE", "Cryptography", "HTTPCore", "HTTPServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

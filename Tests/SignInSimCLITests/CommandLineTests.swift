@@ -1,4 +1,6 @@
 import Foundation
+import HTTPCore
+import HTTPServer
 import JOSE
 import JSON
 import TestSupport
@@ -121,5 +123,39 @@ struct CommandLineTests {
         #expect(missingFile.standardError.contains("/nonexistent/key.json"))
         let badClaims = try SignInSimBinary.run(["jwt", "sign", "--key", "/dev/null", "--claims", "[1]"])
         #expect(badClaims.status == 64)
+    }
+}
+
+@Suite("signinsim jwt verify against a served JWKS")
+struct RemoteKeySetTests {
+    /// `--jwks URL` fetches the key set over HTTP; a 404 or non-JSON answer is a clear failure.
+    @Test("verify with --jwks URL")
+    func remoteKeySet() async throws {
+        let generated = try SignInSimBinary.run(["jwk", "generate", "--alg", "ES256", "--kid", "served"])
+        let publicJWK = try SignInSimBinary.run(["jwk", "public"], input: generated.standardOutput)
+            .standardOutput
+        let keyFile = try TemporaryDirectory.shared.write(generated.standardOutput, named: "served-key.json")
+        let token = try SignInSimBinary.run([
+            "jwt", "sign", "--key", keyFile, "--claims", #"{"sub":"alice","exp":2000000000}"#,
+        ]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        var router = Router()
+        let set = #"{"keys":[\#(publicJWK)]}"#
+        router.add(.get, "/.well-known/jwks.json") { _ in HTTPResponse(status: 200, body: Array(set.utf8)) }
+        router.add(.get, "/html") { _ in .html("<p>maintenance</p>") }
+        try await withTestServer(router: router) { server in
+            let ok = try SignInSimBinary.run([
+                "jwt", "verify", token, "--jwks", server.baseURL + "/.well-known/jwks.json", "--now",
+                "1900000000",
+            ])
+            #expect(ok.status == 0, "\(ok.standardError)")
+            let missing = try SignInSimBinary.run([
+                "jwt", "verify", token, "--jwks", server.baseURL + "/nope",
+            ])
+            #expect(missing.status == 1)
+            #expect(missing.standardError.contains("HTTP 404"))
+            let html = try SignInSimBinary.run(["jwt", "verify", token, "--jwks", server.baseURL + "/html"])
+            #expect(html.status == 1)
+            #expect(html.standardError.contains("not JSON"))
+        }
     }
 }
