@@ -1,6 +1,6 @@
 import CMicroHTTPD
 import Foundation
-import HTTPCore
+public import HTTPCore
 import Synchronization
 
 /// An HTTP/1.1 server over libmicrohttpd that hands each request to an async handler.

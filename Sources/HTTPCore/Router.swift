@@ -1,5 +1,3 @@
-public import HTTPCore
-
 /// What a server does with a request: any async function from request to response.
 public typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPResponse
 

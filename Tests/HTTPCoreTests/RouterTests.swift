@@ -1,14 +1,11 @@
-import HTTPClient
 import HTTPCore
-import HTTPServer
-import TestSupport
 import Testing
 
 @Suite("Router")
 struct RouterTests {
     private static let base = "http://127.0.0.1:1"
 
-    private static func router() -> Router {
+    static func router() -> Router {
         var router = Router()
         router.add(.post, "/oauth/token") { _ in .text("token") }
         router.add(.get, "/oauth/token/info") { _ in .text("info") }
@@ -82,21 +79,5 @@ struct RouterTests {
         #expect(response.status == 200)
         #expect(response.body.isEmpty)
         #expect(response.headers["Content-Length"] == "4")
-    }
-
-    /// The same answers come back over a live server.
-    @Test("404 and 405 over the wire")
-    func live() async throws {
-        try await withTestServer(router: Self.router()) { server in
-            let transport = CurlTransport()
-            let missing = try await transport.send(HTTPRequest(url: server.baseURL + "/nope"))
-            #expect(missing.status == 404)
-            let wrong = try await transport.send(
-                HTTPRequest(method: .get, url: server.baseURL + "/oauth/token"))
-            #expect(wrong.status == 405)
-            #expect(wrong.headers["Allow"] == "POST")
-            let user = try await transport.send(HTTPRequest(url: server.baseURL + "/_admin/users/abc"))
-            #expect(user.bodyText == "user abc")
-        }
     }
 }
