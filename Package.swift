@@ -4,7 +4,8 @@
 //
 // Layers, bottom to top (dependencies point down only):
 //   C bridges      COpenSSL, CCurl, CMicroHTTPD, CYAML
-//   pure values    JSON, Cryptography, JOSE, OAuthCore, HTTPCore, YAML
+//   pure values    JSON, Clocks, Cryptography, JOSE, OAuthCore, HTTPCore, YAML
+//   engines        Issuer (OpenID provider, in process or served)
 //   IO adapters    HTTPClient (libcurl), HTTPServer (libmicrohttpd)
 //   product        SignInSimCLI (commands), signinsim (thin executable)
 import PackageDescription
@@ -41,10 +42,18 @@ let package = Package(
         // MARK: Pure value layers
         .target(name: "Cryptography", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
         .target(name: "JOSE", dependencies: ["Cryptography", "JSON"], swiftSettings: strictSettings),
-        .target(name: "OAuthCore", dependencies: ["Cryptography", "JOSE"], swiftSettings: strictSettings),
+        .target(
+            name: "OAuthCore", dependencies: ["Cryptography", "JOSE", "JSON", "HTTPCore"],
+            swiftSettings: strictSettings),
         .target(name: "JSON", swiftSettings: strictSettings),
+        .target(name: "Clocks", swiftSettings: strictSettings),
         .target(name: "HTTPCore", dependencies: ["JSON"], swiftSettings: strictSettings),
         .target(name: "YAML", dependencies: ["CYAML"], swiftSettings: strictSettings),
+
+        .target(
+            name: "Issuer",
+            dependencies: ["Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "YAML"],
+            swiftSettings: strictSettings),
 
         // MARK: IO adapters
         .target(
@@ -57,7 +66,9 @@ let package = Package(
         .target(
             name: "SignInSimCLI",
             dependencies: [
-                "JSON", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient", "HTTPServer", "YAML",
+                "JSON", "Clocks", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient", "HTTPServer",
+                "YAML",
+                "Issuer",
             ],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -82,6 +93,14 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient", "HTTPCore", "TestSupport"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML"]),
+        .testTarget(name: "ClocksTests", dependencies: ["Clocks"]),
+        .testTarget(
+            name: "IssuerTests",
+            dependencies: [
+                "Issuer", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
+                "HTTPServer",
+                "TestSupport",
+            ]),
         .testTarget(
             name: "SignInSimCLITests",
             dependencies: ["SignInSimCLI", "JOSE", "Cryptography", "HTTPCore", "HTTPServer", "TestSupport"]),

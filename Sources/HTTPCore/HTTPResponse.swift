@@ -7,13 +7,24 @@ public struct HTTPResponse: Hashable, Sendable {
     public var body: [UInt8]
     /// How long each phase took, when a real network client measured it.
     public var timings: HTTPTimings?
+    /// Set by a server that wants the connection closed with no answer at all: the fault of a
+    /// response lost after the request was processed. Servers close the connection; in-process
+    /// transports report `HTTPError.connectionLost`.
+    public var dropsConnection: Bool
 
-    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], timings: HTTPTimings? = nil) {
+    public init(
+        status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], timings: HTTPTimings? = nil,
+        dropsConnection: Bool = false
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.timings = timings
+        self.dropsConnection = dropsConnection
     }
+
+    /// No response: the connection is closed after the request was processed.
+    public static let droppedConnection = HTTPResponse(status: 0, dropsConnection: true)
 }
 
 extension HTTPResponse {

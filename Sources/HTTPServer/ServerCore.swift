@@ -208,6 +208,8 @@ final class ServerCore: @unchecked Sendable {
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, state: RequestState)
         -> MHD_Result
     {
+        // A fault injected on purpose: the request was processed, the answer never arrives.
+        if response.dropsConnection { return .NO }
         let created: OpaquePointer?
         if state.isHead, response.body.isEmpty, let declared = response.headers["Content-Length"],
             let length = UInt64(declared), length > 0

@@ -31,3 +31,20 @@ struct RouterOverTheWireTests {
         }
     }
 }
+
+@Suite("Dropped connections")
+struct DroppedConnectionTests {
+    /// A handler answering `.droppedConnection` closes the connection: the client sees it lost.
+    @Test("droppedConnection closes without an answer")
+    func dropped() async throws {
+        var router = Router()
+        router.add(.post, "/oauth/token") { _ in .droppedConnection }
+        try await withTestServer(router: router) { server in
+            let error = await sendError(
+                CurlTransport(), HTTPRequest(method: .post, url: server.baseURL + "/oauth/token"))
+            #expect(
+                error?.code == .connectionLost || error?.code == .connectionFailed,
+                "\(String(describing: error))")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+/// Misbehaviour the issuer can be told to show, for the next N occurrences.
+///
+/// The `rp-…` faults are the OpenID Foundation RP conformance tests (`protocols.md` §5): each
+/// makes the issuer send what a correct relying party must refuse (or, for `kid-absent-single`,
+/// accept). The `http-…` faults break the transport instead.
+public enum IssuerFault: String, Sendable, Hashable, CaseIterable {
+    case idTokenIssuerMismatch = "rp-id_token-issuer-mismatch"
+    case idTokenSubjectMissing = "rp-id_token-sub"
+    case idTokenAudienceMismatch = "rp-id_token-aud"
+    case idTokenAudienceMissing = "rp-id_token-aud-missing"
+    case idTokenIssuedAtMissing = "rp-id_token-iat"
+    case idTokenKidAbsentSingleKey = "rp-id_token-kid-absent-single-jwks"
+    case idTokenKidAbsentMultipleKeys = "rp-id_token-kid-absent-multiple-jwks"
+    case idTokenUnsigned = "rp-id_token-sig-none"
+    case idTokenBadSignatureRS256 = "rp-id_token-bad-sig-rs256"
+    case idTokenBadSignatureES256 = "rp-id_token-bad-sig-es256"
+    case idTokenBadSignatureHS256 = "rp-id_token-bad-sig-hs256"
+    case idTokenExpired = "rp-id_token-expired"
+    case idTokenIssuedInFuture = "rp-id_token-iat-future"
+    case idTokenNotYetValid = "rp-id_token-nbf-future"
+    case nonceInvalid = "rp-nonce-invalid"
+    case userInfoBadSubject = "rp-userinfo-bad-sub-claim"
+    case discoveryIssuerMismatch = "rp-discovery-issuer-not-matching-config"
+    case keyRotation = "rp-key-rotation-op-sign-key"
+    case refreshedIDTokenIssuerMismatch = "refresh-token-invalid-issuer"
+    case refreshedIDTokenSubjectMismatch = "refresh-token-invalid-sub"
+    case internalServerError = "http-500"
+    case serviceUnavailable = "http-503"
+    case rateLimited = "http-429"
+    case delay = "http-delay"
+    case dropConnection = "http-drop-connection"
+    case htmlErrorPage = "http-html-error"
+
+    /// Faults that change an ID token the issuer mints.
+    var affectsIDToken: Bool {
+        switch self {
+        case .idTokenIssuerMismatch, .idTokenSubjectMissing, .idTokenAudienceMismatch,
+            .idTokenAudienceMissing,
+            .idTokenIssuedAtMissing, .idTokenKidAbsentSingleKey, .idTokenKidAbsentMultipleKeys,
+            .idTokenUnsigned,
+            .idTokenBadSignatureRS256, .idTokenBadSignatureES256, .idTokenBadSignatureHS256, .idTokenExpired,
+            .idTokenIssuedInFuture, .idTokenNotYetValid, .nonceInvalid:
+            true
+        default: false
+        }
+    }
+
+    /// Faults that break the HTTP exchange itself.
+    var isTransportFault: Bool { rawValue.hasPrefix("http-") }
+}
+
+/// One fault and how many more times it applies.
+public struct FaultInjection: Sendable, Hashable {
+    public var fault: IssuerFault
+    public var remaining: Int
+    /// Only requests to this path (transport faults); `nil` for any path but `/_admin/`.
+    public var path: String?
+    /// For `http-delay`: how long, in milliseconds.
+    public var delayMilliseconds: Int
+    /// For `http-429`: the `Retry-After` value, in seconds.
+    public var retryAfterSeconds: Int
+
+    public init(
+        fault: IssuerFault, count: Int = 1, path: String? = nil, delayMilliseconds: Int = 1000,
+        retryAfterSeconds: Int = 30
+    ) {
+        self.fault = fault
+        self.remaining = max(1, count)
+        self.path = path
+        self.delayMilliseconds = delayMilliseconds
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+}
+
+/// The faults waiting to happen, consumed in the order they were added.
+struct FaultPlan: Sendable {
+    private(set) var injections: [FaultInjection] = []
+
+    mutating func add(_ injection: FaultInjection) { injections.append(injection) }
+    mutating func removeAll() { injections.removeAll() }
+
+    /// Takes one occurrence of the first fault that `matches`, if any.
+    mutating func take(where matches: (FaultInjection) -> Bool) -> FaultInjection? {
+        guard let index = injections.firstIndex(where: matches) else { return nil }
+        let injection = injections[index]
+        injections[index].remaining -= 1
+        if injections[index].remaining <= 0 { injections.remove(at: index) }
+        return injection
+    }
+
+    /// Takes one occurrence of a specific fault.
+    mutating func take(_ fault: IssuerFault) -> Bool { take { $0.fault == fault } != nil }
+}

@@ -1,0 +1,262 @@
+import Clocks
+import HTTPCore
+public import JOSE
+import JSON
+public import OAuthCore
+
+/// The test control API under `/_admin/` (JSON in, JSON out), documented in the README.
+extension Issuer {
+    /// `POST /_admin/reset`: back to the tenant as configured; keys and clock are kept.
+    func adminReset(_ request: HTTPRequest) -> HTTPResponse {
+        state.withLock { state in
+            let keys = state.keys
+            state = IssuerState(tenant: tenant, keys: keys)
+        }
+        return .json(["reset": true])
+    }
+
+    /// `GET /_admin/users`: every user, without passwords.
+    func adminListUsers(_ request: HTTPRequest) -> HTTPResponse {
+        let users = state.withLock { Array($0.users.values) }.sorted { $0.id < $1.id }
+        return .json(["users": .array(users.map(Issuer.userJSON))])
+    }
+
+    static func userJSON(_ user: UserAccount) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "user_id": .string(user.id), "email_verified": .bool(user.emailVerified),
+            "connection": .string(user.connection),
+        ]
+        if let email = user.email { object["email"] = .string(email) }
+        if let name = user.name { object["name"] = .string(name) }
+        if let given = user.givenName { object["given_name"] = .string(given) }
+        if let family = user.familyName { object["family_name"] = .string(family) }
+        if let external = user.externalID { object["external_id"] = .string(external) }
+        return .object(object)
+    }
+
+    /// `POST /_admin/users`: creates a user, or updates the one with that email or `user_id`.
+    func adminCreateUser(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            let body = try Issuer.adminBody(request)
+            guard let email = body["email"]?.stringValue, email.contains("@") else {
+                throw OAuthError.invalidRequest("email is required")
+            }
+            let user = state.withLock { state -> UserAccount in
+                var user =
+                    body["user_id"]?.stringValue.flatMap { state.users[$0] } ?? state.user(email: email)
+                    ?? UserAccount(
+                        id: body["user_id"]?.stringValue ?? "auth0|" + randomValue(byteCount: 12),
+                        email: email)
+                user.email = email
+                if let password = body["password"]?.stringValue { user.password = password }
+                if let name = body["name"]?.stringValue { user.name = name }
+                if let given = body["given_name"]?.stringValue { user.givenName = given }
+                if let family = body["family_name"]?.stringValue { user.familyName = family }
+                if let verified = body["email_verified"]?.boolValue { user.emailVerified = verified }
+                state.users[user.id] = user
+                return user
+            }
+            return .json(Issuer.userJSON(user), status: 201)
+        } catch let error as OAuthError {
+            return error.response
+        } catch {
+            return OAuthError.invalidRequest("\(error)").response
+        }
+    }
+
+    /// `POST /_admin/clients`: registers or replaces a client.
+    func adminCreateClient(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            let body = try Issuer.adminBody(request)
+            let client = try ClientRegistration(adminJSON: body)
+            state.withLock { $0.clients[client.id] = client }
+            return .json(["client_id": .string(client.id), "public": .bool(client.isPublic)], status: 201)
+        } catch {
+            return error.response
+        }
+    }
+
+    /// `POST /_admin/keys/rotate`: a new signing key; the old one stays in the JWKS.
+    func adminRotateKeys(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            var algorithm: JWSAlgorithm?
+            if !request.body.isEmpty, let name = try Issuer.adminBody(request)["alg"]?.stringValue {
+                guard let parsed = JWSAlgorithm(rawValue: name) else {
+                    throw OAuthError.invalidRequest("alg must be ES256, RS256 or PS256")
+                }
+                algorithm = parsed
+            }
+            let keyID = try rotateSigningKey(algorithm: algorithm)
+            return .json(["kid": .string(keyID)])
+        } catch let error as OAuthError {
+            return error.response
+        } catch {
+            return OAuthError.invalidRequest("\(error)").response
+        }
+    }
+
+    /// Rotates the signing key now and returns the new `kid`.
+    @discardableResult
+    public func rotateSigningKey(algorithm: JWSAlgorithm? = nil) throws(OAuthError) -> String {
+        var ring = state.withLock { $0.keys }
+        do {
+            try ring.rotate(algorithm: algorithm)
+        } catch {
+            throw OAuthError("server_error", "cannot generate a key: \(error.message)", status: 500)
+        }
+        let rotated = ring
+        state.withLock { $0.keys = rotated }
+        return rotated.active.keyID ?? ""
+    }
+
+    /// `POST /_admin/clock` with `{"advance": s}` or `{"offset": s}`: answers `{"now": epoch}`.
+    func adminClock(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            let body = try Issuer.adminBody(request)
+            guard let clock = clock as? any AdjustableWallClock else {
+                throw OAuthError.invalidRequest("this issuer's clock cannot be moved")
+            }
+            if let advance = body["advance"] {
+                guard let seconds = advance.int64Value else {
+                    throw OAuthError.invalidRequest("advance must be an integer")
+                }
+                clock.advance(by: seconds)
+            } else if let offset = body["offset"] {
+                guard let seconds = offset.int64Value else {
+                    throw OAuthError.invalidRequest("offset must be an integer")
+                }
+                clock.setOffset(seconds)
+            } else if !body.isEmpty {
+                throw OAuthError.invalidRequest("expected {\"advance\": seconds} or {\"offset\": seconds}")
+            }
+            return .json(["now": .int(clock.now())])
+        } catch let error as OAuthError {
+            return error.response
+        } catch {
+            return OAuthError.invalidRequest("\(error)").response
+        }
+    }
+
+    /// `GET /_admin/requests[?since=N]`: the request log, oldest first.
+    func adminRequests(_ request: HTTPRequest) -> HTTPResponse {
+        let since = (try? request.queryParameters())?["since"].flatMap { Int($0) } ?? 0
+        let entries = state.withLock { $0.requestLog.entries.filter { $0.sequence > since } }
+        return .json(["requests": .array(entries.map(\.json))])
+    }
+
+    /// Every request logged so far (in process).
+    public var requestLog: [LoggedRequest] { state.withLock { Array($0.requestLog.entries) } }
+
+    /// `POST /_admin/faults` with `{"fault": ID, "count": N}` (and `path`, `delay_ms`, `retry_after`).
+    func adminAddFault(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            let body = try Issuer.adminBody(request)
+            guard let name = body["fault"]?.stringValue else {
+                throw OAuthError.invalidRequest("fault is required")
+            }
+            guard let fault = IssuerFault(rawValue: name) else {
+                let known = IssuerFault.allCases.map(\.rawValue).joined(separator: ", ")
+                throw OAuthError.invalidRequest(
+                    "unknown fault \"\(name.prefix(64))\"; known faults: \(known)")
+            }
+            var injection = FaultInjection(fault: fault)
+            if let count = body["count"] {
+                guard let value = count.int64Value, value >= 1, value <= 1_000_000 else {
+                    throw OAuthError.invalidRequest("count must be an integer from 1")
+                }
+                injection.remaining = Int(value)
+            }
+            if let path = body["path"]?.stringValue { injection.path = path }
+            if let delay = body["delay_ms"]?.int64Value {
+                injection.delayMilliseconds = Int(max(0, min(delay, 600_000)))
+            }
+            if let retry = body["retry_after"]?.int64Value {
+                injection.retryAfterSeconds = Int(max(0, retry))
+            }
+            try inject(injection)
+            return .json(
+                ["fault": .string(fault.rawValue), "count": .int(Int64(injection.remaining))], status: 201)
+        } catch let error as OAuthError {
+            return error.response
+        } catch {
+            return OAuthError.invalidRequest("\(error)").response
+        }
+    }
+
+    /// Arms a fault (in process). Key rotation happens at once.
+    public func inject(_ injection: FaultInjection) throws(OAuthError) {
+        if injection.fault == .keyRotation {
+            try rotateSigningKey()
+            return
+        }
+        state.withLock { $0.faults.add(injection) }
+    }
+
+    /// `DELETE /_admin/faults`: disarms every fault.
+    func adminClearFaults(_ request: HTTPRequest) -> HTTPResponse {
+        clearFaults()
+        return .json(["faults": []])
+    }
+
+    /// Disarms every fault (in process).
+    public func clearFaults() {
+        state.withLock { state in
+            state.faults.removeAll()
+            state.jwksPresentation = .normal
+        }
+    }
+
+    /// `GET /_admin/faults`: what is armed.
+    func adminListFaults(_ request: HTTPRequest) -> HTTPResponse {
+        let injections = state.withLock { $0.faults.injections }
+        return .json([
+            "faults": .array(
+                injections.map {
+                    ["fault": .string($0.fault.rawValue), "remaining": .int(Int64($0.remaining))]
+                })
+        ])
+    }
+
+    /// An admin request's JSON object; an empty body is an empty object.
+    static func adminBody(_ request: HTTPRequest) throws(OAuthError) -> [String: JSONValue] {
+        if request.body.isEmpty { return [:] }
+        do {
+            guard let object = try request.jsonBody().objectValue else {
+                throw OAuthError.invalidRequest("the body must be a JSON object")
+            }
+            return object
+        } catch let error as OAuthError {
+            throw error
+        } catch {
+            throw OAuthError.invalidRequest("\(error)")
+        }
+    }
+}
+
+extension ClientRegistration {
+    /// A client from the admin API's JSON (the names of RFC 7591 client metadata).
+    init(adminJSON body: [String: JSONValue]) throws(OAuthError) {
+        guard let id = body["client_id"]?.stringValue, !id.isEmpty else {
+            throw OAuthError.invalidRequest("client_id is required")
+        }
+        func strings(_ name: String) throws(OAuthError) -> [String]? {
+            guard let value = body[name] else { return nil }
+            guard let array = value.arrayValue, array.allSatisfy({ $0.stringValue != nil }) else {
+                throw OAuthError.invalidRequest("\(name) must be an array of strings")
+            }
+            return array.compactMap(\.stringValue)
+        }
+        let redirectURIs = try strings("redirect_uris") ?? []
+        for uri in redirectURIs {
+            if let problem = RedirectURIPolicy.registrationProblem(uri) {
+                throw OAuthError.invalidRequest(problem)
+            }
+        }
+        self.init(
+            id: id, name: body["client_name"]?.stringValue, secret: body["client_secret"]?.stringValue,
+            redirectURIs: redirectURIs,
+            postLogoutRedirectURIs: try strings("post_logout_redirect_uris") ?? [],
+            grantTypes: Set(try strings("grant_types") ?? ["authorization_code", "refresh_token"]),
+            requireDPoP: body["dpop_bound_access_tokens"]?.boolValue ?? false)
+    }
+}

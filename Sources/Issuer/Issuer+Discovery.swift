@@ -1,0 +1,66 @@
+import HTTPCore
+import JOSE
+import JSON
+import OAuthCore
+
+extension Issuer {
+    /// OpenID Connect Discovery 1.0 §3, with the RFC 8414 / 9207 / 9449 / 8693 additions.
+    func discoveryDocument(_ request: HTTPRequest) -> HTTPResponse {
+        let mismatch = state.withLock { $0.faults.take(.discoveryIssuerMismatch) }
+        let algorithms = state.withLock { $0.keys.active.algorithm.rawValue }
+        let document: JSONValue = [
+            "issuer": .string(mismatch ? "https://impostor.example" : identifier),
+            "authorization_endpoint": .string(url(Path.authorize)),
+            "token_endpoint": .string(url(Path.token)),
+            "userinfo_endpoint": .string(url(Path.userInfo)),
+            "jwks_uri": .string(url(Path.jwks)),
+            "revocation_endpoint": .string(url(Path.revoke)),
+            "end_session_endpoint": .string(url(Path.logout)),
+            "response_types_supported": ["code"],
+            "response_modes_supported": ["query"],
+            "grant_types_supported": [
+                .string(GrantType.authorizationCode), .string(GrantType.refreshToken),
+                .string(GrantType.tokenExchange),
+            ],
+            "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": [.string(algorithms)],
+            "scopes_supported": .array(
+                (tenant.scopes + tenant.audiences.flatMap(\.scopes)).map(JSONValue.string)),
+            "claims_supported": [
+                "sub", "iss", "aud", "azp", "exp", "iat", "auth_time", "nonce", "at_hash", "sid", "name",
+                "given_name",
+                "family_name", "email", "email_verified",
+            ],
+            "prompt_values_supported": ["none", "login", "consent"],
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
+            "revocation_endpoint_auth_methods_supported": [
+                "none", "client_secret_basic", "client_secret_post",
+            ],
+            "dpop_signing_alg_values_supported": .array(JWSAlgorithm.allCases.map { .string($0.rawValue) }),
+            "authorization_response_iss_parameter_supported": true,
+            "request_parameter_supported": false,
+            "claims_parameter_supported": false,
+        ]
+        return .json(document, headers: ["Cache-Control": "public, max-age=60"])
+    }
+
+    /// The JWK Set at `jwks_uri` (RFC 7517 §5).
+    func keySet() -> HTTPResponse {
+        let set = state.withLock { state in
+            var set = state.keys.publicKeySet
+            switch state.jwksPresentation {
+            case .normal: break
+            case .activeKeyOnly:
+                // rp-id_token-kid-absent-single-jwks: a kid-less token and exactly one key.
+                set.keys = Array(set.keys.prefix(1))
+            case .withDecoy(let decoy):
+                // rp-id_token-kid-absent-multiple-jwks: a kid-less token and two keys that could
+                // have signed it.
+                set.keys = [decoy] + set.keys.prefix(1)
+            }
+            return set
+        }
+        return .json(set.json, headers: ["Cache-Control": "public, max-age=60"])
+    }
+}

@@ -1,0 +1,141 @@
+public import Clocks
+public import Cryptography
+import Foundation
+public import HTTPCore
+import JOSE
+import JSON
+import OAuthCore
+import Synchronization
+
+/// An OAuth 2.0 / OpenID Connect provider with Auth0-compatible endpoints, usable in process
+/// (`respond(to:)` is an `HTTPHandler`) and over HTTP (hand `respond` to a server).
+///
+/// Time and randomness are injected; all state sits behind one lock, taken briefly and never
+/// across an `await` or a signature, so that single-use rules hold under concurrency.
+public final class Issuer: Sendable {
+    /// The issuer identifier (`iss`), e.g. `http://127.0.0.1:8080`, without a trailing slash.
+    public let identifier: String
+    public let tenant: Tenant
+    let clock: any WallClock
+    let random: any RandomSource
+    let state: Mutex<IssuerState>
+
+    /// Creates an issuer serving `tenant` at `baseURL`.
+    public init(
+        baseURL: String, tenant: Tenant = .default, clock: any WallClock = SystemWallClock(),
+        random: any RandomSource = SystemRandom()
+    ) throws(IssuerError) {
+        var identifier = baseURL
+        while identifier.hasSuffix("/") { identifier.removeLast() }
+        self.identifier = identifier
+        self.tenant = tenant
+        self.clock = clock
+        self.random = random
+        let keys: SigningKeyRing
+        do {
+            keys = try SigningKeyRing(algorithm: tenant.signingAlgorithm)
+        } catch {
+            throw IssuerError("cannot create the signing key: \(error.message)")
+        }
+        state = Mutex(IssuerState(tenant: tenant, keys: keys))
+    }
+
+    /// Answers one request: injected transport faults first, then the endpoint, then the log.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        let started = ContinuousClock.now
+        let path = request.path
+        var fault: FaultInjection?
+        if !path.hasPrefix("/_admin/") {
+            fault = state.withLock { state in
+                state.faults.take { $0.fault.isTransportFault && ($0.path == nil || $0.path == path) }
+            }
+        }
+        var response: HTTPResponse
+        switch fault?.fault {
+        case .internalServerError?:
+            response =
+                OAuthError("server_error", "injected fault: internal server error", status: 500).response
+        case .serviceUnavailable?:
+            response =
+                OAuthError("temporarily_unavailable", "injected fault: service unavailable", status: 503)
+                .response
+        case .rateLimited?:
+            var error = OAuthError("too_many_requests", "injected fault: rate limited", status: 429)
+            error.headers["Retry-After"] = String(fault!.retryAfterSeconds)
+            response = error.response
+        case .htmlErrorPage?:
+            response = .html(
+                "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
+                    + "<p>The upstream server is unavailable (injected fault).</p></body></html>",
+                status: 502)
+        case .delay?:
+            try? await Task.sleep(for: .milliseconds(fault!.delayMilliseconds))
+            response = await route(request)
+        case .dropConnection?:
+            _ = await route(request)
+            response = .droppedConnection
+        default:
+            response = await route(request)
+        }
+        log(request, response: response, started: started)
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) async -> HTTPResponse {
+        let path = request.path
+        guard let methods = Issuer.endpoints[path] else {
+            return OAuthError("not_found", "no endpoint at \(path.prefix(200))", status: 404).response
+        }
+        let method = request.method == .head ? HTTPMethod.get : request.method
+        guard let endpoint = methods[method] else {
+            var error = OAuthError(
+                "invalid_request", "\(request.method) is not allowed on \(path)", status: 405)
+            error.headers["Allow"] = methods.keys.map(\.rawValue).sorted().joined(separator: ", ")
+            return error.response
+        }
+        return await endpoint(self, request)
+    }
+
+    private func log(_ request: HTTPRequest, response: HTTPResponse, started: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - started
+        let (seconds, attoseconds) = elapsed.components
+        var parameters: [String: String] = [:]
+        if let query = try? request.queryParameters() {
+            for pair in query { parameters[pair.name] = pair.value }
+        }
+        if request.method == .post, let form = try? request.formParameters() {
+            for pair in form { parameters[pair.name] = pair.value }
+        } else if request.method == .post, let json = try? request.jsonBody().objectValue {
+            for (name, value) in json { parameters[name] = value.stringValue ?? value.serializedString() }
+        }
+        for name in LoggedRequest.redacted where parameters[name] != nil { parameters[name] = "[redacted]" }
+        let entry = LoggedRequest(
+            sequence: 0, time: clock.now(), method: request.method.rawValue, path: request.path,
+            status: response.dropsConnection ? 0 : response.status, parameters: parameters,
+            durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+        state.withLock { $0.requestLog.append(entry) }
+    }
+
+    // MARK: - Helpers for the endpoints
+
+    /// A fresh random value for codes, tokens, ids: 32 bytes, base64url (256 bits).
+    func randomValue(byteCount: Int = 32) -> String { Base64URL.encode(random.bytes(count: byteCount)) }
+
+    /// How secrets are stored: SHA-256, base64url.
+    static func hash(_ secret: String) -> String { Base64URL.encode(SHA256.hash(Array(secret.utf8))) }
+
+    /// Sweeps expired state at most once a second of issuer time.
+    func sweepIfDue(_ state: inout IssuerState, now: Int64) {
+        if now - state.lastSweep >= 1 || state.lastSweep > now { state.sweep(now: now) }
+    }
+
+    /// The lifetimes that apply to a client.
+    func lifetimes(for client: ClientRegistration) -> TokenLifetimes { client.lifetimes ?? tenant.lifetimes }
+}
+
+/// A problem that stops the issuer from starting (a bad tenant, no key).
+public struct IssuerError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

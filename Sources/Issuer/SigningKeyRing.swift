@@ -1,0 +1,45 @@
+import Cryptography
+import JOSE
+
+/// The issuer's signing keys: one active, and the retired ones still published in the JWKS so
+/// that tokens they signed keep verifying until they expire (OpenID Connect Core §10.1.1).
+struct SigningKeyRing: Sendable {
+    private(set) var active: JWSSigner
+    private(set) var retired: [JWSSigner] = []
+    private var generation = 1
+
+    /// How many retired keys stay published.
+    static let retiredKeysKept = 2
+
+    init(algorithm: JWSAlgorithm) throws(JOSEError) {
+        active = try SigningKeyRing.makeSigner(algorithm: algorithm, generation: 1)
+    }
+
+    /// A new active key; the old one is retired but still published.
+    mutating func rotate(algorithm: JWSAlgorithm? = nil) throws(JOSEError) {
+        generation += 1
+        let next = try SigningKeyRing.makeSigner(
+            algorithm: algorithm ?? active.algorithm, generation: generation)
+        retired.insert(active, at: 0)
+        if retired.count > SigningKeyRing.retiredKeysKept { retired.removeLast() }
+        active = next
+    }
+
+    /// The public JWK Set (`jwks_uri`).
+    var publicKeySet: JWKSet { JWKSet(keys: ([active] + retired).map(\.publicJWK)) }
+
+    private static func makeSigner(algorithm: JWSAlgorithm, generation: Int) throws(JOSEError) -> JWSSigner {
+        let key: PrivateKey
+        do {
+            switch algorithm {
+            case .es256: key = .p256(try P256PrivateKey())
+            case .rs256, .ps256: key = .rsa(try RSAPrivateKey(bits: 2048))
+            }
+        } catch {
+            throw JOSEError(.signingFailed, "cannot generate a signing key: \(error.message)")
+        }
+        let provisional = try JWSSigner(key: key, algorithm: algorithm)
+        let thumbprint = try provisional.publicJWK.thumbprint()
+        return try JWSSigner(key: key, algorithm: algorithm, keyID: "\(generation)-\(thumbprint.prefix(16))")
+    }
+}

@@ -1,0 +1,187 @@
+public import JOSE
+
+/// Everything an issuer serves: its clients, users, APIs, connections, keys and lifetimes.
+///
+/// `Tenant.default` needs no configuration; a tenant file adds to or overrides it
+/// (`TenantLoader`).
+public struct Tenant: Sendable, Hashable {
+    public var clients: [ClientRegistration]
+    public var users: [UserAccount]
+    public var audiences: [APIAudience]
+    public var connections: [ConnectionConfiguration]
+    /// Scopes the issuer knows (OpenID Connect's, plus each audience's).
+    public var scopes: [String]
+    /// The algorithm of the issuer's signing key (ES256 by default, RS256 selectable).
+    public var signingAlgorithm: JWSAlgorithm
+    public var lifetimes: TokenLifetimes
+    /// Whether DPoP proofs must carry a server nonce (RFC 9449 §8).
+    public var requireDPoPNonce: Bool
+    /// The API audience an access token is for when a request names none.
+    public var defaultAudience: String?
+
+    public init(
+        clients: [ClientRegistration], users: [UserAccount], audiences: [APIAudience],
+        connections: [ConnectionConfiguration] = [], scopes: [String] = Tenant.openIDScopes,
+        signingAlgorithm: JWSAlgorithm = .es256, lifetimes: TokenLifetimes = TokenLifetimes(),
+        requireDPoPNonce: Bool = false, defaultAudience: String? = nil
+    ) {
+        self.clients = clients
+        self.users = users
+        self.audiences = audiences
+        self.connections = connections
+        self.scopes = scopes
+        self.signingAlgorithm = signingAlgorithm
+        self.lifetimes = lifetimes
+        self.requireDPoPNonce = requireDPoPNonce
+        self.defaultAudience = defaultAudience
+    }
+
+    public static let openIDScopes = ["openid", "profile", "email", "offline_access"]
+
+    /// The tenant `signinsim serve` starts with when given no file (listed in the README).
+    public static let `default` = Tenant(
+        clients: [
+            ClientRegistration(
+                id: "com.example.app", name: "Example App",
+                redirectURIs: ["com.example.app://auth/callback", "http://127.0.0.1/callback"],
+                postLogoutRedirectURIs: ["com.example.app://auth/logout", "http://127.0.0.1/logout"],
+                grantTypes: [
+                    "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:token-exchange",
+                ])
+        ],
+        users: [
+            UserAccount(
+                id: "auth0|alice", email: "alice@example.com", password: "alice-password",
+                name: "Alice Liddell",
+                givenName: "Alice", familyName: "Liddell"),
+            UserAccount(
+                id: "auth0|bob", email: "bob@example.com", password: "bob-password", name: "Bob Builder",
+                givenName: "Bob", familyName: "Builder"),
+        ],
+        audiences: [
+            APIAudience(identifier: "https://api.example.com", scopes: ["read:items", "write:items"])
+        ],
+        connections: [ConnectionConfiguration(name: "apple", kind: .apple)],
+        defaultAudience: "https://api.example.com")
+
+    public func client(_ id: String) -> ClientRegistration? { clients.first { $0.id == id } }
+    public func audience(_ identifier: String) -> APIAudience? {
+        audiences.first { $0.identifier == identifier }
+    }
+}
+
+/// An OAuth client (RFC 6749 §2).
+public struct ClientRegistration: Sendable, Hashable {
+    public var id: String
+    public var name: String
+    /// `nil` for a public client (a native app, RFC 8252 §8.4); a secret makes it confidential.
+    public var secret: String?
+    public var redirectURIs: [String]
+    public var postLogoutRedirectURIs: [String]
+    public var grantTypes: Set<String>
+    /// Whether every token request must carry a DPoP proof (RFC 9449 §5).
+    public var requireDPoP: Bool
+    /// Lifetimes for this client alone, overriding the tenant's.
+    public var lifetimes: TokenLifetimes?
+
+    public init(
+        id: String, name: String? = nil, secret: String? = nil, redirectURIs: [String],
+        postLogoutRedirectURIs: [String] = [],
+        grantTypes: Set<String> = ["authorization_code", "refresh_token"],
+        requireDPoP: Bool = false, lifetimes: TokenLifetimes? = nil
+    ) {
+        self.id = id
+        self.name = name ?? id
+        self.secret = secret
+        self.redirectURIs = redirectURIs
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
+        self.grantTypes = grantTypes
+        self.requireDPoP = requireDPoP
+        self.lifetimes = lifetimes
+    }
+
+    public var isPublic: Bool { secret == nil }
+}
+
+/// A user the issuer can authenticate or link.
+public struct UserAccount: Sendable, Hashable {
+    /// The stable `sub`.
+    public var id: String
+    public var email: String?
+    public var emailVerified: Bool
+    /// `nil` for users who only sign in through a connection (Apple).
+    public var password: String?
+    public var name: String?
+    public var givenName: String?
+    public var familyName: String?
+    /// `database` for password users, or the connection's name.
+    public var connection: String
+    /// The user's id at the connection (Apple's `sub`), for linked users.
+    public var externalID: String?
+
+    public init(
+        id: String, email: String? = nil, emailVerified: Bool = true, password: String? = nil,
+        name: String? = nil,
+        givenName: String? = nil, familyName: String? = nil, connection: String = "database",
+        externalID: String? = nil
+    ) {
+        self.id = id
+        self.email = email
+        self.emailVerified = emailVerified
+        self.password = password
+        self.name = name
+        self.givenName = givenName
+        self.familyName = familyName
+        self.connection = connection
+        self.externalID = externalID
+    }
+}
+
+/// An API whose identifier is an access token audience (Auth0 "API", RFC 8707 resource).
+public struct APIAudience: Sendable, Hashable {
+    public var identifier: String
+    public var scopes: [String]
+
+    public init(identifier: String, scopes: [String]) {
+        self.identifier = identifier
+        self.scopes = scopes
+    }
+}
+
+/// An upstream identity provider whose tokens the issuer accepts in a token exchange.
+public struct ConnectionConfiguration: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        /// Sign in with Apple (wired up by the Apple simulator).
+        case apple
+        /// Any OpenID provider whose ID tokens are accepted as RFC 8693 `id_token` subjects,
+        /// verified against the given keys.
+        case openIDProvider(issuer: String, audience: String, keys: JWKSet)
+    }
+
+    public var name: String
+    public var kind: Kind
+
+    public init(name: String, kind: Kind) {
+        self.name = name
+        self.kind = kind
+    }
+}
+
+/// How long each artefact lives, in seconds.
+public struct TokenLifetimes: Sendable, Hashable {
+    /// Authorization codes (RFC 6749 §4.1.2 recommends at most 10 minutes; 60 s is common).
+    public var authorizationCode: Int64 = 60
+    public var accessToken: Int64 = 3600
+    public var idToken: Int64 = 3600
+    public var refreshToken: Int64 = 30 * 86400
+    /// How long a rotated refresh token may still be presented after a lost response; 0 = off.
+    public var refreshReuseGrace: Int64 = 0
+    /// The issuer session behind the SSO cookie.
+    public var session: Int64 = 7 * 86400
+    /// A login page's transaction.
+    public var transaction: Int64 = 600
+    /// How far a DPoP proof's `iat` may be from now (RFC 9449 §11.1).
+    public var dpopProofWindow: Int64 = 60
+
+    public init() {}
+}

@@ -1,0 +1,156 @@
+import Clocks
+import HTTPCore
+import Issuer
+import JOSE
+import JSON
+import OAuthCore
+import Testing
+
+@Suite("Issuer discovery, keys and admin API")
+struct DiscoveryAndAdminTests {
+    /// Discovery names every endpoint at Auth0's paths and advertises what the issue requires.
+    @Test("discovery document", arguments: Deployment.allCases)
+    func discovery(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            let response = try await fixture.get("/.well-known/openid-configuration")
+            #expect(response.status == 200)
+            let document = try response.jsonBody()
+            #expect(document["issuer"] == .string(fixture.baseURL))
+            for (key, path) in [
+                ("authorization_endpoint", "/authorize"), ("token_endpoint", "/oauth/token"),
+                ("userinfo_endpoint", "/userinfo"), ("jwks_uri", "/.well-known/jwks.json"),
+                ("revocation_endpoint", "/oauth/revoke"), ("end_session_endpoint", "/oidc/logout"),
+            ] {
+                #expect(document[key] == .string(fixture.baseURL + path), "\(key)")
+            }
+            #expect(document["code_challenge_methods_supported"] == ["S256"])
+            #expect(document["authorization_response_iss_parameter_supported"] == true)
+            #expect(
+                document["grant_types_supported"]?.arrayValue?.contains(.string(GrantType.tokenExchange))
+                    == true)
+            #expect(document["dpop_signing_alg_values_supported"]?.arrayValue?.isEmpty == false)
+        }
+    }
+
+    /// The JWKS publishes the public signing key only, and a rotation adds a key while keeping the old.
+    @Test("JWKS and key rotation", arguments: Deployment.allCases)
+    func keys(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            let first = try JWKSet.parse(try await fixture.get("/.well-known/jwks.json").body)
+            #expect(first.keys.count == 1)
+            #expect(first.keys.allSatisfy { !$0.isPrivate && $0.keyID != nil && $0.algorithm == "ES256" })
+            let rotated = try await fixture.postJSON("/_admin/keys/rotate", [:])
+            #expect(rotated.status == 200)
+            let second = try JWKSet.parse(try await fixture.get("/.well-known/jwks.json").body)
+            #expect(second.keys.count == 2)
+            #expect(second.keys.contains { $0.keyID == first.keys[0].keyID })
+            #expect(second.keys[0].keyID == (try rotated.jsonBody())["kid"]?.stringValue)
+        }
+    }
+
+    /// `/_admin/clock` moves the issuer's clock by `advance` or to an `offset`.
+    @Test("admin clock", arguments: Deployment.allCases)
+    func clock(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            let advanced = try await fixture.postJSON("/_admin/clock", ["advance": 90])
+            #expect(try advanced.jsonBody()["now"] == .int(testEpoch + 90))
+            #expect(fixture.clock.now() == testEpoch + 90)
+            let offset = try await fixture.postJSON("/_admin/clock", ["offset": -30])
+            #expect(try offset.jsonBody()["now"] == .int(testEpoch - 30))
+            let bad = try await fixture.postJSON("/_admin/clock", ["advance": "soon"])
+            #expect(bad.status == 400)
+            #expect(try bad.jsonBody()["error"] == "invalid_request")
+        }
+    }
+
+    /// Users and clients can be added and listed; reset restores the tenant.
+    @Test("admin users, clients and reset", arguments: Deployment.allCases)
+    func usersAndClients(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            let created = try await fixture.postJSON(
+                "/_admin/users",
+                ["email": "carol@example.com", "password": "carol-password", "name": "Carol"])
+            #expect(created.status == 201)
+            let listed = try await fixture.get("/_admin/users").jsonBody()["users"]?.arrayValue ?? []
+            #expect(listed.contains { $0["email"] == "carol@example.com" })
+            #expect(!listed.contains { $0["password"] != nil })
+
+            let client = try await fixture.postJSON(
+                "/_admin/clients",
+                ["client_id": "web", "client_secret": "s3cr3t", "redirect_uris": ["https://app.example/cb"]])
+            #expect(client.status == 201)
+            #expect(try client.jsonBody()["public"] == false)
+            let badClient = try await fixture.postJSON(
+                "/_admin/clients", ["client_id": "bad", "redirect_uris": ["myapp://cb"]])
+            #expect(badClient.status == 400)
+
+            _ = try await fixture.postJSON("/_admin/reset", [:])
+            let after = try await fixture.get("/_admin/users").jsonBody()["users"]?.arrayValue ?? []
+            #expect(after.count == 2)
+        }
+    }
+
+    /// Faults are armed, listed, consumed and cleared; an unknown id is a 400 listing the known ones.
+    @Test("admin faults and transport faults", arguments: Deployment.allCases)
+    func faults(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            let armed = try await fixture.postJSON("/_admin/faults", ["fault": "http-503", "count": 2])
+            #expect(armed.status == 201)
+            #expect(try await fixture.get("/.well-known/jwks.json").status == 503)
+            #expect(try await fixture.get("/.well-known/jwks.json").status == 503)
+            #expect(try await fixture.get("/.well-known/jwks.json").status == 200)
+
+            _ = try await fixture.postJSON("/_admin/faults", ["fault": "http-429", "retry_after": 7])
+            let limited = try await fixture.get("/.well-known/openid-configuration")
+            #expect(limited.status == 429)
+            #expect(limited.headers["Retry-After"] == "7")
+
+            _ = try await fixture.postJSON("/_admin/faults", ["fault": "http-html-error"])
+            let html = try await fixture.get("/.well-known/openid-configuration")
+            #expect(html.mediaType == "text/html")
+            #expect(throws: HTTPError.self) { try html.jsonBody() }
+
+            // Two drops: libcurl silently retries once when a kept-alive connection dies unanswered.
+            _ = try await fixture.postJSON("/_admin/faults", ["fault": "http-drop-connection", "count": 2])
+            await #expect(throws: HTTPError.self) { try await fixture.get("/.well-known/jwks.json") }
+            let log = fixture.issuer.requestLog.filter {
+                $0.path == "/.well-known/jwks.json" && $0.status == 0
+            }
+            #expect(!log.isEmpty, "the dropped request was processed and logged")
+
+            let unknown = try await fixture.postJSON("/_admin/faults", ["fault": "rp-made-up"])
+            #expect(unknown.status == 400)
+            #expect(
+                try unknown.jsonBody()["error_description"]?.stringValue?.contains("rp-id_token-sub") == true)
+
+            _ = try await fixture.postJSON("/_admin/faults", ["fault": "http-500", "count": 5])
+            _ = try await fixture.send(HTTPRequest(method: .delete, url: fixture.baseURL + "/_admin/faults"))
+            #expect(try await fixture.get("/.well-known/jwks.json").status == 200)
+        }
+    }
+
+    /// The request log records method, path, status and parameters, with secrets redacted.
+    @Test("request log", arguments: Deployment.allCases)
+    func requestLog(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            _ = try await fixture.get("/.well-known/openid-configuration?x=1")
+            _ = try await fixture.postForm("/oauth/token", ["grant_type": "password", "password": "hunter2"])
+            let log = try await fixture.get("/_admin/requests").jsonBody()["requests"]?.arrayValue ?? []
+            #expect(log.count == 2)
+            #expect(log[0]["path"] == "/.well-known/openid-configuration")
+            #expect(log[0]["parameters"]?["x"] == "1")
+            #expect(log[1]["parameters"]?["password"] == "[redacted]")
+        }
+    }
+
+    /// Unknown paths are 404 and wrong methods 405 with `Allow`, as JSON errors.
+    @Test("404 and 405", arguments: Deployment.allCases)
+    func notFound(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            #expect(try await fixture.get("/nope").status == 404)
+            let wrong = try await fixture.get("/oauth/token")
+            #expect(wrong.status == 405)
+            #expect(wrong.headers["Allow"] == "POST")
+        }
+    }
+}
