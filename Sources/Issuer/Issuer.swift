@@ -40,9 +40,19 @@ public final class Issuer: Sendable {
         state = Mutex(IssuerState(tenant: tenant, keys: keys))
     }
 
+    /// Largest request body accepted, in process as over HTTP (the server's own limit).
+    public static let maximumBodySize = 4 << 20
+
     /// Answers one request: injected transport faults first, then the endpoint, then the log.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
+        guard request.body.count <= Issuer.maximumBodySize else {
+            let response = OAuthError(
+                "invalid_request", "request body exceeds \(Issuer.maximumBodySize) bytes", status: 413
+            ).response
+            log(request, response: response, started: started)
+            return response
+        }
         let path = request.path
         var fault: FaultInjection?
         if !path.hasPrefix("/_admin/") {

@@ -154,3 +154,21 @@ struct DiscoveryAndAdminTests {
         }
     }
 }
+
+@Suite("Issuer bad input")
+struct IssuerBadInputTests {
+    /// A body over 4 MiB is refused with 413 and an OAuth JSON error, in process and over HTTP.
+    @Test("oversized body is 413", arguments: Deployment.allCases)
+    func oversized(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            var request = HTTPRequest(
+                method: .post, url: fixture.baseURL + "/oauth/token",
+                headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: [UInt8](repeating: UInt8(ascii: "a"), count: (4 << 20) + 1))
+            request.timeout = .seconds(30)
+            let response = try await fixture.send(request)
+            #expect(response.status == 413)
+            #expect(try response.jsonBody()["error"] == "invalid_request")
+        }
+    }
+}
