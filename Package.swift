@@ -103,7 +103,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "SignInSimCLITests",
-            dependencies: ["SignInSimCLI", "JOSE", "Cryptography", "HTTPCore", "HTTPServer", "TestSupport"]),
+            dependencies: [
+                "SignInSimCLI", "JOSE", "Cryptography", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -64,6 +64,22 @@ extension Issuer {
         }
     }
 
+    /// `GET /_admin/clients`: every client, without secrets.
+    func adminListClients(_ request: HTTPRequest) -> HTTPResponse {
+        let clients = state.withLock { Array($0.clients.values) }.sorted { $0.id < $1.id }
+        return .json(["clients": .array(clients.map(Issuer.clientJSON))])
+    }
+
+    static func clientJSON(_ client: ClientRegistration) -> JSONValue {
+        [
+            "client_id": .string(client.id), "name": .string(client.name), "public": .bool(client.isPublic),
+            "redirect_uris": .array(client.redirectURIs.map(JSONValue.string)),
+            "post_logout_redirect_uris": .array(client.postLogoutRedirectURIs.map(JSONValue.string)),
+            "grant_types": .array(client.grantTypes.sorted().map(JSONValue.string)),
+            "require_dpop": .bool(client.requireDPoP),
+        ]
+    }
+
     /// `POST /_admin/clients`: registers or replaces a client.
     func adminCreateClient(_ request: HTTPRequest) -> HTTPResponse {
         do {

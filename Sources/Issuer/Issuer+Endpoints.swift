@@ -40,7 +40,10 @@ extension Issuer {
             .get: { issuer, request in issuer.adminListUsers(request) },
             .post: { issuer, request in issuer.adminCreateUser(request) },
         ],
-        "/_admin/clients": [.post: { issuer, request in issuer.adminCreateClient(request) }],
+        "/_admin/clients": [
+            .get: { issuer, request in issuer.adminListClients(request) },
+            .post: { issuer, request in issuer.adminCreateClient(request) },
+        ],
         "/_admin/keys/rotate": [.post: { issuer, request in issuer.adminRotateKeys(request) }],
         "/_admin/clock": [.post: { issuer, request in issuer.adminClock(request) }],
         "/_admin/requests": [.get: { issuer, request in issuer.adminRequests(request) }],

@@ -11,7 +11,7 @@ public enum SignInSimCLI {
             keychain, refresh) against an OpenID Connect issuer, with tools for the JOSE
             objects involved.
             """,
-        subcommands: [versionCommand, jwkCommand, jwtCommand])
+        subcommands: [versionCommand, jwkCommand, jwtCommand, serveCommand])
 
     /// Runs the process's command line and exits.
     public static func main() async -> Never {
