@@ -51,7 +51,7 @@ extension Issuer {
         {
             signedIn = nil
         }
-        // prompt=none: answer at once, without any page (Core §3.1.2.6).
+        // prompt=none: answer at once, without any page (Core §3.1.2.1; errors of §3.1.2.6).
         if request.prompt.contains("none") {
             guard let signedIn else {
                 return .redirect(

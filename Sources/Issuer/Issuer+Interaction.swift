@@ -11,6 +11,8 @@ enum InteractionStep: Sendable {
     case redirect(String)
     /// A 400 page: nothing can be sent to the client.
     case errorPage(title: String, message: String)
+    /// RP-Initiated Logout without a redirect.
+    case signedOutPage
 }
 
 /// The user and session a request goes on with.
@@ -55,6 +57,8 @@ extension Issuer {
             return .redirect(to: location, headers: headers)
         case .errorPage(let title, let message):
             return .html(LoginPages.error(title: title, message: message), status: 400, headers: headers)
+        case .signedOutPage:
+            return .html(LoginPages.signedOut(), headers: headers)
         }
     }
 

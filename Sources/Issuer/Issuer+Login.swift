@@ -56,9 +56,10 @@ extension Issuer {
                 let transaction = transaction(
                     transactionID, csrfToken: csrfToken, stage: .consent, in: state, now: now)
             else { return Issuer.expiredTransactionStep }
+            // A session's hash names one user for good (a new login makes a new cookie), so the
+            // session being the transaction's is enough to know the user is too.
             guard let sessionHash = transaction.sessionHash, cookieHashes.contains(sessionHash),
-                let signedIn = liveSession([sessionHash], in: state, now: now),
-                signedIn.user.id == transaction.userID
+                let signedIn = liveSession([sessionHash], in: state, now: now)
             else {
                 state.transactions[transaction.id] = nil
                 return .errorPage(

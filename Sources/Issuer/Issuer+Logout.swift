@@ -13,7 +13,7 @@ extension Issuer {
     /// The browser's session always ends, even when the request is refused: the user asked to
     /// sign out, and an SSO cookie that outlives a botched logout is field bug 14. Only the
     /// session of the cookie the browser sent ends; a logout from another browser (an
-    /// ephemeral one) leaves this one signed in, as with Auth0. Redirection needs a client,
+    /// ephemeral one) leaves this one signed in, as at cookie-based OPs like Auth0. Redirection needs a client,
     /// named by `client_id` or by the hint's audience, whose registered post-logout redirect
     /// URIs include the one given, exactly.
     func logout(_ request: HTTPRequest) async -> HTTPResponse {
@@ -28,9 +28,7 @@ extension Issuer {
         case .success(let location?):
             return render(.redirect(location), cookies: clearing)
         case .success(nil):
-            var headers = Issuer.interactionHeaders
-            headers.add(name: "Set-Cookie", value: clearing[0])
-            return .html(LoginPages.signedOut(), headers: headers)
+            return render(.signedOutPage, cookies: clearing)
         case .failure(let refusal):
             return render(
                 .errorPage(title: "Sign-out request refused", message: refusal.message), cookies: clearing)

@@ -205,6 +205,10 @@ struct AuthorizeTests {
                     NativeApp.authorization(
                         web.merging(["code_challenge": "x", "code_challenge_method": "plain"]) { $1 })),
                 "invalid_request", fixture: fixture, redirectURI: redirectURI)
+            try expectAuthorizationError(
+                try await browser.authorize(
+                    NativeApp.authorization(web.merging(["code_challenge_method": "S256"]) { $1 })),
+                "invalid_request", fixture: fixture, redirectURI: redirectURI)
             let redirect = try await browser.signIn(NativeApp.authorization(web))
             let parameters = try redirectParameters(redirect, to: redirectURI)
             #expect(parameters["tenant"] == "blue")

@@ -84,15 +84,20 @@ struct LoginTests {
         }
     }
 
-    /// A login form that succeeded cannot be submitted again.
+    /// A login form that succeeded cannot be submitted again, nor the consent form's transaction logged into.
     @Test("login form is single use", arguments: Deployment.allCases)
     func loginFormSingleUse(deployment: Deployment) async throws {
         try await withIssuer(deployment) { fixture in
             var browser = Browser(fixture)
             let login = try expectLoginPage(try await browser.authorize())
             let credentials = ["username": Alice.email, "password": Alice.password]
-            try expectConsentPage(try await browser.submit(login, credentials))
+            let consent = try expectConsentPage(try await browser.submit(login, credentials))
             try expectErrorPage(try await browser.submit(login, credentials))
+            var consentAsLogin = consent.submission()
+            consentAsLogin.append("username", Alice.email)
+            consentAsLogin.append("password", Alice.password)
+            try expectErrorPage(try await browser.post("/u/login", consentAsLogin))
+            _ = try redirectParameters(try await browser.submit(consent, pressing: "approve"))
         }
     }
 
@@ -179,6 +184,8 @@ struct LoginTests {
             _ = try redirectParameters(try await browser.signIn())
             let oldCookie = try #require(browser.sessionCookie)
             try expectLoginPage(try await browser.authorize(NativeApp.authorization(["max_age": "0"])))
+            try expectLoginPage(
+                try await browser.authorize(NativeApp.authorization(["prompt": "select_account"])))
             let login = try expectLoginPage(
                 try await browser.authorize(NativeApp.authorization(["prompt": "login"])))
             // Alice consented before, so the login leads straight to the code, with a new session.
