@@ -1,22 +1,80 @@
 import HTTPCore
 import OAuthCore
 
-// Owned by the authorize/login/consent/logout work: RFC 6749 §4.1, OpenID Connect Core §3.1.2,
-// RP-Initiated Logout 1.0.
+// The browser-facing half of the issuer: RFC 6749 §4.1, OpenID Connect Core §3.1.2, RFC 7636,
+// RFC 8252, RFC 9207. Login and consent forms are in Issuer+Login.swift, logout in
+// Issuer+Logout.swift.
 extension Issuer {
+    /// `GET /authorize`: validates the request, then shows the login page, the consent page,
+    /// or redirects with a code, depending on the browser's session and the user's consents.
     func authorize(_ request: HTTPRequest) async -> HTTPResponse {
-        OAuthError("temporarily_unavailable", "authorize is being built", status: 501).response
+        let now = clock.now()
+        let query: FormParameters
+        do {
+            query = try request.queryParameters()
+        } catch {
+            return render(
+                .errorPage(
+                    title: "Invalid sign-in request", message: "The request's query string is malformed."))
+        }
+        let validated: (request: AuthorizationRequest, client: ClientRegistration)
+        do {
+            validated = try AuthorizationRequest.validate(query, tenant: tenant) { id in
+                state.withLock { $0.clients[id] }
+            }
+        } catch {
+            switch error {
+            case .untrustedRedirect(let message):
+                return render(.errorPage(title: "Invalid sign-in request", message: message))
+            case .redirect(let error, let redirectURI, let state):
+                return render(.redirect(errorRedirect(error, redirectURI: redirectURI, state: state)))
+            }
+        }
+        let (authorization, client) = validated
+        let cookieHashes = Issuer.sessionCookieHashes(request)
+        let step = state.withLock { state in
+            sweepIfDue(&state, now: now)
+            return authorizationStep(
+                authorization, client: client, cookieHashes: cookieHashes, now: now, in: &state)
+        }
+        return render(step)
     }
 
-    func submitLogin(_ request: HTTPRequest) async -> HTTPResponse {
-        OAuthError("temporarily_unavailable", "login is being built", status: 501).response
-    }
-
-    func submitConsent(_ request: HTTPRequest) async -> HTTPResponse {
-        OAuthError("temporarily_unavailable", "consent is being built", status: 501).response
-    }
-
-    func logout(_ request: HTTPRequest) async -> HTTPResponse {
-        OAuthError("temporarily_unavailable", "logout is being built", status: 501).response
+    /// What a valid authorization request leads to (OpenID Connect Core §3.1.2.3–§3.1.2.4).
+    private func authorizationStep(
+        _ request: AuthorizationRequest, client: ClientRegistration, cookieHashes: [String], now: Int64,
+        in state: inout IssuerState
+    ) -> InteractionStep {
+        var signedIn = liveSession(cookieHashes, in: state, now: now)
+        if let current = signedIn,
+            request.forcesLogin || !request.accepts(authTime: current.session.authTime, now: now)
+        {
+            signedIn = nil
+        }
+        // prompt=none: answer at once, without any page (Core §3.1.2.1; errors of §3.1.2.6).
+        if request.prompt.contains("none") {
+            guard let signedIn else {
+                return .redirect(
+                    errorRedirect(
+                        OAuthError("login_required", "prompt=none was given and the user is not signed in"),
+                        redirectURI: request.redirectURI, state: request.state))
+            }
+            guard !needsConsent(request, userID: signedIn.user.id, in: state) else {
+                return .redirect(
+                    errorRedirect(
+                        OAuthError(
+                            "consent_required",
+                            "prompt=none was given and the user has not granted every scope"),
+                        redirectURI: request.redirectURI, state: request.state))
+            }
+            return .redirect(issueCode(request, to: signedIn, now: now, in: &state))
+        }
+        let transaction = startTransaction(request, client: client, now: now, in: &state)
+        guard let signedIn else {
+            return .loginPage(
+                LoginPages.FormBinding(transactionID: transaction.id, csrfToken: transaction.csrfToken),
+                clientName: client.name, username: request.loginHint, error: nil)
+        }
+        return proceed(transaction, as: signedIn, clientName: client.name, now: now, in: &state)
     }
 }

@@ -1,0 +1,220 @@
+import Cryptography
+import HTTPCore
+import JOSE
+import OAuthCore
+
+/// Why an `/authorize` request was refused, and so where the refusal may be sent
+/// (RFC 6749 §4.1.2.1).
+enum AuthorizationRequestRejection: Error, Sendable {
+    /// The client or its redirect URI cannot be established: the user is told on a page, and
+    /// nothing goes to a redirect URI that may belong to an attacker.
+    case untrustedRedirect(String)
+    /// The redirect URI is the client's own: the error goes back to it, with `state`.
+    case redirect(OAuthError, redirectURI: String, state: String?)
+}
+
+extension AuthorizationRequest {
+    /// Parameters this issuer reads; each may be sent at most once (RFC 6749 §3.1). Others
+    /// are ignored, as RFC 6749 §3.1 requires of unrecognised parameters.
+    static let recognizedParameters: Set<String> = [
+        "response_type", "response_mode", "client_id", "redirect_uri", "scope", "state", "nonce",
+        "code_challenge", "code_challenge_method", "prompt", "login_hint", "max_age", "audience",
+        "dpop_jkt", "request", "request_uri",
+    ]
+
+    /// Prompt values of OpenID Connect Core §3.1.2.1 (`select_account` is read as `login`:
+    /// a user picks an account by signing in).
+    static let supportedPrompts: Set<String> = ["none", "login", "consent", "select_account"]
+
+    /// Longest value accepted for any parameter the issuer stores or echoes.
+    static let maximumValueLength = 4096
+
+    /// Whether the user must sign in again whatever session the browser has: `prompt=login`
+    /// or `select_account`, or `max_age=0` (OpenID Connect Core §3.1.2.1).
+    var forcesLogin: Bool {
+        prompt.contains("login") || prompt.contains("select_account") || maxAge == 0
+    }
+
+    /// Whether a session that authenticated at `authTime` is recent enough for `max_age`: the
+    /// elapsed time may not exceed it (OpenID Connect Core §3.1.2.1). `max_age=0` is handled by
+    /// `forcesLogin`, since a login in the same second would otherwise pass.
+    func accepts(authTime: Int64, now: Int64) -> Bool {
+        guard let maxAge else { return true }
+        return now - authTime <= maxAge
+    }
+
+    /// Checks an `/authorize` query against the registered client and the tenant.
+    ///
+    /// OpenID Connect is not required: a request without the `openid` scope is a plain
+    /// OAuth 2.0 authorization request (RFC 6749 §4.1) and gets a code all the same; the ID
+    /// token is the token endpoint's business. `redirect_uri` is always required, as OpenID
+    /// Connect Core §3.1.2.1 says, even for a client with one registered URI
+    /// (RFC 6749 §3.1.2.3 would allow a default): the code record then always holds the URI
+    /// the token request must repeat (RFC 6749 §4.1.3).
+    static func validate(
+        _ query: FormParameters, tenant: Tenant, client lookup: (String) -> ClientRegistration?
+    ) throws(AuthorizationRequestRejection) -> (request: AuthorizationRequest, client: ClientRegistration) {
+        // RFC 6749 §3.1: a parameter sent without a value is treated as omitted.
+        let pairs = query.pairs.filter { !$0.value.isEmpty }
+        func values(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
+
+        // The client and the redirect URI first: until both are known to be right, nothing
+        // may be sent to the redirect URI.
+        let clientIDs = values("client_id")
+        guard clientIDs.count < 2 else {
+            throw .untrustedRedirect("The client_id parameter is given more than once (RFC 6749 §3.1).")
+        }
+        guard let clientID = clientIDs.first else {
+            throw .untrustedRedirect("The request has no client_id.")
+        }
+        guard let client = lookup(clientID) else {
+            throw .untrustedRedirect("No application with this client_id is registered.")
+        }
+        let redirectURIs = values("redirect_uri")
+        guard redirectURIs.count < 2 else {
+            throw .untrustedRedirect("The redirect_uri parameter is given more than once (RFC 6749 §3.1).")
+        }
+        guard let redirectURI = redirectURIs.first else {
+            throw .untrustedRedirect(
+                "The request has no redirect_uri (required by OpenID Connect Core §3.1.2.1).")
+        }
+        guard RedirectURIPolicy.matches(redirectURI, registered: client.redirectURIs) else {
+            throw .untrustedRedirect("The redirect_uri is not registered for this application.")
+        }
+
+        let state = values("state").first
+        func rejection(_ code: String, _ description: String) -> AuthorizationRequestRejection {
+            .redirect(OAuthError(code, description), redirectURI: redirectURI, state: state)
+        }
+        func single(_ name: String) -> String? { values(name).first }
+
+        var counted = Set<String>()
+        for pair in pairs where recognizedParameters.contains(pair.name) {
+            guard counted.insert(pair.name).inserted else {
+                throw rejection(
+                    "invalid_request", "\(pair.name) is given more than once (RFC 6749 section 3.1)")
+            }
+        }
+        for pair in pairs
+        where recognizedParameters.contains(pair.name) && pair.value.utf8.count > maximumValueLength {
+            throw rejection("invalid_request", "\(pair.name) is longer than \(maximumValueLength) bytes")
+        }
+
+        // OpenID Connect Core §6: request objects are not supported (see discovery).
+        if single("request") != nil {
+            throw rejection("request_not_supported", "the request parameter is not supported")
+        }
+        if single("request_uri") != nil {
+            throw rejection("request_uri_not_supported", "the request_uri parameter is not supported")
+        }
+
+        guard let responseType = single("response_type") else {
+            throw rejection("invalid_request", "response_type is required (RFC 6749 section 4.1.1)")
+        }
+        guard responseType == "code" else {
+            throw rejection(
+                "unsupported_response_type", "only response_type=code is supported (RFC 6749 section 4.1.1)")
+        }
+        if let mode = single("response_mode"), mode != "query" {
+            throw rejection("invalid_request", "only response_mode=query is supported")
+        }
+        guard client.grantTypes.contains(GrantType.authorizationCode) else {
+            throw rejection(
+                "unauthorized_client", "this application may not use the authorization code grant")
+        }
+
+        let codeChallenge = single("code_challenge")
+        let challengeMethod = single("code_challenge_method")
+        if let codeChallenge {
+            // RFC 7636 §4.3: a missing method means plain, which this issuer does not take.
+            guard let challengeMethod else {
+                throw rejection(
+                    "invalid_request",
+                    "code_challenge_method is missing, which means plain (RFC 7636 section 4.3); only S256 is supported"
+                )
+            }
+            guard challengeMethod == PKCE.method else {
+                throw rejection(
+                    "invalid_request",
+                    "code_challenge_method must be S256; plain is not supported (RFC 9700 section 2.1.1)")
+            }
+            guard isSHA256Digest(codeChallenge) else {
+                throw rejection(
+                    "invalid_request",
+                    "code_challenge must be BASE64URL(SHA256(code_verifier)): 43 characters (RFC 7636 section 4.2)"
+                )
+            }
+        } else if challengeMethod != nil {
+            throw rejection("invalid_request", "code_challenge_method is given without code_challenge")
+        } else if client.isPublic {
+            throw rejection(
+                "invalid_request",
+                "code_challenge is required for public clients (RFC 7636 section 4.4.1, RFC 8252 section 8.1)"
+            )
+        }
+
+        // Auth0's `audience` names the API; its scopes become requestable. Without one, the
+        // tenant's default API applies, as it does for the access token.
+        let audience = single("audience")
+        if let audience, tenant.audience(audience) == nil {
+            throw rejection("invalid_request", "audience is not an API of this issuer")
+        }
+        let api = (audience ?? tenant.defaultAudience).flatMap(tenant.audience)
+        let requestable = Set(tenant.scopes).union(api?.scopes ?? [])
+        // RFC 6749 §3.3: without a default scope the request fails with invalid_scope.
+        let scopes = ScopeList.parse(single("scope") ?? "")
+        guard !scopes.isEmpty else {
+            throw rejection("invalid_scope", "scope is required (RFC 6749 section 3.3)")
+        }
+        // The allow-list holds only well-formed scope tokens (RFC 6749 §3.3), so it checks the
+        // syntax too.
+        for scope in scopes {
+            guard requestable.contains(scope) else {
+                throw rejection("invalid_scope", "unknown scope \(scope)")
+            }
+        }
+
+        var prompt = Set<String>()
+        if let text = single("prompt") {
+            prompt = Set(text.split(separator: " ").map(String.init))
+            if let unknown = prompt.subtracting(supportedPrompts).sorted().first {
+                throw rejection(
+                    "invalid_request",
+                    "prompt value \(unknown) is not supported (OpenID Connect Core section 3.1.2.1)")
+            }
+            if prompt.contains("none"), prompt.count > 1 {
+                throw rejection(
+                    "invalid_request",
+                    "prompt=none cannot be combined with other values (OpenID Connect Core section 3.1.2.1)")
+            }
+        }
+
+        var maxAge: Int64?
+        if let text = single("max_age") {
+            guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let seconds = Int64(text) else {
+                throw rejection(
+                    "invalid_request", "max_age must be a non-negative integer number of seconds")
+            }
+            maxAge = seconds
+        }
+
+        let dpopKeyThumbprint = single("dpop_jkt")
+        if let dpopKeyThumbprint, !isSHA256Digest(dpopKeyThumbprint) {
+            throw rejection(
+                "invalid_request", "dpop_jkt must be a JWK SHA-256 thumbprint (RFC 9449 section 10, RFC 7638)"
+            )
+        }
+
+        let request = AuthorizationRequest(
+            clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: state,
+            nonce: single("nonce"), codeChallenge: codeChallenge, prompt: prompt,
+            loginHint: single("login_hint"), maxAge: maxAge, audience: audience,
+            dpopKeyThumbprint: dpopKeyThumbprint)
+        return (request, client)
+    }
+
+    /// Whether `text` is the canonical unpadded base64url encoding of 32 bytes (a SHA-256 output).
+    static func isSHA256Digest(_ text: String) -> Bool {
+        text.utf8.count == 43 && (try? Base64URL.decode(text))?.count == SHA256.digestSize
+    }
+}
