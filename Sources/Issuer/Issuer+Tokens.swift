@@ -187,6 +187,7 @@ extension Issuer {
             audience: grant.audience, authTime: grant.authTime, sessionID: grant.sessionID,
             dpopKeyThumbprint: grant.client.isPublic ? grant.dpopKeyThumbprint : nil,
             expiresAt: expiresAt, status: .active)
+        state.refreshTokenExpiries.insert(hash, expiresAt: expiresAt)
         state.families[familyID, default: RefreshFamily(id: familyID, revokedReason: nil, tokenHashes: [])]
             .tokenHashes.append(hash)
         return (token, familyID)

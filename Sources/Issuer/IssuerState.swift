@@ -21,6 +21,8 @@ struct IssuerState: Sendable {
     var refreshTokens: [String: RefreshTokenRecord] = [:]
     /// Refresh token families by id.
     var families: [String: RefreshFamily] = [:]
+    /// Refresh token hashes by expiry, for `sweep`.
+    var refreshTokenExpiries = ExpiryQueue()
     /// Access tokens revoked before their expiry, by `jti`, with that expiry.
     var revokedAccessTokens: [String: Int64] = [:]
     /// DPoP proof `jti`s seen within the window (RFC 9449 §11.1); forgets by generation, not by sweep.
@@ -55,15 +57,11 @@ struct IssuerState: Sendable {
         codes = codes.filter { $0.value.expiresAt > now }
         sessions = sessions.filter { $0.value.expiresAt > now }
         revokedAccessTokens = revokedAccessTokens.filter { $0.value > now }
-        var expiredFamilies = Set<String>()
-        refreshTokens = refreshTokens.filter { _, record in
-            if record.expiresAt > now { return true }
-            expiredFamilies.insert(record.familyID)
-            return false
-        }
-        if !expiredFamilies.isEmpty {
-            let live = Set(refreshTokens.values.map(\.familyID))
-            for id in expiredFamilies where !live.contains(id) { families[id] = nil }
+        // Refresh tokens by expiry, not by scan: a family goes with its newest token, which
+        // expires last.
+        while let hash = refreshTokenExpiries.popExpired(now: now) {
+            guard let record = refreshTokens.removeValue(forKey: hash) else { continue }
+            if families[record.familyID]?.tokenHashes.last == hash { families[record.familyID] = nil }
         }
     }
 }
