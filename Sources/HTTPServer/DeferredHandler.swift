@@ -6,16 +6,23 @@ import Synchronization
 ///
 /// Until it is set, requests get 503.
 public final class DeferredHandler: Sendable {
-    private let slot = Mutex<HTTPHandler?>(nil)
+    /// The handler in a struct: a bare function type inside `Mutex`'s generic storage gets
+    /// re-wrapped in a reabstraction thunk on every `withLock` read, and the chain of thunks
+    /// grows with each request (observed: 2,400 → 375 requests/s within 9 s).
+    private struct Installed: Sendable {
+        let handler: HTTPHandler
+    }
+
+    private let slot = Mutex<Installed?>(nil)
 
     public init() {}
 
-    public func set(_ handler: @escaping HTTPHandler) { slot.withLock { $0 = handler } }
+    public func set(_ handler: @escaping HTTPHandler) { slot.withLock { $0 = Installed(handler: handler) } }
 
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        guard let handler = slot.withLock({ $0 }) else {
+        guard let installed = slot.withLock({ $0 }) else {
             return .text("starting", status: 503, headers: ["Retry-After": "1"])
         }
-        return await handler(request)
+        return await installed.handler(request)
     }
 }

@@ -44,6 +44,7 @@ extension Issuer {
             .get: { issuer, request in issuer.adminListClients(request) },
             .post: { issuer, request in issuer.adminCreateClient(request) },
         ],
+        "/_admin/tokens": [.post: { issuer, request in issuer.adminMintRefreshTokens(request) }],
         "/_admin/keys/rotate": [.post: { issuer, request in issuer.adminRotateKeys(request) }],
         "/_admin/clock": [.post: { issuer, request in issuer.adminClock(request) }],
         "/_admin/requests": [.get: { issuer, request in issuer.adminRequests(request) }],

@@ -48,12 +48,12 @@ extension Issuer {
         return claims
     }
 
-    /// An access token in the JWT profile of RFC 9068 §2.
-    func mintAccessToken(_ grant: TokenGrant, now: Int64) throws(OAuthError) -> (
+    /// An access token in the JWT profile of RFC 9068 §2; `id` is a `jti` chosen in advance.
+    func mintAccessToken(_ grant: TokenGrant, now: Int64, id: String? = nil) throws(OAuthError) -> (
         token: String, id: String, expiresAt: Int64
     ) {
         let lifetime = lifetimes(for: grant.client).accessToken
-        let id = randomValue(byteCount: 16)
+        let id = id ?? randomValue(byteCount: 16)
         var audiences: [String] = []
         if let audience = grant.audience ?? tenant.defaultAudience { audiences.append(audience) }
         if grant.scopes.contains(StandardScope.openID) { audiences.append(url(Path.userInfo)) }
@@ -181,11 +181,13 @@ extension Issuer {
         let token = randomValue()
         let hash = Issuer.hash(token)
         let familyID = existingFamily ?? randomValue(byteCount: 16)
+        let expiresAt = now + lifetimes(for: grant.client).refreshToken
         state.refreshTokens[hash] = RefreshTokenRecord(
             familyID: familyID, clientID: grant.client.id, userID: grant.user.id, scopes: grant.scopes,
             audience: grant.audience, authTime: grant.authTime, sessionID: grant.sessionID,
             dpopKeyThumbprint: grant.client.isPublic ? grant.dpopKeyThumbprint : nil,
-            expiresAt: now + lifetimes(for: grant.client).refreshToken, status: .active)
+            expiresAt: expiresAt, status: .active)
+        state.refreshTokenExpiries.insert(hash, expiresAt: expiresAt)
         state.families[familyID, default: RefreshFamily(id: familyID, revokedReason: nil, tokenHashes: [])]
             .tokenHashes.append(hash)
         return (token, familyID)

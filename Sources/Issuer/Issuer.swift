@@ -19,6 +19,10 @@ public final class Issuer: Sendable {
     let clock: any WallClock
     let random: any RandomSource
     let state: Mutex<IssuerState>
+    /// RFC 8693 subject token types that other components verify (the Apple connection).
+    let subjectTokenResolvers = SubjectTokenResolverTable()
+    /// The issuer's public keys, decoded once per key ring (access token checks).
+    let verificationKeys = VerificationKeyCache()
 
     /// Creates an issuer serving `tenant` at `baseURL`.
     public init(

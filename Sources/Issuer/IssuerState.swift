@@ -21,12 +21,16 @@ struct IssuerState: Sendable {
     var refreshTokens: [String: RefreshTokenRecord] = [:]
     /// Refresh token families by id.
     var families: [String: RefreshFamily] = [:]
+    /// Refresh token hashes by expiry, for `sweep`.
+    var refreshTokenExpiries = ExpiryQueue()
     /// Access tokens revoked before their expiry, by `jti`, with that expiry.
     var revokedAccessTokens: [String: Int64] = [:]
-    /// DPoP proof `jti`s seen within the window (RFC 9449 §11.1), with when they may be forgotten.
-    var dpopProofIDs: [String: Int64] = [:]
+    /// DPoP proof `jti`s seen within the window (RFC 9449 §11.1); forgets by generation, not by sweep.
+    var dpopProofIDs = DPoPReplayCache()
     /// The current DPoP server nonce and the previous one (both accepted).
     var dpopNonces: [String] = []
+    /// When the current DPoP nonce was minted.
+    var dpopNonceIssuedAt: Int64 = 0
 
     var faults = FaultPlan()
     /// How the JWKS is shown while kid-less tokens from an RP fault are out.
@@ -53,16 +57,11 @@ struct IssuerState: Sendable {
         codes = codes.filter { $0.value.expiresAt > now }
         sessions = sessions.filter { $0.value.expiresAt > now }
         revokedAccessTokens = revokedAccessTokens.filter { $0.value > now }
-        dpopProofIDs = dpopProofIDs.filter { $0.value > now }
-        var expiredFamilies = Set<String>()
-        refreshTokens = refreshTokens.filter { _, record in
-            if record.expiresAt > now { return true }
-            expiredFamilies.insert(record.familyID)
-            return false
-        }
-        if !expiredFamilies.isEmpty {
-            let live = Set(refreshTokens.values.map(\.familyID))
-            for id in expiredFamilies where !live.contains(id) { families[id] = nil }
+        // Refresh tokens by expiry, not by scan: a family goes with its newest token, which
+        // expires last.
+        while let hash = refreshTokenExpiries.popExpired(now: now) {
+            guard let record = refreshTokens.removeValue(forKey: hash) else { continue }
+            if families[record.familyID]?.tokenHashes.last == hash { families[record.familyID] = nil }
         }
     }
 }
@@ -160,6 +159,9 @@ struct RefreshFamily: Sendable {
     var id: String
     var revokedReason: String?
     var tokenHashes: [String]
+    /// Access tokens issued in this family by `jti`, with their expiry: revoked with the family
+    /// (RFC 7009 §2.1).
+    var accessTokens: [String: Int64] = [:]
 }
 
 /// What `/.well-known/jwks.json` shows besides the normal keys.

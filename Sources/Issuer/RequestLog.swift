@@ -20,7 +20,10 @@ public struct LoggedRequest: Sendable, Hashable {
         ]
     }
 
-    static let redacted: Set<String> = ["password", "client_secret", "code_verifier"]
+    static let redacted: Set<String> = [
+        "password", "client_secret", "code_verifier", "refresh_token", "subject_token", "actor_token",
+        "token",
+    ]
 }
 
 /// The most recent requests, bounded.

@@ -70,7 +70,7 @@ struct MicroHTTPServerTests {
         let raw = Array(
             ("POST /a%2Fb/c?x=1&y=%20 HTTP/1.1\r\nHost: evil.example\r\nX-Dup: 1\r\nDPoP: p\r\nX-Dup: 2\r\n"
                 + "Content-Length: 5\r\nConnection: close\r\n\r\nhello").utf8)
-        let reply = await RawSocket.exchange(port: server.port, request: raw)
+        let reply = await RawSocket.exchange(port: server.port, request: raw, timeout: .seconds(20))
         await server.shutdown()
         #expect(String(decoding: try #require(reply), as: UTF8.self).hasPrefix("HTTP/1.1 200"))
         let request = try #require(seen.values.first)
@@ -222,7 +222,7 @@ struct MicroHTTPServerTests {
         var configuration = HTTPServerConfiguration()
         configuration.shutdownGracePeriod = .milliseconds(200)
         let server = MicroHTTPServer(configuration: configuration) { _ in
-            try? await Task.sleep(for: .seconds(3))
+            try? await Task.sleep(for: .seconds(10))
             return .text("too late")
         }
         try server.start()
@@ -231,8 +231,9 @@ struct MicroHTTPServerTests {
         let stuck = Task { try await transport.send(HTTPRequest(url: url)) }
         try await Task.sleep(for: .milliseconds(100))
         let started = ContinuousClock.now
-        try await withTimeout(.seconds(2)) { await server.shutdown() }
-        #expect(ContinuousClock.now - started < .seconds(1))
+        try await withTimeout(.seconds(8)) { await server.shutdown() }
+        // Cut short by the grace period, long before the handler's 10 s.
+        #expect(ContinuousClock.now - started < .seconds(6))
         let response = try? await stuck.value
         #expect(response == nil || response?.status == 503)
     }

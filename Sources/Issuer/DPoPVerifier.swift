@@ -1,0 +1,132 @@
+import HTTPCore
+import OAuthCore
+
+/// DPoP proof `jti`s seen recently (RFC 9449 §11.1), kept in two generations of
+/// `2 × window` seconds each, so that forgetting costs nothing per request and no sweep walks
+/// the set.
+///
+/// A proof is only accepted while its `iat` is within `window` of now, and an id is recorded no
+/// earlier than `iat − window`; so a replay can arrive at most `2 × window` after the id was
+/// recorded, and an id survives at least one full generation after the one it was recorded in.
+struct DPoPReplayCache: Sendable {
+    enum Outcome: Sendable, Equatable {
+        case recorded
+        case replayed
+        /// The hard cap is reached; the proof is refused rather than forgetting ids early.
+        case full
+    }
+
+    /// The most ids held, across both generations.
+    static let capacity = 1_000_000
+
+    private var current: Set<String> = []
+    private var previous: Set<String> = []
+    private var generationStart: Int64?
+
+    var count: Int { current.count + previous.count }
+
+    /// Records `id` unless it was seen within the window.
+    mutating func record(_ id: String, now: Int64, window: Int64) -> Outcome {
+        let span = max(1, 2 * window)
+        if let start = generationStart, now >= start {
+            if now - start >= 2 * span {
+                current.removeAll()
+                previous.removeAll()
+                generationStart = now
+            } else if now - start >= span {
+                previous = current
+                current = []
+                generationStart = now
+            }
+        } else {
+            // First use, or the clock moved back: start a generation here and forget nothing.
+            generationStart = now
+        }
+        if current.contains(id) || previous.contains(id) { return .replayed }
+        guard count < DPoPReplayCache.capacity else { return .full }
+        current.insert(id)
+        return .recorded
+    }
+}
+
+extension Issuer {
+    /// How long a DPoP server nonce is current (RFC 9449 §8): the previous one stays accepted as
+    /// long again.
+    static let dpopNonceLifetime: Int64 = 60
+
+    /// Where a DPoP proof is checked, which decides how failures are reported.
+    enum DPoPEndpoint: Sendable {
+        /// The token endpoint: 400 with a JSON error (RFC 9449 §5, §8).
+        case token
+        /// A protected resource: the access token the proof must be bound to (`ath`).
+        case resource(accessToken: String)
+    }
+
+    /// Reads and checks the request's DPoP proof (RFC 9449 §4.3); `nil` when there is none.
+    ///
+    /// Stateless checks (shape, key, signature, `htm`, `htu`, `iat`, `ath`) run first, outside
+    /// the lock; then, in one lock, the server nonce (when the tenant requires one) and the `jti`
+    /// replay check, so that a proof refused for its nonce does not use up its `jti`.
+    /// - Throws: 400 `invalid_dpop_proof` or `use_dpop_nonce` (with a fresh `DPoP-Nonce`).
+    func verifyDPoPProof(_ request: HTTPRequest, endpoint: DPoPEndpoint, now: Int64) throws(OAuthError)
+        -> DPoPProof?
+    {
+        let fields = request.headers.values(for: "DPoP")
+        guard !fields.isEmpty else { return nil }
+        guard fields.count == 1 else {
+            throw .invalidDPoPProof(
+                "the request carries \(fields.count) DPoP headers; RFC 9449 §4.3 allows one")
+        }
+        let proof = try DPoPProof.parse(fields[0])
+        var accessToken: String?
+        if case .resource(let token) = endpoint { accessToken = token }
+        let window = tenant.lifetimes.dpopProofWindow
+        try proof.check(
+            method: request.method.rawValue, urls: [request.urlWithoutQuery, url(request.path)], now: now,
+            window: window, accessToken: accessToken)
+        let requireNonce = tenant.requireDPoPNonce
+        let outcome = state.withLock { state -> Result<Void, OAuthError> in
+            if requireNonce {
+                let current = currentDPoPNonce(now: now, in: &state)
+                guard let nonce = proof.nonce, state.dpopNonces.contains(nonce) else {
+                    let problem = proof.nonce == nil ? "has no nonce" : "carries a nonce that is not current"
+                    return .failure(
+                        OAuthError(
+                            "use_dpop_nonce", "the DPoP proof \(problem); retry with the DPoP-Nonce given",
+                            headers: ["DPoP-Nonce": current]))
+                }
+            }
+            switch state.dpopProofIDs.record(proof.thumbprint + "." + proof.id, now: now, window: window) {
+            case .recorded: return .success(())
+            case .replayed:
+                return .failure(.invalidDPoPProof("the DPoP proof's jti was already used (RFC 9449 §11.1)"))
+            case .full:
+                return .failure(
+                    OAuthError(
+                        "temporarily_unavailable", "too many DPoP proofs within the window; retry shortly",
+                        status: 503, headers: ["Retry-After": "1"]))
+            }
+        }
+        try outcome.get()
+        return proof
+    }
+
+    /// The nonce clients must put in their next proof, rotated every `dpopNonceLifetime`
+    /// seconds of issuer time; the previous one is still accepted.
+    func currentDPoPNonce(now: Int64, in state: inout IssuerState) -> String {
+        if state.dpopNonces.isEmpty || now - state.dpopNonceIssuedAt >= Issuer.dpopNonceLifetime
+            || now < state.dpopNonceIssuedAt
+        {
+            state.dpopNonces.insert(randomValue(byteCount: 16), at: 0)
+            if state.dpopNonces.count > 2 { state.dpopNonces.removeLast(state.dpopNonces.count - 2) }
+            state.dpopNonceIssuedAt = now
+        }
+        return state.dpopNonces[0]
+    }
+
+    /// The current nonce for a response header, or `nil` when the tenant uses no nonces.
+    func dpopNonceHeader(now: Int64) -> String? {
+        guard tenant.requireDPoPNonce else { return nil }
+        return state.withLock { currentDPoPNonce(now: now, in: &$0) }
+    }
+}

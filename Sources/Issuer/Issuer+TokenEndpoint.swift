@@ -1,0 +1,114 @@
+import HTTPCore
+import OAuthCore
+
+/// A token request after the checks every grant shares: parameters read, client authenticated
+/// and allowed the grant, DPoP proof (if any) verified.
+struct TokenRequestContext: Sendable {
+    var parameters: OAuthRequestParameters
+    var client: ClientRegistration
+    /// The verified DPoP proof, when the request carried one: issued tokens are bound to its key.
+    var proof: DPoPProof?
+    var now: Int64
+}
+
+/// What a grant decided under the lock, to be signed after it is released.
+struct PendingTokens: Sendable {
+    /// What the access and ID tokens say (the granted scopes).
+    var grant: TokenGrant
+    /// The access token's `jti`, chosen under the lock so that a revocation racing the signing
+    /// (a replayed code) already knows it.
+    var accessTokenID: String
+    var refreshToken: String?
+    var refreshFamilyID: String?
+}
+
+// `POST /oauth/token` (RFC 6749 §3.2, §4.1.3, §6; RFC 8693 §2; RFC 9449 §5).
+extension Issuer {
+    /// Grant types the token endpoint implements; a client's registration picks among them.
+    static let supportedGrantTypes: Set<String> = [
+        GrantType.authorizationCode, GrantType.refreshToken, GrantType.tokenExchange,
+    ]
+
+    func token(_ request: HTTPRequest) async -> HTTPResponse {
+        let now = clock.now()
+        var response: HTTPResponse
+        do {
+            response = try await answerTokenRequest(request, now: now)
+        } catch {
+            response = error.response
+        }
+        // RFC 9449 §8.2: a server that requires nonces may hand the next one out with any response.
+        if !response.headers.contains("DPoP-Nonce"), let nonce = dpopNonceHeader(now: now) {
+            response.headers.add(name: "DPoP-Nonce", value: nonce)
+        }
+        return response
+    }
+
+    /// The checks in the order a client can act on them: the request's shape, the grant type,
+    /// who the client is, whether it may use the grant, its DPoP proof; then the grant itself.
+    private func answerTokenRequest(_ request: HTTPRequest, now: Int64) async throws(OAuthError)
+        -> HTTPResponse
+    {
+        let parameters = try OAuthRequestParameters(request: request)
+        guard let grantType = parameters["grant_type"] else {
+            throw .invalidRequest("grant_type is required")
+        }
+        guard Issuer.supportedGrantTypes.contains(grantType) else {
+            throw .unsupportedGrantType(
+                "grant_type \(OAuthRequestParameters.quoted(grantType)) is not supported; this issuer takes "
+                    + Issuer.supportedGrantTypes.sorted().joined(separator: ", "))
+        }
+        let client = try authenticateClient(parameters, request: request)
+        guard client.grantTypes.contains(grantType) else {
+            throw .unauthorizedClient("client \(client.id) is not allowed the \(grantType) grant")
+        }
+        let proof = try verifyDPoPProof(request, endpoint: .token, now: now)
+        if client.requireDPoP, proof == nil {
+            throw .invalidDPoPProof("client \(client.id) must send a DPoP proof with every token request")
+        }
+        let context = TokenRequestContext(parameters: parameters, client: client, proof: proof, now: now)
+        switch grantType {
+        case GrantType.authorizationCode: return try redeemAuthorizationCode(context)
+        case GrantType.refreshToken: return try refreshTokens(context)
+        default: return try await exchangeToken(context)
+        }
+    }
+
+    /// Signs what a grant decided: the access token, and an ID token when `openid` was granted.
+    func signTokens(_ pending: PendingTokens, now: Int64) throws(OAuthError) -> MintedTokens {
+        let access = try mintAccessToken(pending.grant, now: now, id: pending.accessTokenID)
+        var idToken: String?
+        if pending.grant.scopes.contains(StandardScope.openID) {
+            idToken = try mintIDToken(pending.grant, accessToken: access.token, now: now)
+        }
+        return MintedTokens(
+            accessToken: access.token, accessTokenID: access.id, accessTokenExpiresAt: access.expiresAt,
+            idToken: idToken, refreshToken: pending.refreshToken, refreshFamilyID: pending.refreshFamilyID,
+            expiresIn: access.expiresAt - now,
+            tokenType: pending.grant.dpopKeyThumbprint == nil ? "Bearer" : "DPoP")
+    }
+
+    /// Notes an access token in its refresh family, so that revoking the family revokes it too
+    /// (RFC 7009 §2.1). Expired entries are dropped every 32 insertions, keeping the list short.
+    func recordAccessToken(
+        _ id: String, expiresAt: Int64, familyID: String, now: Int64, in state: inout IssuerState
+    ) {
+        guard let count = state.families[familyID]?.accessTokens.count else { return }
+        if count > 0, count % 32 == 0,
+            let live = state.families[familyID]?.accessTokens.filter({ $0.value > now })
+        {
+            state.families[familyID]?.accessTokens = live
+        }
+        state.families[familyID]?.accessTokens[id] = expiresAt
+    }
+
+    /// Revokes a refresh family and every unexpired access token issued in it.
+    func revokeGrant(familyID: String, reason: String, now: Int64, in state: inout IssuerState) {
+        revokeFamily(familyID, reason: reason, in: &state)
+        guard let accessTokens = state.families[familyID]?.accessTokens else { return }
+        for (id, expiresAt) in accessTokens where expiresAt > now {
+            state.revokedAccessTokens[id] = expiresAt
+        }
+        state.families[familyID]?.accessTokens = [:]
+    }
+}

@@ -1,0 +1,42 @@
+import Testing
+
+@testable import Issuer
+
+@Suite("Refresh token expiry queue")
+struct TokenExpiryQueueTests {
+    /// Keys come out in expiry order, and only once expired.
+    @Test("pops expired keys in order")
+    func order() {
+        var queue = ExpiryQueue()
+        for (key, expiry) in [("c", 30), ("a", 10), ("e", 50), ("b", 20), ("d", 40), ("a2", 10)] {
+            queue.insert(key, expiresAt: Int64(expiry))
+        }
+        #expect(queue.popExpired(now: 9) == nil)
+        var popped: [String] = []
+        while let key = queue.popExpired(now: 40) { popped.append(key) }
+        #expect(popped.count == 5)
+        #expect(Set(popped.prefix(2)) == ["a", "a2"])
+        #expect(Array(popped.suffix(3)) == ["b", "c", "d"])
+        #expect(queue.count == 1)
+        #expect(queue.popExpired(now: 50) == "e")
+        #expect(queue.popExpired(now: 1000) == nil)
+    }
+
+    /// A thousand pseudo-random expiries come out in non-decreasing order.
+    @Test("heap order under many insertions")
+    func many() {
+        var queue = ExpiryQueue()
+        var value: UInt64 = 12345
+        var expiries: [String: Int64] = [:]
+        for index in 0..<1000 {
+            value = value &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let expiry = Int64(value >> 40) % 10_000
+            expiries["k\(index)"] = expiry
+            queue.insert("k\(index)", expiresAt: expiry)
+        }
+        var popped: [Int64] = []
+        while let key = queue.popExpired(now: 10_000) { popped.append(expiries[key] ?? -1) }
+        #expect(popped.count == 1000)
+        #expect(popped == popped.sorted())
+    }
+}
