@@ -55,6 +55,11 @@ let package = Package(
             dependencies: ["Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "YAML"],
             swiftSettings: strictSettings),
 
+        .target(
+            name: "AppleID",
+            dependencies: ["Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore"],
+            swiftSettings: strictSettings),
+
         // MARK: IO adapters
         .target(
             name: "HTTPClient", dependencies: ["HTTPCore", "CCurl"], swiftSettings: strictSettings),
@@ -98,6 +103,13 @@ let package = Package(
             name: "IssuerTests",
             dependencies: [
                 "Issuer", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
+                "HTTPServer",
+                "TestSupport",
+            ]),
+        .testTarget(
+            name: "AppleIDTests",
+            dependencies: [
+                "AppleID", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
                 "HTTPServer",
                 "TestSupport",
             ]),

@@ -1,0 +1,173 @@
+import JOSE
+
+/// The device side: `ASAuthorizationAppleIDProvider` and the system sheet, with the user's
+/// answer given in the request.
+extension AppleIDProvider {
+    /// Longest nonce copied into a token; a longer one fails the request (1004).
+    static let maximumNonceLength = 1024
+
+    /// Performs a native Sign in with Apple request.
+    ///
+    /// - The first authorization of an app by an account returns `fullName` and `email` for the
+    ///   scopes asked; later ones return neither (field bug 10), until the user stops using
+    ///   Apple ID with the app or the app revokes its tokens. The first authorization also fixes
+    ///   whether the email is shared and whether it is the private relay address.
+    /// - `user` (the token's `sub`) and the relay address are stable per developer team.
+    /// - The identity token is RS256, `aud` the bundle id, `exp` = `iat` + 600, with `nonce`
+    ///   exactly as the request gave it, `c_hash` of the code, and never a name.
+    /// - The authorization code is single use and valid 5 minutes.
+    ///
+    /// - Throws: `.noAccount` (1000) without an Apple ID on the device; `.canceled` (1001) when
+    ///   the user cancels; code `failed` (1004) for a malformed request or an app that belongs
+    ///   to another team than the one named.
+    public func authorize(_ request: AppleAuthorizationRequest) throws(AppleAuthorizationError)
+        -> AppleIDCredential
+    {
+        guard let account = request.account else { throw .noAccount }
+        guard request.decision == .approve else { throw .canceled }
+        guard Self.isPlausibleBundleID(request.bundleID) else {
+            throw AppleAuthorizationError(
+                .failed, "bundle id \"\(request.bundleID.prefix(64))\" is not valid")
+        }
+        guard account.email.contains("@"), account.email.utf8.count <= 320 else {
+            throw AppleAuthorizationError(.failed, "the Apple ID needs an email address")
+        }
+        if let nonce = request.nonce, nonce.utf8.count > Self.maximumNonceLength {
+            throw AppleAuthorizationError(
+                .failed, "nonce is longer than \(Self.maximumNonceLength) bytes")
+        }
+        let now = clock.now()
+        let code = AppleIdentifiers.token(kind: "c", random: random)
+        let scopes = request.requestedScopes.reduce(into: [AppleScope]()) {
+            if !$0.contains($1) { $0.append($1) }
+        }
+        let (grant, isFirst, record) = try state.withLock {
+            state throws(AppleAuthorizationError) -> (AppleGrant, Bool, AppleAccountRecord) in
+            state.sweepIfDue(now: now)
+            let registered = state.apps[request.bundleID]
+            let teamID = request.teamID ?? registered ?? configuration.defaultTeamID
+            if let registered, registered != teamID {
+                throw AppleAuthorizationError(
+                    .failed, "\(request.bundleID) belongs to team \(registered), not \(teamID)")
+            }
+            state.apps[request.bundleID] = teamID
+
+            let accountKey = AppleIdentifiers.accountKey(account.email)
+            var record =
+                state.accounts[accountKey]
+                ?? AppleAccountRecord(email: account.email, realUserStatus: account.realUserStatus)
+            if let given = account.givenName { record.givenName = given }
+            if let family = account.familyName { record.familyName = family }
+            record.realUserStatus = account.realUserStatus
+            state.accounts[accountKey] = record
+
+            let key = AppAuthorizationKey(account: accountKey, bundleID: request.bundleID)
+            let previous = state.authorizations[key]
+            let isFirst = previous.map { $0.state == .revoked || $0.state == .notFound } ?? true
+            var authorization =
+                previous
+                ?? AppAuthorizationRecord(
+                    teamID: teamID, state: .notFound, generation: 0, sharesEmail: false,
+                    usesPrivateRelay: false)
+            if isFirst {
+                authorization.sharesEmail = scopes.contains(.email)
+                authorization.usesPrivateRelay = account.privateRelay
+            }
+            authorization.teamID = teamID
+            authorization.state = .authorized
+            state.authorizations[key] = authorization
+
+            var email: String?
+            if authorization.sharesEmail {
+                email =
+                    authorization.usesPrivateRelay
+                    ? AppleIdentifiers.relayAddress(email: account.email, teamID: teamID) : record.email
+            }
+            let grant = AppleGrant(
+                authorization: key, generation: authorization.generation, clientID: request.bundleID,
+                teamID: teamID, subject: AppleIdentifiers.subject(email: account.email, teamID: teamID),
+                email: email, isPrivateEmail: authorization.usesPrivateRelay,
+                realUserStatus: record.realUserStatus,
+                authTime: now, nonce: request.nonce)
+            state.codes[AppleIdentifiers.storageKey(code)] = AuthorizationCodeRecord(
+                grant: grant, expiresAt: now + configuration.authorizationCodeLifetime,
+                used: false)
+            return (grant, isFirst, record)
+        }
+
+        var claims = identityClaims(grant, now: now, nonce: request.nonce)
+        claims.otherClaims["c_hash"] = .string(AppleIdentifiers.leftHalfHash(code))
+        let identityToken: String
+        do {
+            identityToken = try signIdentityToken(claims)
+        } catch {
+            throw AppleAuthorizationError(.failed, "cannot sign the identity token: \(error.message)")
+        }
+        var fullName: ApplePersonName?
+        if isFirst, scopes.contains(.fullName), record.givenName != nil || record.familyName != nil {
+            fullName = ApplePersonName(givenName: record.givenName, familyName: record.familyName)
+        }
+        return AppleIDCredential(
+            user: grant.subject, identityToken: identityToken, authorizationCode: code, fullName: fullName,
+            email: isFirst ? grant.email : nil, realUserStatus: grant.realUserStatus,
+            authorizedScopes: isFirst ? scopes : [])
+    }
+
+    /// The user stops using Apple ID with the app (Settings › Apple ID › Sign in with Apple):
+    /// its tokens die, the credential state becomes `AppleConfiguration.stateAfterStopUsing`, and
+    /// the next authorization is a first one again (name and email are returned).
+    public func stopUsingAppleID(email: String, bundleID: String) {
+        let key = AppAuthorizationKey(account: AppleIdentifiers.accountKey(email), bundleID: bundleID)
+        state.withLock { $0.end(key, state: configuration.stateAfterStopUsing) }
+    }
+
+    /// The credential state of an account for an app: `notFound` if it never authorized it.
+    public func credentialState(email: String, bundleID: String) -> AppleCredentialState {
+        let key = AppAuthorizationKey(account: AppleIdentifiers.accountKey(email), bundleID: bundleID)
+        return state.withLock { $0.authorizations[key]?.state } ?? .notFound
+    }
+
+    /// The credential state by user id, as apps ask (`getCredentialState(forUserID:)`): the
+    /// user id must be the `sub` of the app's current team, else `notFound`.
+    public func credentialState(forUserID userID: String, bundleID: String) -> AppleCredentialState {
+        state.withLock { state in
+            for (key, record) in state.authorizations where key.bundleID == bundleID {
+                guard let account = state.accounts[key.account] else { continue }
+                if AppleIdentifiers.subject(email: account.email, teamID: record.teamID) == userID {
+                    return record.state
+                }
+            }
+            return .notFound
+        }
+    }
+
+    /// Moves an app to another developer team (an App Store app transfer).
+    ///
+    /// Kept simple: every authorized account's credential state becomes `transferred` and its
+    /// tokens die; the app's codes must then be redeemed with the new team's client secret. The
+    /// next authorization is not a first one (the user already consented): it returns the new
+    /// team's user id, no name and no email, and makes the state `authorized` again. Apple's
+    /// `transfer_sub` migration is not simulated.
+    public func transferApp(bundleID: String, toTeam teamID: String) {
+        state.withLock { state in
+            state.apps[bundleID] = teamID
+            for (key, record) in state.authorizations
+            where key.bundleID == bundleID && record.state == .authorized {
+                state.end(key, state: .transferred)
+            }
+        }
+    }
+
+    /// Reverse-DNS-ish: letters, digits, `.`, `-`, at most 155 characters (Apple's limit).
+    static func isPlausibleBundleID(_ bundleID: String) -> Bool {
+        !bundleID.isEmpty && bundleID.utf8.count <= 155
+            && bundleID.unicodeScalars.allSatisfy(\.isAllowedInBundleID)
+    }
+}
+
+extension Unicode.Scalar {
+    fileprivate var isAllowedInBundleID: Bool {
+        ("a"..."z").contains(self) || ("A"..."Z").contains(self) || ("0"..."9").contains(self) || self == "."
+            || self == "-"
+    }
+}
