@@ -5,7 +5,8 @@
 // Layers, bottom to top (dependencies point down only):
 //   C bridges      COpenSSL, CCurl, CMicroHTTPD, CYAML
 //   pure values    JSON, Clocks, Cryptography, JOSE, OAuthCore, HTTPCore, YAML
-//   engines        Issuer (OpenID provider, in process or served)
+//   engines        AppleID (simulated Sign in with Apple), Issuer (OpenID provider, in process
+//                  or served; its Apple connection talks to AppleID)
 //   IO adapters    HTTPClient (libcurl), HTTPServer (libmicrohttpd)
 //   product        SignInSimCLI (commands), signinsim (thin executable)
 import PackageDescription
@@ -50,14 +51,17 @@ let package = Package(
         .target(name: "HTTPCore", dependencies: ["JSON"], swiftSettings: strictSettings),
         .target(name: "YAML", dependencies: ["CYAML"], swiftSettings: strictSettings),
 
-        .target(
-            name: "Issuer",
-            dependencies: ["Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "YAML"],
-            swiftSettings: strictSettings),
-
+        // AppleID sits below Issuer: the issuer's Apple connection redeems codes through it.
         .target(
             name: "AppleID",
             dependencies: ["Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore"],
+            swiftSettings: strictSettings),
+
+        .target(
+            name: "Issuer",
+            dependencies: [
+                "AppleID", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "YAML",
+            ],
             swiftSettings: strictSettings),
 
         // MARK: IO adapters
@@ -73,7 +77,7 @@ let package = Package(
             dependencies: [
                 "JSON", "Clocks", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient", "HTTPServer",
                 "YAML",
-                "Issuer",
+                "AppleID", "Issuer",
             ],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -102,7 +106,8 @@ let package = Package(
         .testTarget(
             name: "IssuerTests",
             dependencies: [
-                "Issuer", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
+                "AppleID", "Issuer", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
+                "HTTPClient",
                 "HTTPServer",
                 "TestSupport",
             ]),

@@ -121,7 +121,7 @@ extension Issuer {
     /// Verifies an RFC 8693 `id_token` subject with the `.openIDProvider` connection whose
     /// issuer is the token's `iss`: signature with its keys, `aud` its audience, `exp`, `nbf`
     /// and `iat` with 60 s of leeway.
-    private func verifyUpstreamIDToken(_ subject: SubjectToken) throws(OAuthError) -> ExternalIdentity {
+    func verifyUpstreamIDToken(_ subject: SubjectToken) throws(OAuthError) -> ExternalIdentity {
         let unverified: JWTClaims
         do {
             unverified = try JWTClaims(json: try JWS.parse(subject.token).payloadObject())

@@ -151,7 +151,8 @@ public struct APIAudience: Sendable, Hashable {
 /// An upstream identity provider whose tokens the issuer accepts in a token exchange.
 public struct ConnectionConfiguration: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
-        /// Sign in with Apple (wired up by the Apple simulator).
+        /// Sign in with Apple: native authorization codes and Apple identity tokens, reached
+        /// with `ConnectionConfiguration.apple` (`Issuer.connectApple(transport:)`).
         case apple
         /// Any OpenID provider whose ID tokens are accepted as RFC 8693 `id_token` subjects,
         /// verified against the given keys.
@@ -160,11 +161,57 @@ public struct ConnectionConfiguration: Sendable, Hashable {
 
     public var name: String
     public var kind: Kind
+    /// How a connection of kind `.apple` reaches Apple; ignored for other kinds.
+    public var apple: AppleConnectionSettings
 
-    public init(name: String, kind: Kind) {
+    public init(name: String, kind: Kind, apple: AppleConnectionSettings = AppleConnectionSettings()) {
         self.name = name
         self.kind = kind
+        self.apple = apple
     }
+}
+
+/// Where an Apple connection redeems native authorization codes, and as whom (protocols.md §2).
+///
+/// The developer credentials (team id, key id, P-256 private key) sign the ES256 client secret
+/// of every `/auth/token` call. `signinsim serve` fills them in for the Apple simulator it hosts
+/// unless the tenant file names an external `apple_url`.
+public struct AppleConnectionSettings: Sendable, Hashable {
+    /// Where `/auth/token` and `/auth/keys` are, without a trailing slash. `nil` (not set) is
+    /// Apple's own `https://appleid.apple.com`, except under `signinsim serve`, which points an
+    /// unset URL at the simulator it hosts.
+    public var appleURL: String?
+    public var teamID: String?
+    public var keyID: String?
+    /// The developer key (a P-256 private key, PEM), checked when the tenant is loaded.
+    public var privateKeyPEM: String?
+    /// The client ids at Apple (bundle ids) this connection redeems codes for. The exchange's
+    /// `client_id` names the bundle id: an issuer client must have the same id as its app.
+    public var bundleIDs: [String]
+    /// Refuse any `nonce` on the native code exchange with 400 "Error from Apple connection",
+    /// as Auth0 does (field bug 11).
+    public var rejectNonce: Bool
+
+    public init(
+        appleURL: String? = nil, teamID: String? = nil, keyID: String? = nil,
+        privateKeyPEM: String? = nil, bundleIDs: [String] = ["com.example.app"], rejectNonce: Bool = false
+    ) {
+        self.appleURL = appleURL
+        self.teamID = teamID
+        self.keyID = keyID
+        self.privateKeyPEM = privateKeyPEM
+        self.bundleIDs = bundleIDs
+        self.rejectNonce = rejectNonce
+    }
+
+    /// Apple's own base URL, what an unset `appleURL` means.
+    public static let productionURL = "https://appleid.apple.com"
+
+    /// The base URL calls go to.
+    public var effectiveAppleURL: String { appleURL ?? Self.productionURL }
+
+    /// Whether the developer credentials are all there.
+    public var hasCredentials: Bool { teamID != nil && keyID != nil && privateKeyPEM != nil }
 }
 
 /// How long each artefact lives, in seconds.

@@ -22,7 +22,11 @@ extension TenantDecoder {
         "user_id", "email", "password", "name", "given_name", "family_name", "email_verified",
     ]
     static let audienceKeys = ["identifier", "scopes"]
-    static let connectionKeys = ["name", "kind", "issuer", "audience", "jwks", "jwks_file"]
+    static let openIDConnectionKeys = ["issuer", "audience", "jwks", "jwks_file"]
+    static let appleConnectionKeys = [
+        "apple_url", "team_id", "key_id", "private_key_pem", "private_key_file", "bundle_ids", "reject_nonce",
+    ]
+    static let connectionKeys = ["name", "kind"] + openIDConnectionKeys + appleConnectionKeys
     /// The grants the issuer implements (RFC 6749 §4.1, §6; RFC 8693).
     static let grantTypes = [
         "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:token-exchange",
@@ -319,13 +323,19 @@ extension TenantDecoder {
             let connection: ConnectionConfiguration
             switch try string(kindNode, "kind") {
             case "apple":
-                for key in ["issuer", "audience", "jwks", "jwks_file"] {
+                for key in Self.openIDConnectionKeys {
                     if let pair = fields.mapping.pair(forKey: key) {
                         throw failure("\(key) applies only to connections of kind openid", at: pair.key.mark)
                     }
                 }
-                connection = ConnectionConfiguration(name: name, kind: .apple)
+                connection = ConnectionConfiguration(
+                    name: name, kind: .apple, apple: try appleSettings(fields))
             case "openid":
+                for key in Self.appleConnectionKeys {
+                    if let pair = fields.mapping.pair(forKey: key) {
+                        throw failure("\(key) applies only to connections of kind apple", at: pair.key.mark)
+                    }
+                }
                 connection = ConnectionConfiguration(name: name, kind: try openIDProvider(fields, name: name))
             case let other:
                 throw failure(

@@ -52,7 +52,7 @@ struct ServeTests {
         serve.send(SIGTERM)
         let exit = try await serve.waitForExit()
         #expect(exit.isCleanExit, "\(exit); stderr: \(serve.standardError)")
-        #expect(serve.standardOutput == "issuer: \(issuer)\n")
+        #expect(serve.standardOutput == "issuer: \(issuer)\napple: \(issuer)/apple\n")
         #expect(serve.standardError.hasSuffix("signinsim: SIGTERM received; stopping\n"))
     }
 

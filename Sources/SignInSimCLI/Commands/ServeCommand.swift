@@ -1,5 +1,8 @@
+import AppleID
 import Clocks
+import Cryptography
 import Dispatch
+import HTTPClient
 import HTTPCore
 import HTTPServer
 import Issuer
@@ -27,6 +30,9 @@ extension SignInSimCLI {
             .option(
                 "tenant", value: "file",
                 help: "A YAML or JSON tenant file that adds to or overrides the default tenant."),
+            .option(
+                "seed", value: "n",
+                help: "Which of the public test keys Apple signs identity tokens with (default: 0)."),
         ],
         run: { arguments, context in
             let options = try ServeOptions(arguments)
@@ -65,18 +71,33 @@ extension SignInSimCLI {
         } catch {
             throw CommandFailure(error.message)
         }
+        // One clock: /_admin/clock on the issuer moves Apple's time too.
+        let clock = OffsetWallClock()
+        let hosted: AppleHosting
+        do {
+            hosted = try AppleHosting(
+                tenant: tenant, serverURL: server.baseURL, clock: clock, seed: options.seed)
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        let apple = hosted.provider
         let issuer: Issuer
         do {
-            issuer = try Issuer(baseURL: server.baseURL, tenant: tenant, clock: OffsetWallClock())
+            issuer = try Issuer(baseURL: server.baseURL, tenant: hosted.tenant, clock: clock)
+            try hosted.connect(issuer, log: writeLog)
         } catch {
             await server.shutdown()
             throw CommandFailure(error.message)
         }
-        slot.set { request in await issuer.respond(to: request) }
+        slot.set { request in
+            AppleHosting.isApplePath(request.path)
+                ? await apple.respond(to: request) : await issuer.respond(to: request)
+        }
 
         // Scripts and tests read these lines from a pipe: each is one unbuffered write.
         context.writeOut("issuer: \(issuer.identifier)\n")
-        // The Apple simulator's line ("apple: <url>") will follow here once it is served.
+        context.writeOut("apple: \(apple.baseURL)\n")
 
         let received = await signals.next()
         context.writeError("signinsim: \(TerminationSignals.name(of: received)) received; stopping\n")
@@ -90,6 +111,8 @@ struct ServeOptions: Sendable {
     var host = "127.0.0.1"
     var port = 0
     var tenantPath: String?
+    /// Picks Apple's signing keys among the public test keys (`AppleKeySet.fixed(seed:)`).
+    var seed: UInt64 = 0
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         if let host = arguments.value("host") {
@@ -107,6 +130,12 @@ struct ServeOptions: Sendable {
             self.port = Int(port)
         }
         tenantPath = arguments.value("tenant")
+        if let seed = try arguments.integer("seed", valueName: "n") {
+            guard seed >= 0 else {
+                throw UsageError("The value '\(seed)' is invalid for '--seed <n>': expected 0 or more")
+            }
+            self.seed = UInt64(seed)
+        }
     }
 
     /// 127.0.0.0/8 or ::1, as IP literals (a name would need resolving, and could resolve elsewhere).
