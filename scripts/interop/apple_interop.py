@@ -1,8 +1,11 @@
 """Sign in with Apple interop: pyjwt and requests against a simulated Apple ID provider.
 
-Usage: apple_interop.py APPLE_BASE_URL   (e.g. http://127.0.0.1:8080/apple)
-Needs the provider's /_admin/ API. Prints one line per check and a closing
-"N passed, N failed" line; exits 1 on any failure.
+Usage: apple_interop.py APPLE_BASE_URL [ISSUER_URL]
+       (e.g. http://127.0.0.1:8080/apple http://127.0.0.1:8080)
+Needs the provider's /_admin/ API. With ISSUER_URL (the issuer `signinsim serve`
+connects to that provider) it also signs in end to end: an Apple code exchanged
+at the issuer, the issuer's ID token verified with its JWKS. Prints one line per
+check and a closing "N passed, N failed" line; exits 1 on any failure.
 """
 import hashlib
 import json
@@ -15,6 +18,7 @@ import requests
 from cryptography.hazmat.primitives.asymmetric import ec
 
 BASE = sys.argv[1].rstrip("/")
+ISSUER = sys.argv[2].rstrip("/") if len(sys.argv) > 2 else None
 APPLE_ISSUER = "https://appleid.apple.com"
 RUN = secrets.token_hex(4)
 TEAM = "INTEROP" + RUN[:3].upper()
@@ -211,6 +215,54 @@ except Exception as error:  # noqa: BLE001
     check("PyJWKClient verifies it after re-fetching", False, repr(error))
 _, after = fetch_jwks()
 check("the old key is still published", old_kid in after, sorted(after))
+
+# 8. End to end through the issuer: the app's code exchanged at /oauth/token (Auth0's native
+# Apple path), as `signinsim serve` wires it: the issuer's Apple connection redeems codes of
+# com.example.app, the default tenant's native client.
+if ISSUER:
+    APP = "com.example.app"
+    app_email = f"e2e-{RUN}@example.com"
+    raw_nonce = secrets.token_urlsafe(32)
+    response = post_json("/_admin/authorize", {
+        "email": app_email, "given_name": "Eve", "family_name": "Endtoend", "bundle_id": APP,
+        "nonce": hashlib.sha256(raw_nonce.encode()).hexdigest()})
+    app_credential = response.json() if response.status_code == 200 else {}
+    check("authorization for the issuer's app", "authorization_code" in app_credential, response.text[:300])
+    try:
+        _, jwks_now = fetch_jwks()
+        _, app_claims = verify(app_credential["identity_token"], jwks_now, audience=APP,
+                               nonce=hashlib.sha256(raw_nonce.encode()).hexdigest())
+        check("pyjwt verifies the app's identity token against /auth/keys", app_claims["sub"] == app_credential["user"],
+              app_claims)
+    except Exception as error:  # noqa: BLE001
+        check("pyjwt verifies the app's identity token against /auth/keys", False, repr(error))
+    exchange = {
+        "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange", "client_id": APP,
+        "subject_token": app_credential.get("authorization_code", ""),
+        "subject_token_type": "http://auth0.com/oauth/token-type/apple-authz-code",
+        "user_profile": json.dumps({"name": {"firstName": "Eve", "lastName": "Endtoend"}}),
+        "nonce": raw_nonce, "scope": "openid profile email offline_access",
+    }
+    response = session.post(ISSUER + "/oauth/token", data=exchange, timeout=30)
+    issued = response.json() if response.status_code == 200 else {}
+    check("the issuer exchanges the Apple code", response.status_code == 200 and "id_token" in issued,
+          response.text[:300])
+    try:
+        discovery = session.get(ISSUER + "/.well-known/openid-configuration", timeout=30).json()
+        signing_key = pyjwt.PyJWKClient(discovery["jwks_uri"]).get_signing_key_from_jwt(issued["id_token"])
+        id_claims = pyjwt.decode(issued["id_token"], key=signing_key.key, algorithms=["ES256", "RS256"],
+                                 audience=APP, issuer=discovery["issuer"])
+        check("pyjwt verifies the issuer's ID token with the issuer's JWKS", True)
+        check("the issuer's user is apple|<Apple sub>, named from user_profile",
+              id_claims.get("sub") == "apple|" + app_credential["user"] and id_claims.get("name") == "Eve Endtoend",
+              id_claims)
+    except Exception as error:  # noqa: BLE001
+        check("pyjwt verifies the issuer's ID token with the issuer's JWKS", False, repr(error))
+    response = session.post(ISSUER + "/oauth/token", data=exchange, timeout=30)
+    body = token_error(response)
+    check("a reused Apple code is 403 invalid_grant 'Invalid authorization code'",
+          body[0] == 403 and body[1] and body[1].get("error") == "invalid_grant"
+          and body[1].get("error_description", "").startswith("Invalid authorization code"), body)
 
 passed = sum(results)
 failed = len(results) - passed
