@@ -84,7 +84,7 @@ let package = Package(
             name: "signinsim", dependencies: ["SignInSimCLI"], swiftSettings: strictSettings),
         .executableTarget(
             name: "signinsim-bench",
-            dependencies: ["Cryptography", "JOSE"],
+            dependencies: ["Cryptography", "JOSE", "JSON", "HTTPCore", "HTTPClient"],
             path: "Sources/Benchmarks",
             swiftSettings: strictSettings),
 

@@ -48,6 +48,13 @@ final class CurlTransfer: @unchecked Sendable {
         throws(HTTPError)
     {
         let easy = self.easy
+        // libcurl would guess `http://` for a URL without a scheme; a simulator must not guess.
+        guard let parts = URLParts(request.url), parts.scheme == "http" || parts.scheme == "https",
+            !(parts.host ?? "").isEmpty
+        else {
+            throw HTTPError(
+                .invalidURL, "\"\(request.url.prefix(200))\" is not an absolute http or https URL")
+        }
         guard sis_easy_setopt_string(easy, CURLOPT_URL, request.url) == CURLE_OK else {
             throw HTTPError(.invalidURL, "libcurl refused the URL")
         }

@@ -297,3 +297,15 @@ struct CurlTransportTests {
         }
     }
 }
+
+@Suite("CurlTransport URL checks")
+struct CurlTransportURLTests {
+    /// A URL without scheme and host fails at once with `.invalidURL`, never hangs.
+    @Test("relative and empty URLs are invalid", arguments: ["/_admin/authorize", "", "nonsense"])
+    func relativeURL(url: String) async throws {
+        let error = try await withTimeout(.seconds(10)) {
+            await sendError(CurlTransport(cookieJar: nil), HTTPRequest(method: .post, url: url))
+        }
+        #expect(error?.code == .invalidURL, "\(String(describing: error))")
+    }
+}
