@@ -3,12 +3,12 @@
 ///
 /// Refresh tokens live for weeks and arrive by the thousand per second under load; scanning
 /// their dictionary once a second held the issuer's lock for tens of milliseconds.
-struct ExpiryQueue: Sendable {
-    private var heap: [(expiresAt: Int64, key: String)] = []
+struct ExpiryQueue<Key: Sendable>: Sendable {
+    private var heap: [(expiresAt: Int64, key: Key)] = []
 
     var count: Int { heap.count }
 
-    mutating func insert(_ key: String, expiresAt: Int64) {
+    mutating func insert(_ key: Key, expiresAt: Int64) {
         heap.append((expiresAt, key))
         var child = heap.count - 1
         while child > 0 {
@@ -20,7 +20,7 @@ struct ExpiryQueue: Sendable {
     }
 
     /// Removes and returns the earliest key when it has expired at `now` (`expiresAt <= now`).
-    mutating func popExpired(now: Int64) -> String? {
+    mutating func popExpired(now: Int64) -> Key? {
         guard let first = heap.first, first.expiresAt <= now else { return nil }
         let last = heap.removeLast()
         guard !heap.isEmpty else { return first.key }

@@ -27,7 +27,7 @@ struct MintedTokens: Sendable {
     var accessTokenExpiresAt: Int64
     var idToken: String?
     var refreshToken: String?
-    var refreshFamilyID: String?
+    var refreshFamilyID: RefreshFamily.ID?
     var expiresIn: Int64
     var tokenType: String
 }
@@ -174,31 +174,37 @@ extension Issuer {
         JWK(try RSAPrivateKey(bits: 2048).publicKey, keyID: nil, algorithm: "RS256")
     }
 
-    /// Stores a new refresh token in `family` (or a new family) and returns its value.
-    func storeRefreshToken(
-        _ grant: TokenGrant, familyID existingFamily: String?, now: Int64, in state: inout IssuerState
-    ) -> (token: String, familyID: String) {
+    /// A fresh refresh token and its hash, made before the state lock is taken.
+    func newRefreshToken() -> (token: String, hash: TokenHash) {
         let token = randomValue()
-        let hash = Issuer.hash(token)
-        let familyID = existingFamily ?? randomValue(byteCount: 16)
-        let expiresAt = now + lifetimes(for: grant.client).refreshToken
-        state.refreshTokens[hash] = RefreshTokenRecord(
-            familyID: familyID, clientID: grant.client.id, userID: grant.user.id, scopes: grant.scopes,
-            audience: grant.audience, authTime: grant.authTime, sessionID: grant.sessionID,
-            dpopKeyThumbprint: grant.client.isPublic ? grant.dpopKeyThumbprint : nil,
-            expiresAt: expiresAt, status: .active)
-        state.refreshTokenExpiries.insert(hash, expiresAt: expiresAt)
-        state.families[familyID, default: RefreshFamily(id: familyID, revokedReason: nil, tokenHashes: [])]
-            .tokenHashes.append(hash)
-        return (token, familyID)
+        return (token, TokenHash(of: token))
     }
 
-    /// Revokes a whole refresh token family (reuse detected, code replayed, or revocation).
-    func revokeFamily(_ familyID: String, reason: String, in state: inout IssuerState) {
-        guard var family = state.families[familyID] else { return }
-        family.revokedReason = reason
-        for hash in family.tokenHashes { state.refreshTokens[hash]?.status = .revoked }
-        state.families[familyID] = family
+    /// A fresh access token `jti`.
+    func newAccessTokenID() -> AccessTokenID { AccessTokenID(bytes: random.bytes(count: 16)) }
+
+    /// Stores a refresh token for `grant` in a family: the given one, or a new family whose
+    /// grant is `shared` (one object for many families) or made from `grant`.
+    ///
+    /// A public client's token is bound to the grant's DPoP key, if it has one (RFC 9449 §5).
+    func storeRefreshToken(
+        _ token: (token: String, hash: TokenHash), for grant: TokenGrant, familyID: RefreshFamily.ID?,
+        shared: RefreshGrant? = nil, now: Int64, in state: inout IssuerState
+    ) -> (token: String, familyID: RefreshFamily.ID) {
+        let familyID = familyID ?? state.newRefreshFamily(shared ?? RefreshGrant(grant))
+        state.storeRefreshToken(
+            token.hash, familyID: familyID,
+            dpopKeyThumbprint: grant.client.isPublic ? grant.dpopKeyThumbprint : nil,
+            expiresAt: now + lifetimes(for: grant.client).refreshToken)
+        return (token.token, familyID)
+    }
+
+    /// Revokes a whole refresh token family (reuse detected, code replayed, or revocation):
+    /// its tokens are judged by the family from then on (`IssuerState.refreshTokenStatus`).
+    func revokeFamily(
+        _ familyID: RefreshFamily.ID, reason: RefreshFamily.RevocationReason, in state: inout IssuerState
+    ) {
+        state.families[familyID]?.revokedReason = reason
     }
 
     /// The successful token response (RFC 6749 §5.1), never cached.

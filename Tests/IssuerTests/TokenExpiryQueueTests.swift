@@ -7,7 +7,7 @@ struct TokenExpiryQueueTests {
     /// Keys come out in expiry order, and only once expired.
     @Test("pops expired keys in order")
     func order() {
-        var queue = ExpiryQueue()
+        var queue = ExpiryQueue<String>()
         for (key, expiry) in [("c", 30), ("a", 10), ("e", 50), ("b", 20), ("d", 40), ("a2", 10)] {
             queue.insert(key, expiresAt: Int64(expiry))
         }
@@ -25,7 +25,7 @@ struct TokenExpiryQueueTests {
     /// A thousand pseudo-random expiries come out in non-decreasing order.
     @Test("heap order under many insertions")
     func many() {
-        var queue = ExpiryQueue()
+        var queue = ExpiryQueue<String>()
         var value: UInt64 = 12345
         var expiries: [String: Int64] = [:]
         for index in 0..<1000 {
