@@ -45,6 +45,18 @@ struct JSONValueTests {
         #expect(try JSONValue.parse(JSONValue.string(every).serialized()) == .string(every))
     }
 
+    /// An object from a member list serialises as the same object from a dictionary.
+    @Test("object from a member list")
+    func objectFromMembers() {
+        let members: [(key: String, value: JSONValue)] = [
+            ("sub", "u"), ("aud", ["a", "b"]), ("é", 1), ("Z", nil), ("email_verified", true),
+            ("email", "a@b"), ("cnf", ["jkt": "x\"y"]), ("", 2.5),
+        ]
+        let expected = JSONValue.object(Dictionary(uniqueKeysWithValues: members)).serialized()
+        #expect(JSONValue.serializedObject(members) == expected)
+        #expect(JSONValue.serializedObject([]) == Array("{}".utf8))
+    }
+
     /// Whatever is serialised parses back to the same value.
     @Test("round-trips through text")
     func roundTrips() throws {
