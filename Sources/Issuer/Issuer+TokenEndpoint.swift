@@ -76,16 +76,26 @@ extension Issuer {
 
     /// Signs what a grant decided: the access token, and an ID token when `openid` was granted.
     func signTokens(_ pending: PendingTokens, now: Int64) throws(OAuthError) -> MintedTokens {
-        let access = try mintAccessToken(pending.grant, now: now, id: pending.accessTokenID.string)
+        let grant = pending.grant
+        let wantsIDToken = grant.scopes.contains(StandardScope.openID)
+        // One lock for the key and the ID token's fault, taken before signing, not across it.
+        let (signer, fault) = state.withLock { state -> (TokenSigner, IssuerFault?) in
+            (
+                state.keys.tokenSigner,
+                wantsIDToken ? Issuer.takeIDTokenFault(for: grant.kind, in: &state) : nil
+            )
+        }
+        let access = try mintAccessToken(grant, now: now, id: pending.accessTokenID.string, signer: signer)
         var idToken: String?
-        if pending.grant.scopes.contains(StandardScope.openID) {
-            idToken = try mintIDToken(pending.grant, accessToken: access.token, now: now)
+        if wantsIDToken {
+            idToken = try mintIDToken(
+                grant, accessToken: access.token, now: now, signer: signer, fault: fault)
         }
         return MintedTokens(
             accessToken: access.token, accessTokenID: access.id, accessTokenExpiresAt: access.expiresAt,
             idToken: idToken, refreshToken: pending.refreshToken, refreshFamilyID: pending.refreshFamilyID,
             expiresIn: access.expiresAt - now,
-            tokenType: pending.grant.dpopKeyThumbprint == nil ? "Bearer" : "DPoP")
+            tokenType: grant.dpopKeyThumbprint == nil ? "Bearer" : "DPoP")
     }
 
     /// Notes an access token in its refresh family, so that revoking the family revokes it too

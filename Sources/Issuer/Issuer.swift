@@ -23,6 +23,8 @@ public final class Issuer: Sendable {
     let subjectTokenResolvers = SubjectTokenResolverTable()
     /// The issuer's public keys, decoded once per key ring (access token checks).
     let verificationKeys = VerificationKeyCache()
+    /// The `userinfo` endpoint's URL, an audience of every access token with `openid`.
+    let userInfoURL: String
 
     /// Creates an issuer serving `tenant` at `baseURL`.
     public init(
@@ -32,6 +34,7 @@ public final class Issuer: Sendable {
         var identifier = baseURL
         while identifier.hasSuffix("/") { identifier.removeLast() }
         self.identifier = identifier
+        userInfoURL = identifier + Path.userInfo
         self.tenant = tenant
         self.clock = clock
         self.random = random
@@ -121,10 +124,10 @@ public final class Issuer: Sendable {
     // MARK: - Helpers for the endpoints
 
     /// A fresh random value for codes, tokens, ids: 32 bytes, base64url (256 bits).
-    func randomValue(byteCount: Int = 32) -> String { Base64URL.encode(random.bytes(count: byteCount)) }
+    func randomValue(byteCount: Int = 32) -> String { Base64URLWriter.encode(random.bytes(count: byteCount)) }
 
     /// How secrets are stored: SHA-256, base64url.
-    static func hash(_ secret: String) -> String { Base64URL.encode(SHA256.hash(Array(secret.utf8))) }
+    static func hash(_ secret: String) -> String { Base64URLWriter.encode(SHA256.hash(secret)) }
 
     /// Sweeps expired state at most once a second of issuer time.
     func sweepIfDue(_ state: inout IssuerState, now: Int64) {
