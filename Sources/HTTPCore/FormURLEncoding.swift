@@ -38,8 +38,8 @@ public enum FormURLEncoding {
         }
         // Split on the UTF-8 bytes `&` and `=` (ASCII, so every index found is a valid String
         // index): splitting Characters costs grapheme breaking on every request.
-        var result = FormParameters()
         let utf8 = text.utf8
+        var result = FormParameters(capacity: utf8.count(where: { $0 == UInt8(ascii: "&") }) + 1)
         var start = utf8.startIndex
         while start < utf8.endIndex {
             let end = utf8[start...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex

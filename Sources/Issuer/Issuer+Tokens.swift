@@ -39,8 +39,12 @@ extension Issuer {
     }
 
     /// `userClaims` as a list of members, for a claims set written without a dictionary.
-    func userClaimMembers(_ user: UserAccount, scopes: [String]) -> [(key: String, value: JSONValue)] {
+    /// `reserve` is room for the members the caller adds (the rest of a claims set).
+    func userClaimMembers(_ user: UserAccount, scopes: [String], reserve: Int = 0) -> [(
+        key: String, value: JSONValue
+    )] {
         var claims: [(key: String, value: JSONValue)] = []
+        claims.reserveCapacity(5 + reserve)
         if scopes.contains(StandardScope.profile) {
             if let name = user.name { claims.append(("name", .string(name))) }
             if let given = user.givenName { claims.append(("given_name", .string(given))) }
@@ -55,10 +59,13 @@ extension Issuer {
 
     /// The JSON payload of a claims set: `claims.json.serialized()`, with `extra` as its other
     /// claims, written from a list rather than a dictionary (two JWTs per token response).
-    static func claimsPayload(_ claims: JWTClaims, extra: [(key: String, value: JSONValue)]) -> [UInt8] {
+    /// Give `extra` room for 9 more members (the registered claims) to spare a copy.
+    static func claimsPayload(_ claims: JWTClaims, extra: consuming [(key: String, value: JSONValue)])
+        -> [UInt8]
+    {
         assert(claims.otherClaims.isEmpty, "other claims go in extra")
         var members = extra
-        members.reserveCapacity(extra.count + 9)
+        members.reserveCapacity(members.count + 9)
         if let issuer = claims.issuer { members.append(("iss", .string(issuer))) }
         if let subject = claims.subject { members.append(("sub", .string(subject))) }
         switch claims.audience {
@@ -88,9 +95,10 @@ extension Issuer {
             audience: audiences.count == 1 ? .single(audiences[0]) : .multiple(audiences),
             expiresAt: now + lifetime,
             issuedAt: now, jwtID: id)
-        var extra: [(key: String, value: JSONValue)] = [
-            ("client_id", .string(grant.client.id)), ("scope", .string(ScopeList.format(grant.scopes))),
-        ]
+        var extra: [(key: String, value: JSONValue)] = []
+        extra.reserveCapacity(12)
+        extra.append(("client_id", .string(grant.client.id)))
+        extra.append(("scope", .string(ScopeList.format(grant.scopes))))
         if let jkt = grant.dpopKeyThumbprint { extra.append(("cnf", ["jkt": .string(jkt)])) }
         do {
             let token = try signer.sign(
@@ -123,7 +131,7 @@ extension Issuer {
             issuer: identifier, subject: grant.user.id, audience: .single(grant.client.id),
             expiresAt: now + lifetime,
             issuedAt: now, authorizedParty: grant.client.id, nonce: grant.nonce)
-        var extra = userClaimMembers(grant.user, scopes: grant.scopes)
+        var extra = userClaimMembers(grant.user, scopes: grant.scopes, reserve: 3 + 9)
         extra.append(("auth_time", .int(grant.authTime)))
         if let sid = grant.sessionID { extra.append(("sid", .string(sid))) }
         // at_hash: the left half of SHA-256 of the access token (Core §3.1.3.6).

@@ -21,12 +21,23 @@ extension JSONValue {
     /// `JSONValue.object(Dictionary(uniqueKeysWithValues: members)).serialized()`, without
     /// building and hashing a dictionary only to sort its keys again. For the few-member objects
     /// made on hot paths (JWT headers and claims, token responses). Keys must be unique.
-    public static func serializedObject(_ members: [(key: String, value: JSONValue)]) -> [UInt8] {
+    public static func serializedObject(_ members: consuming [(key: String, value: JSONValue)]) -> [UInt8] {
         var members = members
         members.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         assert(zip(members, members.dropFirst()).allSatisfy { $0.key != $1.key }, "duplicate key")
+        // Sized up front: a JWT's claims or a token response would otherwise grow the buffer
+        // three or four times.
+        var capacity = 2
+        for member in members {
+            capacity += member.key.utf8.count + 4
+            if case .string(let text) = member.value {
+                capacity += text.utf8.count + 2
+            } else {
+                capacity += 24
+            }
+        }
         var output: [UInt8] = []
-        output.reserveCapacity(256)
+        output.reserveCapacity(capacity)
         output.append(UInt8(ascii: "{"))
         for (index, member) in members.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
