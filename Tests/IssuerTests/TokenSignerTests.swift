@@ -8,6 +8,9 @@ import Testing
 // The token endpoint's own encoding and signing must give what the JOSE module gives.
 @Suite("Token signing fast path")
 struct TokenSignerTests {
+    /// One RSA key for RS256 and PS256: generating one blocks a thread for 100-200 ms.
+    static let rsaKey = try! RSAPrivateKey()
+
     /// Every length and byte value encodes as JOSE's base64url does.
     @Test("base64url as JOSE writes it")
     func base64URL() {
@@ -44,7 +47,8 @@ struct TokenSignerTests {
     /// and the signature verifies with the key's JWK.
     @Test("signs as JWS.sign does", arguments: [JWSAlgorithm.es256, .rs256, .ps256])
     func signsLikeJWS(algorithm: JWSAlgorithm) throws {
-        let key: PrivateKey = algorithm == .es256 ? .p256(try P256PrivateKey()) : .rsa(try RSAPrivateKey())
+        let key: PrivateKey =
+            algorithm == .es256 ? .p256(try P256PrivateKey()) : .rsa(TokenSignerTests.rsaKey)
         for keyID in ["1-abc", nil] {
             let signer = try JWSSigner(key: key, algorithm: algorithm, keyID: keyID)
             let tokenSigner = TokenSigner(signer)
