@@ -22,13 +22,14 @@ struct TokenExpiryQueueTests {
         #expect(queue.popExpired(now: 1000) == nil)
     }
 
-    /// A thousand pseudo-random expiries come out in non-decreasing order.
+    /// Ten thousand pseudo-random expiries (three chunks of storage) come out in non-decreasing
+    /// order, also when popping and inserting interleave.
     @Test("heap order under many insertions")
     func many() {
         var queue = ExpiryQueue<String>()
         var value: UInt64 = 12345
         var expiries: [String: Int64] = [:]
-        for index in 0..<1000 {
+        for index in 0..<10_000 {
             value = value &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let expiry = Int64(value >> 40) % 10_000
             expiries["k\(index)"] = expiry
@@ -36,7 +37,26 @@ struct TokenExpiryQueueTests {
         }
         var popped: [Int64] = []
         while let key = queue.popExpired(now: 10_000) { popped.append(expiries[key] ?? -1) }
-        #expect(popped.count == 1000)
+        #expect(popped.count == 10_000)
         #expect(popped == popped.sorted())
+        #expect(queue.count == 0)
+        for round in 0..<3 {
+            for index in 0..<5000 {
+                value = value &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let expiry = Int64(round * 10_000) + Int64(value >> 40) % 10_000
+                expiries["r\(round)-\(index)"] = expiry
+                queue.insert("r\(round)-\(index)", expiresAt: expiry)
+            }
+            var batch: [Int64] = []
+            while let key = queue.popExpired(now: Int64(round * 10_000 + 5000)) {
+                batch.append(expiries[key] ?? -1)
+            }
+            #expect(batch == batch.sorted())
+            #expect(batch.allSatisfy { $0 <= Int64(round * 10_000 + 5000) })
+        }
+        var rest: [Int64] = []
+        while let key = queue.popExpired(now: .max) { rest.append(expiries[key] ?? -1) }
+        #expect(rest == rest.sorted())
+        #expect(queue.count == 0)
     }
 }
