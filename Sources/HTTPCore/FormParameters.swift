@@ -16,6 +16,10 @@ public struct FormParameters: Hashable, Sendable, Sequence, ExpressibleByDiction
     public private(set) var pairs: [Pair]
 
     public init() { pairs = [] }
+    init(capacity: Int) {
+        pairs = []
+        pairs.reserveCapacity(capacity)
+    }
     public init(_ pairs: [Pair]) { self.pairs = pairs }
     public init(_ pairs: [(String, String)]) { self.pairs = pairs.map { Pair(name: $0.0, value: $0.1) } }
 

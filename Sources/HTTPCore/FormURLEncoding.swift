@@ -36,18 +36,24 @@ public enum FormURLEncoding {
         guard text.utf8.count <= maximumLength else {
             throw HTTPError(.malformedBody, "form text is longer than \(maximumLength) bytes")
         }
-        var result = FormParameters()
-        for piece in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let name: Substring
-            let value: Substring
-            if let equals = piece.firstIndex(of: "=") {
-                name = piece[..<equals]
-                value = piece[piece.index(after: equals)...]
-            } else {
-                name = piece
-                value = ""
+        // Split on the UTF-8 bytes `&` and `=` (ASCII, so every index found is a valid String
+        // index): splitting Characters costs grapheme breaking on every request.
+        let utf8 = text.utf8
+        var result = FormParameters(capacity: utf8.count(where: { $0 == UInt8(ascii: "&") }) + 1)
+        var start = utf8.startIndex
+        while start < utf8.endIndex {
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex
+            if start < end {
+                let piece = text[start..<end]
+                if let equals = piece.utf8.firstIndex(of: UInt8(ascii: "=")) {
+                    result.append(
+                        try unescape(piece[..<equals]),
+                        try unescape(piece[piece.utf8.index(after: equals)...]))
+                } else {
+                    result.append(try unescape(piece), "")
+                }
             }
-            result.append(try unescape(name), try unescape(value))
+            start = end == utf8.endIndex ? end : utf8.index(after: end)
         }
         return result
     }

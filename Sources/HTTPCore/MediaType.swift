@@ -7,6 +7,14 @@ public enum MediaType {
     /// The type and subtype without parameters, lowercased: `Application/JSON; charset=utf-8`
     /// becomes `application/json` (RFC 9110 §8.3.1).
     public static func essence(_ contentType: String) -> String {
+        // Almost every request says it plainly: lowercase, no parameters, no spaces.
+        let isPlain =
+            !contentType.isEmpty
+            && contentType.utf8.allSatisfy {
+                $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t")
+                    && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) && $0 < 0x80
+            }
+        if isPlain { return contentType }
         let end = contentType.firstIndex(of: ";") ?? contentType.endIndex
         return contentType[..<end].trimmingSpaces().lowercased()
     }

@@ -37,28 +37,52 @@ public struct URLParts: Hashable, Sendable {
         return host == "127.0.0.1" || host == "[::1]" || host == "::1" || host == "localhost"
     }
 
+    // The three below run for every request a server answers: they search UTF-8 bytes, not
+    // Characters, and allocate only the String they return. Every delimiter they look for is
+    // ASCII, so each index found is a valid String index.
+
     /// The path of any URL or request target, without query and fragment; `/` when empty.
     public static func path(of url: String) -> String {
-        var rest = Substring(stripQueryAndFragment(url))
-        if let schemeEnd = rest.range(of: "://") {
-            rest = rest[schemeEnd.upperBound...]
-            guard let slash = rest.firstIndex(of: "/") else { return "/" }
-            rest = rest[slash...]
+        let utf8 = url.utf8
+        let end = endOfPath(utf8)
+        var start = utf8.startIndex
+        if let authority = indexAfterSchemeSeparator(utf8[..<end]) {
+            guard let slash = utf8[authority..<end].firstIndex(of: UInt8(ascii: "/")) else { return "/" }
+            start = slash
         }
-        return rest.isEmpty ? "/" : String(rest)
+        return start == end ? "/" : String(url[start..<end])
     }
 
     /// The raw query string of any URL, or `nil`.
     public static func query(of url: String) -> String? {
-        guard let question = url.firstIndex(of: "?") else { return nil }
-        let afterQuestion = url[url.index(after: question)...]
-        if let hash = afterQuestion.firstIndex(of: "#") { return String(afterQuestion[..<hash]) }
-        return String(afterQuestion)
+        let utf8 = url.utf8
+        guard let question = utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        let start = utf8.index(after: question)
+        let end = utf8[start...].firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
+        return String(url[start..<end])
     }
 
     /// The URL with query and fragment removed.
     public static func stripQueryAndFragment(_ url: String) -> String {
-        if let cut = url.firstIndex(where: { $0 == "?" || $0 == "#" }) { return String(url[..<cut]) }
-        return url
+        let end = endOfPath(url.utf8)
+        return end == url.endIndex ? url : String(url[..<end])
+    }
+
+    /// Where the query or the fragment starts, or the end.
+    private static func endOfPath(_ utf8: String.UTF8View) -> String.Index {
+        utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? utf8.endIndex
+    }
+
+    /// The index right after the first `://`, if there is one.
+    private static func indexAfterSchemeSeparator(_ utf8: Substring.UTF8View) -> String.Index? {
+        var index = utf8.startIndex
+        while let colon = utf8[index...].firstIndex(of: UInt8(ascii: ":")) {
+            let rest = utf8[utf8.index(after: colon)...]
+            if rest.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")]) {
+                return utf8.index(colon, offsetBy: 3)
+            }
+            index = utf8.index(after: colon)
+        }
+        return nil
     }
 }

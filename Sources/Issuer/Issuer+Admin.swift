@@ -157,11 +157,11 @@ extension Issuer {
     func adminRequests(_ request: HTTPRequest) -> HTTPResponse {
         let since = (try? request.queryParameters())?["since"].flatMap { Int($0) } ?? 0
         let entries = state.withLock { $0.requestLog.entries.filter { $0.sequence > since } }
-        return .json(["requests": .array(entries.map(\.json))])
+        return .json(["requests": .array(entries.map(\.logged.json))])
     }
 
     /// Every request logged so far (in process).
-    public var requestLog: [LoggedRequest] { state.withLock { Array($0.requestLog.entries) } }
+    public var requestLog: [LoggedRequest] { state.withLock { Array($0.requestLog.entries) }.map(\.logged) }
 
     /// `POST /_admin/faults` with `{"fault": ID, "count": N}` (and `path`, `delay_ms`, `retry_after`).
     func adminAddFault(_ request: HTTPRequest) -> HTTPResponse {

@@ -42,7 +42,8 @@ extension Issuer {
         let verifier = context.parameters["code_verifier"]
         let codeHash = Issuer.hash(code)
         let (client, proof, now) = (context.client, context.proof, context.now)
-        let accessTokenID = randomValue(byteCount: 16)
+        let accessTokenID = newAccessTokenID()
+        let refreshToken = newRefreshToken()
         let accessTokenExpiresAt = now + lifetimes(for: client).accessToken
 
         let pending = try state.withLock { state throws(OAuthError) -> PendingTokens in
@@ -52,10 +53,10 @@ extension Issuer {
             }
             if let redeemed = record.redeemed {
                 if let familyID = redeemed.refreshFamilyID {
-                    revokeGrant(familyID: familyID, reason: "authorization code reused", now: now, in: &state)
+                    revokeGrant(familyID: familyID, reason: .codeReused, now: now, in: &state)
                 }
                 if redeemed.accessTokenExpiresAt > now {
-                    state.revokedAccessTokens[redeemed.accessTokenID] = redeemed.accessTokenExpiresAt
+                    state.revokedAccessTokens[redeemed.accessTokenID.string] = redeemed.accessTokenExpiresAt
                 }
                 throw .invalidGrant(
                     "the authorization code was already used; the tokens issued for it are revoked (RFC 6749 §4.1.2)"
@@ -73,11 +74,11 @@ extension Issuer {
                 kind: .authorizationCode, user: user!, client: client, scopes: record.scopes,
                 audience: record.audience, nonce: record.nonce, authTime: record.authTime,
                 sessionID: record.sessionID, dpopKeyThumbprint: proof?.thumbprint)
-            var refresh: (token: String, familyID: String)?
+            var refresh: (token: String, familyID: RefreshFamily.ID)?
             if record.scopes.contains(StandardScope.offlineAccess),
                 client.grantTypes.contains(GrantType.refreshToken)
             {
-                let stored = storeRefreshToken(grant, familyID: nil, now: now, in: &state)
+                let stored = storeRefreshToken(refreshToken, for: grant, familyID: nil, now: now, in: &state)
                 recordAccessToken(
                     accessTokenID, expiresAt: accessTokenExpiresAt, familyID: stored.familyID, now: now,
                     in: &state)

@@ -24,23 +24,29 @@ extension Issuer {
     /// `scope` may narrow the grant for this access token; the successor keeps the original
     /// scope (RFC 6749 §6).
     func refreshTokens(_ context: TokenRequestContext) throws(OAuthError) -> HTTPResponse {
-        let presentedHash = Issuer.hash(try context.parameters.required("refresh_token"))
+        let presentedHash = TokenHash(of: try context.parameters.required("refresh_token"))
         let requested = context.parameters["scope"].map(ScopeList.parse)
         let (client, proof, now) = (context.client, context.proof, context.now)
         let lifetimes = lifetimes(for: client)
-        let accessTokenID = randomValue(byteCount: 16)
+        // Random values and hashes before the lock, which every token request contends for.
+        let accessTokenID = newAccessTokenID()
+        let successor = newRefreshToken()
 
         let (pending, original) = try state.withLock {
             state throws(OAuthError) -> (PendingTokens, [String]) in
             sweepIfDue(&state, now: now)
-            guard let record = state.refreshTokens[presentedHash] else {
+            guard let record = state.refreshTokens[presentedHash],
+                let family = state.families[record.familyID]
+            else {
                 throw .invalidGrant("the refresh token is invalid")
             }
-            guard record.clientID == client.id else {
+            let stored = family.grant
+            guard stored.clientID == client.id else {
                 throw .invalidGrant("the refresh token was issued to another client")
             }
             guard record.expiresAt > now else { throw .invalidGrant("the refresh token expired") }
-            if let thumbprint = record.dpopKeyThumbprint {
+            if !state.refreshTokenBindings.isEmpty, let thumbprint = state.refreshTokenBindings[presentedHash]
+            {
                 guard let proof else {
                     throw .invalidDPoPProof(
                         "the refresh token is bound to a DPoP key; send a proof signed with it")
@@ -49,59 +55,57 @@ extension Issuer {
                     throw .invalidGrant("the refresh token is bound to another DPoP key (RFC 9449 §5)")
                 }
             }
-            var lostSuccessor: String?
+            var lostSuccessor: TokenHash?
             var rotatedAt = now
-            switch record.status {
+            switch family.revokedReason == nil ? record.status : .revoked {
             case .active: break
             case .revoked:
                 throw .invalidGrant("the refresh token was revoked")
             case .rotated(let at, let successorHash):
-                let successorUnused: Bool
-                if case .active? = state.refreshTokens[successorHash]?.status {
-                    successorUnused = true
-                } else {
-                    successorUnused = false
-                }
+                let successorUnused =
+                    state.refreshTokens[successorHash].map { state.refreshTokenStatus($0) == .active }
+                    ?? false
                 guard lifetimes.refreshReuseGrace > 0, now - at <= lifetimes.refreshReuseGrace,
                     successorUnused
                 else {
                     revokeGrant(
-                        familyID: record.familyID, reason: "refresh token replay detected", now: now,
+                        familyID: record.familyID, reason: .replayDetected, now: now,
                         in: &state)
                     throw .invalidGrant("refresh token replay detected")
                 }
                 lostSuccessor = successorHash
                 rotatedAt = at
             }
-            var granted = record.scopes
+            var granted = stored.scopes
             if let requested {
-                if let extra = requested.first(where: { !record.scopes.contains($0) }) {
+                if let extra = requested.first(where: { !stored.scopes.contains($0) }) {
                     throw .invalidScope(
                         "scope \(OAuthRequestParameters.quoted(extra)) was not granted to this refresh token;"
                             + " a refresh may only narrow the scope (RFC 6749 §6)")
                 }
-                granted = record.scopes.filter(requested.contains)
+                granted = stored.scopes.filter(requested.contains)
             }
-            guard let user = state.users[record.userID] else {
+            guard let user = state.users[stored.userID] else {
                 throw .invalidGrant("the user of the refresh token no longer exists")
             }
             var grant = TokenGrant(
-                kind: .refresh, user: user, client: client, scopes: record.scopes, audience: record.audience,
-                nonce: nil, authTime: record.authTime, sessionID: record.sessionID,
+                kind: .refresh, user: user, client: client, scopes: stored.scopes, audience: stored.audience,
+                nonce: nil, authTime: stored.authTime, sessionID: stored.sessionID,
                 dpopKeyThumbprint: proof?.thumbprint)
             if let lostSuccessor { state.refreshTokens[lostSuccessor]?.status = .revoked }
-            let successor = storeRefreshToken(grant, familyID: record.familyID, now: now, in: &state)
-            state.refreshTokens[presentedHash]?.status = .rotated(
-                at: rotatedAt, successorHash: Issuer.hash(successor.token))
+            let refreshToken =
+                storeRefreshToken(successor, for: grant, familyID: record.familyID, now: now, in: &state)
+                .token
+            state.refreshTokens[presentedHash]?.status = .rotated(at: rotatedAt, successor: successor.hash)
             recordAccessToken(
                 accessTokenID, expiresAt: now + lifetimes.accessToken, familyID: record.familyID, now: now,
                 in: &state)
             grant.scopes = granted
             return (
                 PendingTokens(
-                    grant: grant, accessTokenID: accessTokenID, refreshToken: successor.token,
+                    grant: grant, accessTokenID: accessTokenID, refreshToken: refreshToken,
                     refreshFamilyID: record.familyID),
-                record.scopes
+                stored.scopes
             )
         }
         let tokens = try signTokens(pending, now: now)

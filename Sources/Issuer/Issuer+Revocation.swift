@@ -33,12 +33,12 @@ extension Issuer {
     /// Whether the token is one of our refresh tokens; revokes its family when it is the client's.
     @discardableResult
     private func revokeRefreshToken(_ token: String, client: ClientRegistration, now: Int64) -> Bool {
-        let hash = Issuer.hash(token)
+        let hash = TokenHash(of: token)
         return state.withLock { state in
             guard let record = state.refreshTokens[hash] else { return false }
-            if record.clientID == client.id {
+            if state.families[record.familyID]?.grant.clientID == client.id {
                 revokeGrant(
-                    familyID: record.familyID, reason: "revoked by the client (RFC 7009)", now: now,
+                    familyID: record.familyID, reason: .revokedByClient, now: now,
                     in: &state)
             }
             return true

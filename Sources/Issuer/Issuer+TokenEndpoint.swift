@@ -17,9 +17,9 @@ struct PendingTokens: Sendable {
     var grant: TokenGrant
     /// The access token's `jti`, chosen under the lock so that a revocation racing the signing
     /// (a replayed code) already knows it.
-    var accessTokenID: String
+    var accessTokenID: AccessTokenID
     var refreshToken: String?
-    var refreshFamilyID: String?
+    var refreshFamilyID: RefreshFamily.ID?
 }
 
 // `POST /oauth/token` (RFC 6749 §3.2, §4.1.3, §6; RFC 8693 §2; RFC 9449 §5).
@@ -76,39 +76,47 @@ extension Issuer {
 
     /// Signs what a grant decided: the access token, and an ID token when `openid` was granted.
     func signTokens(_ pending: PendingTokens, now: Int64) throws(OAuthError) -> MintedTokens {
-        let access = try mintAccessToken(pending.grant, now: now, id: pending.accessTokenID)
+        let grant = pending.grant
+        let wantsIDToken = grant.scopes.contains(StandardScope.openID)
+        // One lock for the key and the ID token's fault, taken before signing, not across it.
+        let (signer, fault) = state.withLock { state -> (TokenSigner, IssuerFault?) in
+            (
+                state.keys.tokenSigner,
+                wantsIDToken ? Issuer.takeIDTokenFault(for: grant.kind, in: &state) : nil
+            )
+        }
+        let access = try mintAccessToken(grant, now: now, id: pending.accessTokenID.string, signer: signer)
         var idToken: String?
-        if pending.grant.scopes.contains(StandardScope.openID) {
-            idToken = try mintIDToken(pending.grant, accessToken: access.token, now: now)
+        if wantsIDToken {
+            idToken = try mintIDToken(
+                grant, accessToken: access.token, now: now, signer: signer, fault: fault)
         }
         return MintedTokens(
             accessToken: access.token, accessTokenID: access.id, accessTokenExpiresAt: access.expiresAt,
             idToken: idToken, refreshToken: pending.refreshToken, refreshFamilyID: pending.refreshFamilyID,
             expiresIn: access.expiresAt - now,
-            tokenType: pending.grant.dpopKeyThumbprint == nil ? "Bearer" : "DPoP")
+            tokenType: grant.dpopKeyThumbprint == nil ? "Bearer" : "DPoP")
     }
 
     /// Notes an access token in its refresh family, so that revoking the family revokes it too
     /// (RFC 7009 §2.1). Expired entries are dropped every 32 insertions, keeping the list short.
     func recordAccessToken(
-        _ id: String, expiresAt: Int64, familyID: String, now: Int64, in state: inout IssuerState
+        _ id: AccessTokenID, expiresAt: Int64, familyID: RefreshFamily.ID, now: Int64,
+        in state: inout IssuerState
     ) {
-        guard let count = state.families[familyID]?.accessTokens.count else { return }
-        if count > 0, count % 32 == 0,
-            let live = state.families[familyID]?.accessTokens.filter({ $0.value > now })
-        {
-            state.families[familyID]?.accessTokens = live
-        }
-        state.families[familyID]?.accessTokens[id] = expiresAt
+        state.families[familyID]?.recordAccessToken(id, expiresAt: expiresAt, now: now)
     }
 
     /// Revokes a refresh family and every unexpired access token issued in it.
-    func revokeGrant(familyID: String, reason: String, now: Int64, in state: inout IssuerState) {
+    func revokeGrant(
+        familyID: RefreshFamily.ID, reason: RefreshFamily.RevocationReason, now: Int64,
+        in state: inout IssuerState
+    ) {
         revokeFamily(familyID, reason: reason, in: &state)
         guard let accessTokens = state.families[familyID]?.accessTokens else { return }
         for (id, expiresAt) in accessTokens where expiresAt > now {
-            state.revokedAccessTokens[id] = expiresAt
+            state.revokedAccessTokens[id.string] = expiresAt
         }
-        state.families[familyID]?.accessTokens = [:]
+        state.families[familyID]?.accessTokens = []
     }
 }

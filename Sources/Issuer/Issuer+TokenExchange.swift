@@ -50,16 +50,17 @@ extension Issuer {
                 parameters: parameters.dictionary.filter { $0.key != "client_secret" }, now: context.now))
 
         let now = context.now
-        let accessTokenID = randomValue(byteCount: 16)
+        let accessTokenID = newAccessTokenID()
+        let refreshToken = newRefreshToken()
         let accessTokenExpiresAt = now + lifetimes(for: client).accessToken
         let pending = state.withLock { state -> PendingTokens in
             let user = Issuer.linkUser(identity, profile: profile, in: &state)
             let grant = TokenGrant(
                 kind: .exchange, user: user, client: client, scopes: granted, audience: audience?.identifier,
                 nonce: nil, authTime: now, sessionID: nil, dpopKeyThumbprint: context.proof?.thumbprint)
-            var refresh: (token: String, familyID: String)?
+            var refresh: (token: String, familyID: RefreshFamily.ID)?
             if granted.contains(StandardScope.offlineAccess) {
-                let stored = storeRefreshToken(grant, familyID: nil, now: now, in: &state)
+                let stored = storeRefreshToken(refreshToken, for: grant, familyID: nil, now: now, in: &state)
                 recordAccessToken(
                     accessTokenID, expiresAt: accessTokenExpiresAt, familyID: stored.familyID, now: now,
                     in: &state)

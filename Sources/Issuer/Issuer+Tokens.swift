@@ -27,7 +27,7 @@ struct MintedTokens: Sendable {
     var accessTokenExpiresAt: Int64
     var idToken: String?
     var refreshToken: String?
-    var refreshFamilyID: String?
+    var refreshFamilyID: RefreshFamily.ID?
     var expiresIn: Int64
     var tokenType: String
 }
@@ -35,70 +35,110 @@ struct MintedTokens: Sendable {
 extension Issuer {
     /// Claims about the user that the granted scopes release (OpenID Connect Core §5.4).
     func userClaims(_ user: UserAccount, scopes: [String]) -> [String: JSONValue] {
-        var claims: [String: JSONValue] = [:]
+        Dictionary(uniqueKeysWithValues: userClaimMembers(user, scopes: scopes))
+    }
+
+    /// `userClaims` as a list of members, for a claims set written without a dictionary.
+    /// `reserve` is room for the members the caller adds (the rest of a claims set).
+    func userClaimMembers(_ user: UserAccount, scopes: [String], reserve: Int = 0) -> [(
+        key: String, value: JSONValue
+    )] {
+        var claims: [(key: String, value: JSONValue)] = []
+        claims.reserveCapacity(5 + reserve)
         if scopes.contains(StandardScope.profile) {
-            if let name = user.name { claims["name"] = .string(name) }
-            if let given = user.givenName { claims["given_name"] = .string(given) }
-            if let family = user.familyName { claims["family_name"] = .string(family) }
+            if let name = user.name { claims.append(("name", .string(name))) }
+            if let given = user.givenName { claims.append(("given_name", .string(given))) }
+            if let family = user.familyName { claims.append(("family_name", .string(family))) }
         }
         if scopes.contains(StandardScope.email), let email = user.email {
-            claims["email"] = .string(email)
-            claims["email_verified"] = .bool(user.emailVerified)
+            claims.append(("email", .string(email)))
+            claims.append(("email_verified", .bool(user.emailVerified)))
         }
         return claims
     }
 
+    /// The JSON payload of a claims set: `claims.json.serialized()`, with `extra` as its other
+    /// claims, written from a list rather than a dictionary (two JWTs per token response).
+    /// Give `extra` room for 9 more members (the registered claims) to spare a copy.
+    static func claimsPayload(_ claims: JWTClaims, extra: consuming [(key: String, value: JSONValue)])
+        -> [UInt8]
+    {
+        assert(claims.otherClaims.isEmpty, "other claims go in extra")
+        var members = extra
+        members.reserveCapacity(members.count + 9)
+        if let issuer = claims.issuer { members.append(("iss", .string(issuer))) }
+        if let subject = claims.subject { members.append(("sub", .string(subject))) }
+        switch claims.audience {
+        case .single(let audience)?: members.append(("aud", .string(audience)))
+        case .multiple(let audiences)?: members.append(("aud", .array(audiences.map(JSONValue.string))))
+        case nil: break
+        }
+        if let expiresAt = claims.expiresAt { members.append(("exp", .int(expiresAt))) }
+        if let notBefore = claims.notBefore { members.append(("nbf", .int(notBefore))) }
+        if let issuedAt = claims.issuedAt { members.append(("iat", .int(issuedAt))) }
+        if let jwtID = claims.jwtID { members.append(("jti", .string(jwtID))) }
+        if let authorizedParty = claims.authorizedParty { members.append(("azp", .string(authorizedParty))) }
+        if let nonce = claims.nonce { members.append(("nonce", .string(nonce))) }
+        return JSONValue.serializedObject(members)
+    }
+
     /// An access token in the JWT profile of RFC 9068 §2; `id` is a `jti` chosen in advance.
-    func mintAccessToken(_ grant: TokenGrant, now: Int64, id: String? = nil) throws(OAuthError) -> (
-        token: String, id: String, expiresAt: Int64
-    ) {
+    func mintAccessToken(_ grant: TokenGrant, now: Int64, id: String, signer: TokenSigner) throws(OAuthError)
+        -> (token: String, id: String, expiresAt: Int64)
+    {
         let lifetime = lifetimes(for: grant.client).accessToken
-        let id = id ?? randomValue(byteCount: 16)
         var audiences: [String] = []
         if let audience = grant.audience ?? tenant.defaultAudience { audiences.append(audience) }
-        if grant.scopes.contains(StandardScope.openID) { audiences.append(url(Path.userInfo)) }
-        var claims = JWTClaims(
+        if grant.scopes.contains(StandardScope.openID) { audiences.append(userInfoURL) }
+        let claims = JWTClaims(
             issuer: identifier, subject: grant.user.id,
             audience: audiences.count == 1 ? .single(audiences[0]) : .multiple(audiences),
             expiresAt: now + lifetime,
             issuedAt: now, jwtID: id)
-        claims.otherClaims["client_id"] = .string(grant.client.id)
-        claims.otherClaims["scope"] = .string(ScopeList.format(grant.scopes))
-        if let jkt = grant.dpopKeyThumbprint { claims.otherClaims["cnf"] = ["jkt": .string(jkt)] }
-        let signer = state.withLock { $0.keys.active }
+        var extra: [(key: String, value: JSONValue)] = []
+        extra.reserveCapacity(12)
+        extra.append(("client_id", .string(grant.client.id)))
+        extra.append(("scope", .string(ScopeList.format(grant.scopes))))
+        if let jkt = grant.dpopKeyThumbprint { extra.append(("cnf", ["jkt": .string(jkt)])) }
         do {
-            let token = try JWT.sign(claims, signer: signer, extraHeader: ["typ": "at+jwt"])
+            let token = try signer.sign(
+                payload: Issuer.claimsPayload(claims, extra: extra), header: signer.accessTokenHeader)
             return (token, id, now + lifetime)
         } catch {
             throw OAuthError("server_error", "cannot sign the access token", status: 500)
         }
     }
 
-    /// An ID token (OpenID Connect Core §2, §3.1.3.6), with any pending RP conformance fault applied.
-    func mintIDToken(_ grant: TokenGrant, accessToken: String, now: Int64) throws(OAuthError) -> String {
+    /// Takes the RP conformance fault the next ID token of a grant of this kind gets, if any:
+    /// a refresh takes a refresh-only fault first.
+    static func takeIDTokenFault(for kind: TokenGrant.Kind, in state: inout IssuerState) -> IssuerFault? {
+        let refreshFault =
+            kind == .refresh
+            ? state.faults.take {
+                $0.fault == .refreshedIDTokenIssuerMismatch || $0.fault == .refreshedIDTokenSubjectMismatch
+            }?.fault : nil
+        return refreshFault ?? state.faults.take { $0.fault.affectsIDToken }?.fault
+    }
+
+    /// An ID token (OpenID Connect Core §2, §3.1.3.6), with `fault` (taken by
+    /// `takeIDTokenFault`) applied.
+    func mintIDToken(
+        _ grant: TokenGrant, accessToken: String, now: Int64, signer tokenSigner: TokenSigner,
+        fault: IssuerFault?
+    ) throws(OAuthError) -> String {
         let lifetime = lifetimes(for: grant.client).idToken
         var claims = JWTClaims(
             issuer: identifier, subject: grant.user.id, audience: .single(grant.client.id),
             expiresAt: now + lifetime,
             issuedAt: now, authorizedParty: grant.client.id, nonce: grant.nonce)
-        claims.otherClaims = userClaims(grant.user, scopes: grant.scopes)
-        claims.otherClaims["auth_time"] = .int(grant.authTime)
-        if let sid = grant.sessionID { claims.otherClaims["sid"] = .string(sid) }
+        var extra = userClaimMembers(grant.user, scopes: grant.scopes, reserve: 3 + 9)
+        extra.append(("auth_time", .int(grant.authTime)))
+        if let sid = grant.sessionID { extra.append(("sid", .string(sid))) }
         // at_hash: the left half of SHA-256 of the access token (Core §3.1.3.6).
-        claims.otherClaims["at_hash"] = .string(
-            Base64URL.encode(SHA256.hash(Array(accessToken.utf8)).prefix(16)))
+        extra.append(("at_hash", .string(Base64URLWriter.encode(SHA256.hash(accessToken).prefix(16)))))
 
-        let (signer, fault) = state.withLock { state -> (JWSSigner, IssuerFault?) in
-            let refreshFault =
-                grant.kind == .refresh
-                ? state.faults.take {
-                    $0.fault == .refreshedIDTokenIssuerMismatch
-                        || $0.fault == .refreshedIDTokenSubjectMismatch
-                }?.fault : nil
-            let fault = refreshFault ?? state.faults.take { $0.fault.affectsIDToken }?.fault
-            return (state.keys.active, fault)
-        }
-        var signing = signer
+        let signer = tokenSigner.signer
+        var signing = tokenSigner
         switch fault {
         case .idTokenIssuerMismatch?, .refreshedIDTokenIssuerMismatch?:
             claims.issuer = "https://impostor.example"
@@ -121,7 +161,7 @@ extension Issuer {
         case .nonceInvalid?: claims.nonce = "not-the-nonce-you-sent"
         case .idTokenKidAbsentSingleKey?, .idTokenKidAbsentMultipleKeys?:
             do {
-                signing = try JWSSigner(key: signer.key, algorithm: signer.algorithm, keyID: nil)
+                signing = TokenSigner(try JWSSigner(key: signer.key, algorithm: signer.algorithm, keyID: nil))
                 if fault == .idTokenKidAbsentMultipleKeys {
                     let decoy = try JWSSigner(key: .p256(try P256PrivateKey()), algorithm: .es256).publicJWK
                     let sameType = signer.algorithm == .es256 ? decoy : try decoyRSAKey()
@@ -135,7 +175,7 @@ extension Issuer {
         default: break
         }
         do {
-            let payload = claims.json.serialized()
+            let payload = Issuer.claimsPayload(claims, extra: extra)
             switch fault {
             case .idTokenUnsigned?:
                 return Base64URL.encode(JSONValue.object(["alg": "none", "typ": "JWT"]).serialized()) + "."
@@ -151,10 +191,10 @@ extension Issuer {
                     for: Array(input.utf8), key: signer.publicJWK.json.serialized())
                 return input + "." + Base64URL.encode(mac)
             case .idTokenBadSignatureES256?, .idTokenBadSignatureRS256?:
-                let token = try JWS.sign(payload: payload, signer: signing, extraHeader: ["typ": "JWT"])
+                let token = try signing.sign(payload: payload, header: signing.idTokenHeader)
                 return Issuer.corruptSignature(token)
             default:
-                return try JWS.sign(payload: payload, signer: signing, extraHeader: ["typ": "JWT"])
+                return try signing.sign(payload: payload, header: signing.idTokenHeader)
             }
         } catch {
             throw OAuthError("server_error", "cannot sign the ID token", status: 500)
@@ -174,31 +214,37 @@ extension Issuer {
         JWK(try RSAPrivateKey(bits: 2048).publicKey, keyID: nil, algorithm: "RS256")
     }
 
-    /// Stores a new refresh token in `family` (or a new family) and returns its value.
-    func storeRefreshToken(
-        _ grant: TokenGrant, familyID existingFamily: String?, now: Int64, in state: inout IssuerState
-    ) -> (token: String, familyID: String) {
+    /// A fresh refresh token and its hash, made before the state lock is taken.
+    func newRefreshToken() -> (token: String, hash: TokenHash) {
         let token = randomValue()
-        let hash = Issuer.hash(token)
-        let familyID = existingFamily ?? randomValue(byteCount: 16)
-        let expiresAt = now + lifetimes(for: grant.client).refreshToken
-        state.refreshTokens[hash] = RefreshTokenRecord(
-            familyID: familyID, clientID: grant.client.id, userID: grant.user.id, scopes: grant.scopes,
-            audience: grant.audience, authTime: grant.authTime, sessionID: grant.sessionID,
-            dpopKeyThumbprint: grant.client.isPublic ? grant.dpopKeyThumbprint : nil,
-            expiresAt: expiresAt, status: .active)
-        state.refreshTokenExpiries.insert(hash, expiresAt: expiresAt)
-        state.families[familyID, default: RefreshFamily(id: familyID, revokedReason: nil, tokenHashes: [])]
-            .tokenHashes.append(hash)
-        return (token, familyID)
+        return (token, TokenHash(of: token))
     }
 
-    /// Revokes a whole refresh token family (reuse detected, code replayed, or revocation).
-    func revokeFamily(_ familyID: String, reason: String, in state: inout IssuerState) {
-        guard var family = state.families[familyID] else { return }
-        family.revokedReason = reason
-        for hash in family.tokenHashes { state.refreshTokens[hash]?.status = .revoked }
-        state.families[familyID] = family
+    /// A fresh access token `jti`.
+    func newAccessTokenID() -> AccessTokenID { AccessTokenID(bytes: random.bytes(count: 16)) }
+
+    /// Stores a refresh token for `grant` in a family: the given one, or a new family whose
+    /// grant is `shared` (one object for many families) or made from `grant`.
+    ///
+    /// A public client's token is bound to the grant's DPoP key, if it has one (RFC 9449 §5).
+    func storeRefreshToken(
+        _ token: (token: String, hash: TokenHash), for grant: TokenGrant, familyID: RefreshFamily.ID?,
+        shared: RefreshGrant? = nil, now: Int64, in state: inout IssuerState
+    ) -> (token: String, familyID: RefreshFamily.ID) {
+        let familyID = familyID ?? state.newRefreshFamily(shared ?? RefreshGrant(grant))
+        state.storeRefreshToken(
+            token.hash, familyID: familyID,
+            dpopKeyThumbprint: grant.client.isPublic ? grant.dpopKeyThumbprint : nil,
+            expiresAt: now + lifetimes(for: grant.client).refreshToken)
+        return (token.token, familyID)
+    }
+
+    /// Revokes a whole refresh token family (reuse detected, code replayed, or revocation):
+    /// its tokens are judged by the family from then on (`IssuerState.refreshTokenStatus`).
+    func revokeFamily(
+        _ familyID: RefreshFamily.ID, reason: RefreshFamily.RevocationReason, in state: inout IssuerState
+    ) {
+        state.families[familyID]?.revokedReason = reason
     }
 
     /// The successful token response (RFC 6749 §5.1), never cached.
@@ -208,17 +254,21 @@ extension Issuer {
     )
         -> HTTPResponse
     {
-        var body: [String: JSONValue] = [
-            "access_token": .string(tokens.accessToken), "token_type": .string(tokens.tokenType),
-            "expires_in": .int(tokens.expiresIn),
+        var body: [(key: String, value: JSONValue)] = [
+            ("access_token", .string(tokens.accessToken)), ("token_type", .string(tokens.tokenType)),
+            ("expires_in", .int(tokens.expiresIn)),
         ]
-        if let idToken = tokens.idToken { body["id_token"] = .string(idToken) }
-        if let refreshToken = tokens.refreshToken { body["refresh_token"] = .string(refreshToken) }
-        // RFC 6749 §5.1: scope is required when it differs from what was asked.
-        if requestedScopes.map({ Set($0) != Set(grantedScopes) }) ?? true {
-            body["scope"] = .string(ScopeList.format(grantedScopes))
+        if let idToken = tokens.idToken { body.append(("id_token", .string(idToken))) }
+        if let refreshToken = tokens.refreshToken { body.append(("refresh_token", .string(refreshToken))) }
+        // RFC 6749 §5.1: scope is required when it differs from what was asked (as sets).
+        let sameScopes = requestedScopes.map {
+            $0.allSatisfy(grantedScopes.contains) && grantedScopes.allSatisfy($0.contains)
         }
-        if let issuedTokenType { body["issued_token_type"] = .string(issuedTokenType) }
-        return .json(.object(body), headers: ["Cache-Control": "no-store", "Pragma": "no-cache"])
+        if sameScopes != true { body.append(("scope", .string(ScopeList.format(grantedScopes)))) }
+        if let issuedTokenType { body.append(("issued_token_type", .string(issuedTokenType))) }
+        return HTTPResponse(
+            status: 200,
+            headers: ["Cache-Control": "no-store", "Pragma": "no-cache", "Content-Type": MediaType.json],
+            body: JSONValue.serializedObject(body))
     }
 }

@@ -23,6 +23,8 @@ public final class Issuer: Sendable {
     let subjectTokenResolvers = SubjectTokenResolverTable()
     /// The issuer's public keys, decoded once per key ring (access token checks).
     let verificationKeys = VerificationKeyCache()
+    /// The `userinfo` endpoint's URL, an audience of every access token with `openid`.
+    let userInfoURL: String
 
     /// Creates an issuer serving `tenant` at `baseURL`.
     public init(
@@ -32,6 +34,7 @@ public final class Issuer: Sendable {
         var identifier = baseURL
         while identifier.hasSuffix("/") { identifier.removeLast() }
         self.identifier = identifier
+        userInfoURL = identifier + Path.userInfo
         self.tenant = tenant
         self.clock = clock
         self.random = random
@@ -84,19 +87,18 @@ public final class Issuer: Sendable {
                 status: 502)
         case .delay?:
             try? await Task.sleep(for: .milliseconds(fault!.delayMilliseconds))
-            response = await route(request)
+            response = await route(request, path: path)
         case .dropConnection?:
-            _ = await route(request)
+            _ = await route(request, path: path)
             response = .droppedConnection
         default:
-            response = await route(request)
+            response = await route(request, path: path)
         }
         log(request, response: response, started: started)
         return response
     }
 
-    private func route(_ request: HTTPRequest) async -> HTTPResponse {
-        let path = request.path
+    private func route(_ request: HTTPRequest, path: String) async -> HTTPResponse {
         guard let methods = Issuer.endpoints[path] else {
             return OAuthError("not_found", "no endpoint at \(path.prefix(200))", status: 404).response
         }
@@ -113,19 +115,8 @@ public final class Issuer: Sendable {
     private func log(_ request: HTTPRequest, response: HTTPResponse, started: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - started
         let (seconds, attoseconds) = elapsed.components
-        var parameters: [String: String] = [:]
-        if let query = try? request.queryParameters() {
-            for pair in query { parameters[pair.name] = pair.value }
-        }
-        if request.method == .post, let form = try? request.formParameters() {
-            for pair in form { parameters[pair.name] = pair.value }
-        } else if request.method == .post, let json = try? request.jsonBody().objectValue {
-            for (name, value) in json { parameters[name] = value.stringValue ?? value.serializedString() }
-        }
-        for name in LoggedRequest.redacted where parameters[name] != nil { parameters[name] = "[redacted]" }
-        let entry = LoggedRequest(
-            sequence: 0, time: clock.now(), method: request.method.rawValue, path: request.path,
-            status: response.dropsConnection ? 0 : response.status, parameters: parameters,
+        let entry = RequestLogEntry(
+            request, status: response.dropsConnection ? 0 : response.status, time: clock.now(),
             durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15)
         state.withLock { $0.requestLog.append(entry) }
     }
@@ -133,10 +124,10 @@ public final class Issuer: Sendable {
     // MARK: - Helpers for the endpoints
 
     /// A fresh random value for codes, tokens, ids: 32 bytes, base64url (256 bits).
-    func randomValue(byteCount: Int = 32) -> String { Base64URL.encode(random.bytes(count: byteCount)) }
+    func randomValue(byteCount: Int = 32) -> String { Base64URLWriter.encode(random.bytes(count: byteCount)) }
 
     /// How secrets are stored: SHA-256, base64url.
-    static func hash(_ secret: String) -> String { Base64URL.encode(SHA256.hash(Array(secret.utf8))) }
+    static func hash(_ secret: String) -> String { Base64URLWriter.encode(SHA256.hash(secret)) }
 
     /// Sweeps expired state at most once a second of issuer time.
     func sweepIfDue(_ state: inout IssuerState, now: Int64) {

@@ -15,7 +15,10 @@ struct OAuthRequestParameters: Sendable {
     /// Largest JSON body read; form bodies are bounded by `FormURLEncoding.maximumLength`.
     static let maximumJSONSize = 4 * 1024 * 1024
 
-    init(_ values: [String: String]) { self.values = values.filter { !$0.value.isEmpty } }
+    init(_ values: [String: String]) {
+        // Filtering builds a second dictionary: only when there is something to drop.
+        self.values = values.values.contains(where: \.isEmpty) ? values.filter { !$0.value.isEmpty } : values
+    }
 
     init(request: HTTPRequest) throws(OAuthError) {
         guard let mediaType = request.mediaType else {

@@ -4,7 +4,11 @@ import JOSE
 /// The issuer's signing keys: one active, and the retired ones still published in the JWKS so
 /// that tokens they signed keep verifying until they expire (OpenID Connect Core §10.1.1).
 struct SigningKeyRing: Sendable {
-    private(set) var active: JWSSigner
+    private(set) var active: JWSSigner {
+        didSet { tokenSigner = TokenSigner(active) }
+    }
+    /// The active key with its token headers encoded.
+    private(set) var tokenSigner: TokenSigner
     private(set) var retired: [JWSSigner] = []
     private var generation = 1
 
@@ -13,6 +17,7 @@ struct SigningKeyRing: Sendable {
 
     init(algorithm: JWSAlgorithm) throws(JOSEError) {
         active = try SigningKeyRing.makeSigner(algorithm: algorithm, generation: 1)
+        tokenSigner = TokenSigner(active)
     }
 
     /// A new active key; the old one is retired but still published.

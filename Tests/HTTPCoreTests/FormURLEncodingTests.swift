@@ -31,6 +31,25 @@ struct FormURLEncodingTests {
         #expect(parameters.uniqueDictionary == nil)
     }
 
+    /// Empty pairs are skipped, a pair without `=` has an empty value, only the first `=` splits.
+    @Test("pairs without values and empty pairs")
+    func oddPairs() throws {
+        let parameters = try FormURLEncoding.decode("&a&&b=&=c&d=e=f&é=ü%20&")
+        #expect(parameters.pairs.map(\.name) == ["a", "b", "", "d", "é"])
+        #expect(parameters.pairs.map(\.value) == ["", "", "c", "e=f", "ü "])
+        #expect(try FormURLEncoding.decode("").isEmpty)
+        #expect(try FormURLEncoding.decode("&&").isEmpty)
+    }
+
+    /// Media types compare by their lowercased essence.
+    @Test("media type essence")
+    func mediaTypeEssence() {
+        #expect(MediaType.essence("application/x-www-form-urlencoded") == "application/x-www-form-urlencoded")
+        #expect(MediaType.essence("Application/JSON; charset=utf-8") == "application/json")
+        #expect(MediaType.essence(" text/html ") == "text/html")
+        #expect(MediaType.essence("") == "")
+    }
+
     /// A bad escape or bytes that are not UTF-8 are a malformed body.
     @Test("refuses bad escapes", arguments: ["a=%", "a=%zz", "a=%FF%FE", "%E2%82=x"])
     func refusesBadEscapes(text: String) {
@@ -68,6 +87,27 @@ struct HTTPMessageTests {
         #expect(request.urlWithoutQuery == "http://127.0.0.1:8080/oauth/token")
         #expect(try request.queryParameters()["b"] == "x y")
         #expect(HTTPRequest(url: "http://h").path == "/")
+    }
+
+    /// Path and query of request targets and of URLs in other shapes.
+    @Test("path and query of unusual URLs")
+    func unusualURLParts() {
+        let cases: [(url: String, path: String, query: String?, stripped: String)] = [
+            ("/oauth/token?x=1", "/oauth/token", "x=1", "/oauth/token"),
+            ("http://h:80?q", "/", "q", "http://h:80"),
+            ("http://h/#f", "/", nil, "http://h/"),
+            ("https://h/a/b?c=%3F#d?e", "/a/b", "c=%3F", "https://h/a/b"),
+            ("com.example.app:/cb?code=x", "com.example.app:/cb", "code=x", "com.example.app:/cb"),
+            ("a://b://c/d", "//c/d", nil, "a://b://c/d"),
+            ("http://hé/ü?ß", "/ü", "ß", "http://hé/ü"),
+            ("", "/", nil, ""),
+            ("?", "/", "", ""),
+        ]
+        for (url, path, query, stripped) in cases {
+            #expect(URLParts.path(of: url) == path, "\(url)")
+            #expect(URLParts.query(of: url) == query, "\(url)")
+            #expect(URLParts.stripQueryAndFragment(url) == stripped, "\(url)")
+        }
     }
 
     /// A form body is only read as a form when it says so.

@@ -33,6 +33,30 @@ struct JSONValueTests {
                 == #"{"a":"quote\" back\\ nl\n tab\t ctl\u0001","m":[true,null,2.5],"z":1}"#)
     }
 
+    /// Escapes at the start, the end and side by side, every control character, and multi-byte
+    /// UTF-8 between them; `/` and non-ASCII are written as they are.
+    @Test("escapes around unescaped runs")
+    func escapesAroundRuns() throws {
+        #expect(JSONValue.string("\"a\\").serializedString() == #""\"a\\""#)
+        #expect(JSONValue.string("\n\r\t\u{08}\u{0C}").serializedString() == #""\n\r\t\b\f""#)
+        #expect(JSONValue.string("\u{00}é/\u{1F}🍏").serializedString() == "\"\\u0000é/\\u001f🍏\"")
+        #expect(JSONValue.string("").serializedString() == #""""#)
+        let every = String(decoding: (0..<0x80).map { UInt8($0) } + Array("ü€🍏".utf8), as: UTF8.self)
+        #expect(try JSONValue.parse(JSONValue.string(every).serialized()) == .string(every))
+    }
+
+    /// An object from a member list serialises as the same object from a dictionary.
+    @Test("object from a member list")
+    func objectFromMembers() {
+        let members: [(key: String, value: JSONValue)] = [
+            ("sub", "u"), ("aud", ["a", "b"]), ("é", 1), ("Z", nil), ("email_verified", true),
+            ("email", "a@b"), ("cnf", ["jkt": "x\"y"]), ("", 2.5),
+        ]
+        let expected = JSONValue.object(Dictionary(uniqueKeysWithValues: members)).serialized()
+        #expect(JSONValue.serializedObject(members) == expected)
+        #expect(JSONValue.serializedObject([]) == Array("{}".utf8))
+    }
+
     /// Whatever is serialised parses back to the same value.
     @Test("round-trips through text")
     func roundTrips() throws {
