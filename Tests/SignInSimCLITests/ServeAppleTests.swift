@@ -15,7 +15,7 @@ struct ServeAppleTests {
     /// Starts serve and returns it with the issuer URL and the Apple URL of its first two lines.
     static func startServe(_ arguments: [String] = []) async throws -> (RunningProcess, String, String) {
         let (serve, issuer) = try await ServeTests.startServe(arguments)
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         var lines: [Substring] = []
         while lines.count < 2, ContinuousClock.now < deadline {
             lines = serve.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast()

@@ -52,7 +52,7 @@ public final class RunningProcess {
     }
 
     /// The first line of standard error that contains `fragment`, once it is complete.
-    public func standardErrorLine(containing fragment: String, within limit: Duration = .seconds(10))
+    public func standardErrorLine(containing fragment: String, within limit: Duration = .seconds(30))
         async throws -> String
     {
         try await poll(limit, waitingFor: "a line containing \"\(fragment)\" on standard error") {
@@ -62,7 +62,7 @@ public final class RunningProcess {
     }
 
     /// Waits for the process to end and both streams to be read to their end.
-    public func waitForExit(within limit: Duration = .seconds(10)) async throws -> ProcessExit {
+    public func waitForExit(within limit: Duration = .seconds(30)) async throws -> ProcessExit {
         try await poll(limit, waitingFor: "the process to exit") {
             guard !process.isRunning, output.isFinished, errors.isFinished else { return nil }
             return ProcessExit(status: process.terminationStatus, reason: process.terminationReason)
