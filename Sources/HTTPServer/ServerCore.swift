@@ -101,27 +101,32 @@ final class ServerCore: @unchecked Sendable {
             else { return .YES }
             if length >= 0 && length <= maximumBodySize {
                 state.body.reserveCapacity(length)
-            } else {
+                return .YES
+            }
+            state.tooLarge = true
+            let expectsContinue = MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") != nil
+            if expectsContinue || length < 0 || length > drainLimit {
                 // Answered before the body is read: no 100 Continue, and the daemon closes the
                 // connection rather than reading what follows.
-                state.tooLarge = true
                 state.phase = .responded
                 return queue(tooLargeResponse(), on: connection, state: state)
             }
+            // A client already sending the body would see its write fail (broken pipe) before
+            // it reads an early answer; reading and dropping the body lets the 413 arrive.
             return .YES
         case .body:
             let size = uploadSize.pointee
             if size > 0 {
                 uploadSize.pointee = 0
                 state.received += size
-                if state.received > maximumBodySize {
-                    // A chunked body says its size only by ending: count and drop the excess,
+                if state.tooLarge || state.received > maximumBodySize {
+                    // An oversized body (declared, or chunked and found out here): count and drop it,
                     // answer 413 at the end, and give up on a sender that goes far beyond.
                     if !state.tooLarge {
                         state.tooLarge = true
                         state.body = []
                     }
-                    return state.received > maximumBodySize * 2 + (1 << 20) ? .NO : .YES
+                    return state.received > drainLimit ? .NO : .YES
                 }
                 if let uploadData {
                     state.body.append(
@@ -204,6 +209,9 @@ final class ServerCore: @unchecked Sendable {
             status: 413, headers: ["Content-Type": MediaType.json, "Connection": "close"],
             body: Array(body.utf8))
     }
+
+    /// How much of an oversized body is read and dropped so that its 413 can be delivered.
+    private var drainLimit: Int { maximumBodySize * 2 + (1 << 20) }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, state: RequestState)
         -> MHD_Result
