@@ -25,6 +25,11 @@
  * OpenSSL error queue; the caller drains it.
  */
 
+/* BIO_get_mem_data is a macro. */
+static inline long sis_bio_get_mem_data(BIO *bio, char **data) {
+    return BIO_get_mem_data(bio, data);
+}
+
 /* OPENSSL_free is a macro. */
 static inline void sis_openssl_free(void *pointer) {
     OPENSSL_free(pointer);
