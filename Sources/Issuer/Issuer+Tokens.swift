@@ -135,7 +135,7 @@ extension Issuer {
         extra.append(("auth_time", .int(grant.authTime)))
         if let sid = grant.sessionID { extra.append(("sid", .string(sid))) }
         // at_hash: the left half of SHA-256 of the access token (Core §3.1.3.6).
-        extra.append(("at_hash", .string(Base64URLWriter.encode(SHA256.hash(accessToken).prefix(16)))))
+        extra.append(("at_hash", .string(Base64URL.encode(SHA256.hash(accessToken).prefix(16)))))
 
         let signer = tokenSigner.signer
         var signing = tokenSigner

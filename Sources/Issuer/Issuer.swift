@@ -124,10 +124,10 @@ public final class Issuer: Sendable {
     // MARK: - Helpers for the endpoints
 
     /// A fresh random value for codes, tokens, ids: 32 bytes, base64url (256 bits).
-    func randomValue(byteCount: Int = 32) -> String { Base64URLWriter.encode(random.bytes(count: byteCount)) }
+    func randomValue(byteCount: Int = 32) -> String { Base64URL.encode(random.bytes(count: byteCount)) }
 
     /// How secrets are stored: SHA-256, base64url.
-    static func hash(_ secret: String) -> String { Base64URLWriter.encode(SHA256.hash(secret)) }
+    static func hash(_ secret: String) -> String { Base64URL.encode(SHA256.hash(secret)) }
 
     /// Sweeps expired state at most once a second of issuer time.
     func sweepIfDue(_ state: inout IssuerState, now: Int64) {

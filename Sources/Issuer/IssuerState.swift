@@ -290,7 +290,7 @@ struct AccessTokenID: Hashable, Sendable {
     /// The `jti` claim.
     var string: String {
         var words = (high, low)
-        return withUnsafeBytes(of: &words) { Base64URLWriter.encode($0) }
+        return withUnsafeBytes(of: &words) { Base64URL.encode($0) }
     }
 }
 

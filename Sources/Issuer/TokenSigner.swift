@@ -22,25 +22,25 @@ struct TokenSigner: Sendable {
 
     /// The compact JWS of `payload` under one of the headers above (RFC 7515 §7.1).
     func sign(payload: [UInt8], header: [UInt8]) throws(JOSEError) -> String {
-        let payloadLength = Base64URLWriter.encodedLength(payload.count)
+        let payloadLength = Base64URL.encodedLength(payload.count)
         let inputLength = header.count + 1 + payloadLength
         let input = [UInt8](unsafeUninitializedCapacity: inputLength) { buffer, count in
             _ = buffer.initialize(fromContentsOf: header)
             buffer[header.count] = UInt8(ascii: ".")
             _ = payload.withUnsafeBytes {
-                Base64URLWriter.write(
+                Base64URL.write(
                     $0, into: UnsafeMutableBufferPointer(rebasing: buffer[(header.count + 1)...]))
             }
             count = inputLength
         }
         let signature = try signer.sign(input)
-        let signatureLength = Base64URLWriter.encodedLength(signature.count)
+        let signatureLength = Base64URL.encodedLength(signature.count)
         let tokenLength = input.count + 1 + signatureLength
         return String(unsafeUninitializedCapacity: tokenLength) { buffer in
             _ = buffer.initialize(fromContentsOf: input)
             buffer[input.count] = UInt8(ascii: ".")
             _ = signature.withUnsafeBytes {
-                Base64URLWriter.write(
+                Base64URL.write(
                     $0, into: UnsafeMutableBufferPointer(rebasing: buffer[(input.count + 1)...]))
             }
             return tokenLength
@@ -53,6 +53,6 @@ struct TokenSigner: Sendable {
             ("alg", .string(signer.algorithm.rawValue)), ("typ", .string(type)),
         ]
         if let keyID = signer.keyID { members.append(("kid", .string(keyID))) }
-        return Array(Base64URLWriter.encode(JSONValue.serializedObject(members)).utf8)
+        return Array(Base64URL.encode(JSONValue.serializedObject(members)).utf8)
     }
 }

@@ -4,21 +4,66 @@ import Foundation
 public enum Base64URL {
     /// Encodes bytes without `=` padding.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
-        String(decoding: encodeToBytes(bytes), as: UTF8.self)
+        let encode = { (source: UnsafeRawBufferPointer) -> String in
+            String(unsafeUninitializedCapacity: encodedLength(source.count)) { write(source, into: $0) }
+        }
+        return bytes.withContiguousStorageIfAvailable { encode(UnsafeRawBufferPointer($0)) }
+            ?? Array(bytes).withUnsafeBytes(encode)
     }
 
     /// Encodes bytes to ASCII bytes without `=` padding.
     public static func encodeToBytes(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var encoded = [UInt8](Data(bytes).base64EncodedData())
-        while encoded.last == UInt8(ascii: "=") { encoded.removeLast() }
-        for index in encoded.indices {
-            switch encoded[index] {
-            case UInt8(ascii: "+"): encoded[index] = UInt8(ascii: "-")
-            case UInt8(ascii: "/"): encoded[index] = UInt8(ascii: "_")
-            default: break
+        let encode = { (source: UnsafeRawBufferPointer) -> [UInt8] in
+            [UInt8](unsafeUninitializedCapacity: encodedLength(source.count)) { buffer, count in
+                count = write(source, into: buffer)
             }
         }
-        return encoded
+        return bytes.withContiguousStorageIfAvailable { encode(UnsafeRawBufferPointer($0)) }
+            ?? Array(bytes).withUnsafeBytes(encode)
+    }
+
+    private static let alphabet: StaticString =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+    /// How many characters `count` bytes encode to.
+    public static func encodedLength(_ count: Int) -> Int { (count * 4 + 2) / 3 }
+
+    /// Writes the encoding of `source` at the start of `destination`, which must have room for
+    /// `encodedLength(source.count)` bytes; returns that length.
+    @discardableResult
+    public static func write(
+        _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableBufferPointer<UInt8>
+    )
+        -> Int
+    {
+        let length = encodedLength(source.count)
+        precondition(destination.count >= length, "base64url destination too small")
+        let table = alphabet.utf8Start
+        var input = 0
+        var output = 0
+        while input + 3 <= source.count {
+            let value =
+                UInt32(source[input]) << 16 | UInt32(source[input + 1]) << 8 | UInt32(source[input + 2])
+            destination[output] = table[Int(value >> 18)]
+            destination[output + 1] = table[Int(value >> 12 & 0x3F)]
+            destination[output + 2] = table[Int(value >> 6 & 0x3F)]
+            destination[output + 3] = table[Int(value & 0x3F)]
+            input += 3
+            output += 4
+        }
+        switch source.count - input {
+        case 1:
+            let value = UInt32(source[input]) << 16
+            destination[output] = table[Int(value >> 18)]
+            destination[output + 1] = table[Int(value >> 12 & 0x3F)]
+        case 2:
+            let value = UInt32(source[input]) << 16 | UInt32(source[input + 1]) << 8
+            destination[output] = table[Int(value >> 18)]
+            destination[output + 1] = table[Int(value >> 12 & 0x3F)]
+            destination[output + 2] = table[Int(value >> 6 & 0x3F)]
+        default: break
+        }
+        return length
     }
 
     /// Encodes the UTF-8 bytes of a string.
