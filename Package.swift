@@ -90,7 +90,8 @@ let package = Package(
 
         // MARK: Tests (mirror the sources)
         .target(
-            name: "TestSupport", dependencies: ["HTTPCore", "HTTPServer"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["HTTPCore", "HTTPClient", "HTTPServer"],
+            path: "Tests/TestSupport",
             swiftSettings: strictSettings),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography", "TestSupport"]),

@@ -3,6 +3,7 @@ import Cryptography
 import HTTPCore
 import JOSE
 import JSON
+import TestSupport
 import Testing
 
 @Suite("Apple admin API")

@@ -8,17 +8,6 @@ import JOSE
 import JSON
 import TestSupport
 
-/// Where a test's provider runs. Every HTTP test body runs in both, through `withApple`.
-enum Deployment: String, CaseIterable, Sendable, CustomStringConvertible {
-    /// Requests go straight to `AppleIDProvider.respond(to:)`, at `https://appleid.test`.
-    case inProcess
-    /// Requests go through libcurl to a libmicrohttpd listener on 127.0.0.1, under `/apple`, as
-    /// `signinsim serve` will host it next to the issuer.
-    case loopback
-
-    var description: String { rawValue }
-}
-
 /// The time every Apple test starts at.
 let testEpoch: Int64 = 1_800_000_000
 
@@ -118,33 +107,14 @@ func withApple(
         provider.registerDeveloperKey(teamID: teamB, keyID: keyB, publicKey: developerKeyB.publicKey)
         return provider
     }
-    switch deployment {
-    case .inProcess:
-        let provider = makeProvider("https://appleid.test")
-        let transport = ClosureTransport { request throws(HTTPError) in await provider.respond(to: request) }
-        try await withTimeout(.seconds(60)) {
+    try await withDeployment(
+        deployment, inProcessBaseURL: "https://appleid.test", loopbackPath: "/apple",
+        make: { baseURL in makeProvider(baseURL) },
+        respond: { provider, request in await provider.respond(to: request) },
+        { provider, transport in
             try await body(
                 AppleFixture(provider: provider, clock: clock, deployment: deployment, transport: transport))
-        }
-    case .loopback:
-        let slot = DeferredHandler()
-        let server = MicroHTTPServer { request in await slot.respond(to: request) }
-        try server.start()
-        do {
-            let provider = makeProvider(server.baseURL + "/apple")
-            slot.set { request in await provider.respond(to: request) }
-            let transport = CurlTransport(cookieJar: nil)
-            try await withTimeout(.seconds(60)) {
-                try await body(
-                    AppleFixture(
-                        provider: provider, clock: clock, deployment: deployment, transport: transport))
-            }
-            await server.shutdown()
-        } catch {
-            await server.shutdown()
-            throw error
-        }
-    }
+        })
 }
 
 /// A provider for device-side tests that need no HTTP.

@@ -4,6 +4,7 @@ import Cryptography
 import HTTPCore
 import JOSE
 import JSON
+import TestSupport
 import Testing
 
 /// Ways a client secret can be wrong, each refused with `invalid_client`.

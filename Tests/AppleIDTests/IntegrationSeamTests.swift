@@ -4,6 +4,7 @@ import Cryptography
 import HTTPCore
 import JOSE
 import JSON
+import TestSupport
 import Testing
 
 @Suite("Integration seam: AppleTokenClient, AppleIdentityToken, AppleKeyFetcher")

@@ -4,6 +4,7 @@ import Cryptography
 import HTTPCore
 import JOSE
 import JSON
+import TestSupport
 import Testing
 
 @Suite("Apple keys: /auth/keys, fixed key sets, rotation")

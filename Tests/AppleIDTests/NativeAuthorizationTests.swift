@@ -3,6 +3,7 @@ import Clocks
 import Cryptography
 import JOSE
 import JSON
+import TestSupport
 import Testing
 
 @Suite("Native Sign in with Apple (device side)")

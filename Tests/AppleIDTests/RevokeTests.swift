@@ -1,6 +1,7 @@
 import AppleID
 import HTTPCore
 import JSON
+import TestSupport
 import Testing
 
 @Suite("POST /auth/revoke")

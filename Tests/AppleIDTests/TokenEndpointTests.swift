@@ -4,6 +4,7 @@ import Cryptography
 import HTTPCore
 import JOSE
 import JSON
+import TestSupport
 import Testing
 
 @Suite("POST /auth/token")

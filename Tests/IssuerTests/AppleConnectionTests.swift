@@ -3,6 +3,7 @@ import HTTPCore
 import Issuer
 import JSON
 import OAuthCore
+import TestSupport
 import Testing
 
 extension HTTPResponse {

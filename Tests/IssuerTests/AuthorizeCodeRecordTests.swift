@@ -1,6 +1,7 @@
 import Cryptography
 import HTTPCore
 import JOSE
+import TestSupport
 import Testing
 
 @testable import Issuer

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPCore
+import TestSupport
 import Testing
 
 /// The default tenant's native app, and a valid authorization request for it.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPCore
 import Issuer
 import JSON
+import TestSupport
 import Testing
 
 @Suite("Authorization endpoint")

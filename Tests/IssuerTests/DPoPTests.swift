@@ -4,6 +4,7 @@ import Issuer
 import JOSE
 import JSON
 import OAuthCore
+import TestSupport
 import Testing
 
 /// One way a DPoP proof can be wrong; each must be refused with invalid_dpop_proof.

@@ -4,6 +4,7 @@ import Issuer
 import JOSE
 import JSON
 import OAuthCore
+import TestSupport
 import Testing
 
 @Suite("Issuer discovery, keys and admin API")

@@ -2,20 +2,9 @@ import Clocks
 import Cryptography
 import HTTPClient
 import HTTPCore
-import HTTPServer
 import Issuer
 import JSON
 import TestSupport
-
-/// Where a test's issuer runs. Every issuer test body runs in both, through `withIssuer`.
-enum Deployment: String, CaseIterable, Sendable, CustomStringConvertible {
-    /// Requests go straight to `Issuer.respond(to:)`.
-    case inProcess
-    /// Requests go through libcurl to a libmicrohttpd listener on 127.0.0.1.
-    case loopback
-
-    var description: String { rawValue }
-}
 
 /// An issuer under test, its clock, and a way to talk to it.
 struct IssuerFixture: Sendable {
@@ -57,38 +46,14 @@ func withIssuer(
     _ body: @escaping @Sendable (IssuerFixture) async throws -> Void
 ) async throws {
     let clock = ManualWallClock(now: testEpoch)
-    switch deployment {
-    case .inProcess:
-        let issuer = try Issuer(
-            baseURL: "http://issuer.test", tenant: tenant, clock: clock, random: SeededRandom(seed: seed))
-        let transport = ClosureTransport { request throws(HTTPError) in
-            let response = await issuer.respond(to: request)
-            if response.dropsConnection {
-                throw HTTPError(.connectionLost, "the issuer dropped the connection")
-            }
-            return response
-        }
-        try await withTimeout(.seconds(60)) {
+    try await withDeployment(
+        deployment, inProcessBaseURL: "http://issuer.test", cookies: true,
+        make: { baseURL in
+            try Issuer(baseURL: baseURL, tenant: tenant, clock: clock, random: SeededRandom(seed: seed))
+        },
+        respond: { issuer, request in await issuer.respond(to: request) },
+        { issuer, transport in
             try await body(
                 IssuerFixture(issuer: issuer, clock: clock, deployment: deployment, transport: transport))
-        }
-    case .loopback:
-        let slot = DeferredHandler()
-        let server = MicroHTTPServer { request in await slot.respond(to: request) }
-        try server.start()
-        do {
-            let issuer = try Issuer(
-                baseURL: server.baseURL, tenant: tenant, clock: clock, random: SeededRandom(seed: seed))
-            slot.set { request in await issuer.respond(to: request) }
-            let transport = CurlTransport(cookieJar: CookieJar())
-            try await withTimeout(.seconds(60)) {
-                try await body(
-                    IssuerFixture(issuer: issuer, clock: clock, deployment: deployment, transport: transport))
-            }
-            await server.shutdown()
-        } catch {
-            await server.shutdown()
-            throw error
-        }
-    }
+        })
 }

@@ -1,5 +1,6 @@
 import HTTPCore
 import Issuer
+import TestSupport
 import Testing
 
 @Suite("Consent form")

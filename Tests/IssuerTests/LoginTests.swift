@@ -2,6 +2,7 @@ import Clocks
 import Cryptography
 import HTTPCore
 import Issuer
+import TestSupport
 import Testing
 
 @Suite("Login form and the SSO session")

@@ -3,6 +3,7 @@ import HTTPClient
 import HTTPCore
 import JOSE
 import JSON
+import TestSupport
 import Testing
 
 @testable import Issuer

@@ -1,5 +1,6 @@
 import HTTPCore
 import JSON
+import TestSupport
 import Testing
 
 @testable import Issuer

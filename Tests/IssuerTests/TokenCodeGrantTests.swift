@@ -4,6 +4,7 @@ import Issuer
 import JOSE
 import JSON
 import OAuthCore
+import TestSupport
 import Testing
 
 @Suite("Token endpoint: authorization code grant")

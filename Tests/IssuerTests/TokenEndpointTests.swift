@@ -2,6 +2,7 @@ import HTTPCore
 import Issuer
 import JSON
 import OAuthCore
+import TestSupport
 import Testing
 
 @Suite("Token endpoint: requests, grants and client authentication")

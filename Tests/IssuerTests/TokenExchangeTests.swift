@@ -4,6 +4,7 @@ import Issuer
 import JOSE
 import JSON
 import OAuthCore
+import TestSupport
 import Testing
 
 /// A subject token from the partner provider.

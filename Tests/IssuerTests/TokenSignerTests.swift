@@ -2,6 +2,7 @@ import Cryptography
 import Foundation
 import JOSE
 import JSON
+import TestSupport
 import Testing
 
 @testable import Issuer

@@ -7,6 +7,7 @@ import Issuer
 import JOSE
 import JSON
 import OAuthCore
+import TestSupport
 import Testing
 
 /// The default tenant's native app.

@@ -3,6 +3,7 @@ import Issuer
 import JOSE
 import JSON
 import OAuthCore
+import TestSupport
 import Testing
 
 @Suite("UserInfo endpoint")
