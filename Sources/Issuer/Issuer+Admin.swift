@@ -53,7 +53,7 @@ extension Issuer {
                 if let given = body["given_name"]?.stringValue { user.givenName = given }
                 if let family = body["family_name"]?.stringValue { user.familyName = family }
                 if let verified = body["email_verified"]?.boolValue { user.emailVerified = verified }
-                state.users[user.id] = user
+                state.store(user)
                 return user
             }
             return .json(Issuer.userJSON(user), status: 201)

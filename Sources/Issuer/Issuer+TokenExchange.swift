@@ -181,9 +181,7 @@ extension Issuer {
     {
         let id = identity.connection + "|" + identity.subject
         var user =
-            state.users.values.first {
-                $0.connection == identity.connection && $0.externalID == identity.subject
-            }
+            state.user(connection: identity.connection, externalID: identity.subject)
             ?? state.users[id]
             ?? UserAccount(
                 id: id, email: identity.email, emailVerified: identity.emailVerified ?? false,
@@ -192,7 +190,7 @@ extension Issuer {
         if let profile, user.name == nil, user.givenName == nil, user.familyName == nil {
             profile.apply(to: &user)
         }
-        state.users[user.id] = user
+        state.store(user)
         return user
     }
 }

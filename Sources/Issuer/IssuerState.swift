@@ -8,7 +8,7 @@ import JOSE
 /// tokens as 32-byte `TokenHash` values (there are hundreds of thousands of those under load).
 struct IssuerState: Sendable {
     var clients: [String: ClientRegistration] = [:]
-    var users: [String: UserAccount] = [:]
+    private(set) var users: [String: UserAccount] = [:]
     var keys: SigningKeyRing
 
     /// Login transactions by id: an authorization request waiting for the user.
@@ -49,7 +49,25 @@ struct IssuerState: Sendable {
     init(tenant: Tenant, keys: SigningKeyRing) {
         self.keys = keys
         for client in tenant.clients { clients[client.id] = client }
-        for user in tenant.users { users[user.id] = user }
+        for user in tenant.users { store(user) }
+    }
+
+    /// Users linked to an upstream identity, by `<connection>|<external id>`, so that a token
+    /// exchange finds its user without scanning them all.
+    private(set) var userIDsByExternalID: [String: String] = [:]
+
+    /// Adds or replaces a user, keeping the external-identity index in step.
+    mutating func store(_ user: UserAccount) {
+        if let old = users[user.id], let external = old.externalID {
+            userIDsByExternalID[old.connection + "|" + external] = nil
+        }
+        users[user.id] = user
+        if let external = user.externalID { userIDsByExternalID[user.connection + "|" + external] = user.id }
+    }
+
+    /// The user linked to `subject` at `connection`.
+    func user(connection: String, externalID subject: String) -> UserAccount? {
+        userIDsByExternalID[connection + "|" + subject].flatMap { users[$0] }
     }
 
     func user(email: String) -> UserAccount? {
