@@ -3,11 +3,12 @@
 // SignInSim: a headless simulator of mobile sign-in.
 //
 // Layers, bottom to top (dependencies point down only):
-//   C bridges      COpenSSL, CCurl, CMicroHTTPD, CYAML
+//   C bridges      COpenSSL, CCurl, CMicroHTTPD, CYAML, CLibXML2
 //   pure values    JSON, Clocks, Cryptography, JOSE, OAuthCore, HTTPCore, YAML
 //   engines        AppleID (simulated Sign in with Apple), Issuer (OpenID provider, in process
 //                  or served; its Apple connection talks to AppleID)
-//   IO adapters    HTTPClient (libcurl), HTTPServer (libmicrohttpd)
+//   models         SignInSDK (the app's SDK, ports only), Device (keychain, lifecycle, network)
+//   IO adapters    HTTPClient (libcurl), HTTPServer (libmicrohttpd), WebAuthSession (browser model)
 //   product        SignInSimCLI (commands), signinsim (thin executable)
 import PackageDescription
 
@@ -39,6 +40,8 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(
             name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(
+            name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
 
         // MARK: Pure value layers
         .target(name: "Cryptography", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
@@ -64,11 +67,28 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
 
+        // The app's sign-in SDK model. It sees only its ports (transport, storage, clock,
+        // randomness, web and Apple user agents): it never learns that it runs in a simulator.
+        .target(
+            name: "SignInSDK",
+            dependencies: ["Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore"],
+            swiftSettings: strictSettings),
+
+        // The simulated iPhone: keychain, lifecycle, network conditions.
+        .target(
+            name: "Device", dependencies: ["Clocks", "Cryptography", "HTTPCore", "JSON"],
+            swiftSettings: strictSettings),
+
         // MARK: IO adapters
         .target(
             name: "HTTPClient", dependencies: ["HTTPCore", "CCurl"], swiftSettings: strictSettings),
         .target(
             name: "HTTPServer", dependencies: ["HTTPCore", "CMicroHTTPD"],
+            swiftSettings: strictSettings),
+        // ASWebAuthenticationSession's model: a browser that follows redirects, keeps cookies
+        // (libcurl) and renders forms (libxml2's HTML parser) for a scripted user.
+        .target(
+            name: "WebAuthSession", dependencies: ["HTTPCore", "HTTPClient", "CLibXML2"],
             swiftSettings: strictSettings),
 
         // MARK: Product
@@ -104,6 +124,16 @@ let package = Package(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient", "HTTPCore", "TestSupport"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML"]),
         .testTarget(name: "ClocksTests", dependencies: ["Clocks"]),
+        .testTarget(
+            name: "SignInSDKTests",
+            dependencies: [
+                "SignInSDK", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "TestSupport",
+            ]),
+        .testTarget(
+            name: "DeviceTests", dependencies: ["Device", "Clocks", "Cryptography", "HTTPCore", "JSON", "TestSupport"]),
+        .testTarget(
+            name: "WebAuthSessionTests",
+            dependencies: ["WebAuthSession", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport"]),
         .testTarget(
             name: "IssuerTests",
             dependencies: [

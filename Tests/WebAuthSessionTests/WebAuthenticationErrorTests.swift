@@ -1,0 +1,8 @@
+import Testing
+import WebAuthSession
+
+/// Session errors show their stable code first, for reports.
+@Test func webAuthenticationErrorDescriptionStartsWithCode() {
+    let error = WebAuthenticationError(.canceledLogin, "the user closed the sheet")
+    #expect(error.description == "canceled_login: the user closed the sheet")
+}
