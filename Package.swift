@@ -130,7 +130,8 @@ let package = Package(
                 "SignInSDK", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "TestSupport",
             ]),
         .testTarget(
-            name: "DeviceTests", dependencies: ["Device", "Clocks", "Cryptography", "HTTPCore", "JSON", "TestSupport"]),
+            name: "DeviceTests",
+            dependencies: ["Device", "Clocks", "Cryptography", "HTTPCore", "JSON", "TestSupport"]),
         .testTarget(
             name: "WebAuthSessionTests",
             dependencies: ["WebAuthSession", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport"]),
