@@ -1,0 +1,126 @@
+/// Switches that turn a correct SDK behaviour into one that real SDKs shipped and users reported.
+///
+/// The default profile is the correct one. Each `KnownFault` reproduces one row of
+/// `field-bugs.md`, so that a scenario can show the faulty behaviour failing and the default
+/// passing against the same issuer.
+public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
+    /// How concurrent callers that need a refresh are handled (field bug 1).
+    public enum RefreshStrategy: String, Sendable, Hashable, CaseIterable {
+        /// Every caller refreshes with the token it read: the rotation race.
+        case naive
+        /// One refresh at a time; each re-reads storage first (Auth0.swift's `CredentialsManager`).
+        case serialized
+        /// Concurrent callers share the refresh that is in flight (AppAuth's coalescing).
+        case singleFlight = "single-flight"
+    }
+
+    /// A known faulty behaviour, by the row of `field-bugs.md` it reproduces.
+    public enum KnownFault: String, Sendable, Hashable, CaseIterable, Comparable {
+        /// Row 2: refreshed credentials are handed to the app first and written later, so a kill
+        /// in between loses the rotated refresh token.
+        case persistLate = "persist-late"
+        /// Row 3: a refresh response without `refresh_token` overwrites the stored one with nil.
+        case dropRefreshToken = "drop-refresh-token"
+        /// Row 4: a keychain read error is taken for "no session", and the session is deleted.
+        case keychainErrorSignsOut = "keychain-error-signs-out"
+        /// Row 5: a web transaction that never finished blocks every later sign-in.
+        case staleTransaction = "stale-transaction"
+        /// Row 6: the sheet is presented without waiting for a foreground-active scene.
+        case presentWhileInactive = "present-while-inactive"
+        /// Row 7: a user cancel is reported as a generic failure.
+        case misreadCancel = "misread-cancel"
+        /// Row 8: an error callback without `state` is reported as a state error.
+        case errorWithoutStateIsStateError = "error-without-state-is-state-error"
+        /// Row 9: no clock tolerance (0 s on `exp` and `iat`), expiry judged by the token's `exp`.
+        case strictClock = "strict-clock"
+        /// Row 10: the Apple exchange never sends `user_profile`.
+        case neverSendUserProfile = "never-send-user-profile"
+        /// Row 10: the name Apple gave is not kept for a retry after a failed exchange.
+        case forgetAppleName = "forget-apple-name"
+        /// Row 11: a nonce is always requested on the native Apple path.
+        case nonceOnAppleExchange = "nonce-on-apple-exchange"
+        /// Row 12: a failed Apple exchange is retried with the same (single-use) code.
+        case retryAppleCode = "retry-apple-code"
+        /// Row 13: exchange failures are reported without the issuer's error code.
+        case opaqueExchangeErrors = "opaque-exchange-errors"
+        /// Row 14: the web session shares the system browser's cookies (no ephemeral session).
+        case sharedWebSession = "shared-web-session"
+        /// Row 15: `iss` compared byte for byte (a trailing slash rejects every token).
+        case exactIssuerMatch = "exact-issuer-match"
+        /// Row 16: keychain items of a previous installation are used after a reinstall.
+        case keepKeychainOnReinstall = "keep-keychain-on-reinstall"
+        /// Not a row of its own: credentials are written before the ID token is verified.
+        case persistBeforeVerify = "persist-before-verify"
+
+        /// The row of `field-bugs.md` this fault reproduces, if any.
+        public var fieldBugRow: Int? {
+            switch self {
+            case .persistLate: 2
+            case .dropRefreshToken: 3
+            case .keychainErrorSignsOut: 4
+            case .staleTransaction: 5
+            case .presentWhileInactive: 6
+            case .misreadCancel: 7
+            case .errorWithoutStateIsStateError: 8
+            case .strictClock: 9
+            case .neverSendUserProfile, .forgetAppleName: 10
+            case .nonceOnAppleExchange: 11
+            case .retryAppleCode: 12
+            case .opaqueExchangeErrors: 13
+            case .sharedWebSession: 14
+            case .exactIssuerMatch: 15
+            case .keepKeychainOnReinstall: 16
+            case .persistBeforeVerify: nil
+            }
+        }
+
+        public static func < (lhs: KnownFault, rhs: KnownFault) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    public var refreshStrategy: RefreshStrategy
+    public var faults: Set<KnownFault>
+
+    public init(refreshStrategy: RefreshStrategy = .singleFlight, faults: Set<KnownFault> = []) {
+        self.refreshStrategy = refreshStrategy
+        self.faults = faults
+    }
+
+    /// The correct behaviour everywhere.
+    public static let `default` = BehaviorProfile()
+
+    public func has(_ fault: KnownFault) -> Bool { faults.contains(fault) }
+
+    /// Names for the CLI and scenarios: `default`, a refresh strategy (`naive`, `serialized`,
+    /// `single-flight`), a fault name, or several joined with `+` (`naive+strict-clock`).
+    public init(named name: String) throws(SignInError) {
+        self.init()
+        for part in name.split(separator: "+").map({ String($0).trimmingSpaces() }) {
+            if part == "default" { continue }
+            if let strategy = RefreshStrategy(rawValue: part) {
+                refreshStrategy = strategy
+            } else if let fault = KnownFault(rawValue: part) {
+                faults.insert(fault)
+            } else {
+                throw SignInError(
+                    .invalidConfiguration,
+                    "unknown SDK profile \"\(part)\"; known: default, "
+                        + (RefreshStrategy.allCases.map(\.rawValue) + KnownFault.allCases.map(\.rawValue))
+                        .joined(separator: ", "))
+            }
+        }
+    }
+
+    /// The profile's name in the form `init(named:)` reads.
+    public var description: String {
+        var parts: [String] = []
+        if refreshStrategy != .singleFlight { parts.append(refreshStrategy.rawValue) }
+        parts += faults.sorted().map(\.rawValue)
+        return parts.isEmpty ? "default" : parts.joined(separator: "+")
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}

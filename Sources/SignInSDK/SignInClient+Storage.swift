@@ -1,0 +1,52 @@
+extension SignInClient {
+    /// Writes the session; a storage failure is reported, never ignored.
+    func store(_ session: Session) throws(SignInError) {
+        do {
+            try environment.storage.save(key: Self.credentialsKey, value: session.storedBytes)
+        } catch {
+            throw SignInError(.storage, "could not store the session: \(error)")
+        }
+    }
+
+    /// Reads the stored session: `nil` when none is stored.
+    ///
+    /// A store that cannot be read now (a keychain before the first unlock) throws `storage`
+    /// and leaves the session alone; the `keychain-error-signs-out` fault (field bug 4) takes
+    /// that for "signed out" and deletes it.
+    func loadSession() throws(SignInError) -> Session? {
+        flushDeferredWrite()
+        let bytes: [UInt8]?
+        do {
+            bytes = try environment.storage.load(key: Self.credentialsKey)
+        } catch {
+            if options?.profile.has(.keychainErrorSignsOut) == true {
+                try? environment.storage.delete(key: Self.credentialsKey)
+                return nil
+            }
+            throw SignInError(.storage, "the session cannot be read now: \(error)")
+        }
+        guard let bytes else { return nil }
+        return try Session(storedBytes: bytes)
+    }
+
+    /// Deletes the stored session.
+    func clearSession() throws(SignInError) {
+        deferredWrite = nil
+        do {
+            try environment.storage.delete(key: Self.credentialsKey)
+        } catch {
+            throw SignInError(.storage, "could not delete the session: \(error)")
+        }
+    }
+
+    /// Writes a refreshed session that the `persist-late` fault held back (field bug 2): it
+    /// happens on the SDK's next call, so a kill before then loses it.
+    func flushDeferredWrite() {
+        guard let session = deferredWrite else { return }
+        deferredWrite = nil
+        try? store(session)
+    }
+
+    /// Whether a session is stored (without refreshing it).
+    public func hasStoredSession() throws(SignInError) -> Bool { try loadSession() != nil }
+}

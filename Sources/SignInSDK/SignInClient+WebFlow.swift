@@ -1,0 +1,171 @@
+import HTTPCore
+import JOSE
+import OAuthCore
+
+extension SignInClient {
+    /// Signs in through the web sheet: authorize with PKCE S256, `state` and `nonce`, then the
+    /// callback, the code exchange and the ID token checks (protocols.md §3).
+    public func signIn(options request: SignInRequestOptions = SignInRequestOptions()) async throws(SignInError)
+        -> Session
+    {
+        let options = try configuredOptions()
+        guard let agent = environment.webAuthentication else {
+            throw SignInError(.invalidConfiguration, "no web authentication user agent is available")
+        }
+        flushDeferredWrite()
+        if let stale = activeTransaction {
+            // Field bug 5: a sheet lost to backgrounding never called back. The correct SDK
+            // dismisses it and starts over; the faulty one refuses until the app restarts.
+            if options.profile.has(.staleTransaction) {
+                throw SignInError(.transactionActiveAlready, "a web authentication transaction is active already")
+            }
+            pending.authorizationAbandoned(state: stale)
+            activeTransaction = nil
+            agent.cancelActiveSession()
+        }
+        let metadata = try await providerMetadata()
+        let record = PendingAuthorization(
+            state: randomToken(), nonce: randomToken(), codeVerifier: randomToken(),
+            redirectURI: options.redirectURI, scopes: request.scopes ?? options.scopes,
+            createdAt: environment.clock.now())
+        let url = authorizeURL(record: record, request: request, endpoint: metadata.authorizationEndpoint)
+        pending.authorizationStarted(record, now: record.createdAt)
+
+        // Field bug 6: presenting from a scene that is not foreground-active fails at once.
+        if !options.profile.has(.presentWhileInactive), !agent.canPresent() {
+            guard await agent.waitUntilPresentable() else {
+                pending.authorizationAbandoned(state: record.state)
+                throw SignInError(.presentationFailed, "no foreground-active scene to present the sign-in sheet")
+            }
+        }
+        activeTransaction = record.state
+        let callback: String
+        do {
+            callback = try await agent.authenticate(
+                WebAuthenticationRequest(
+                    url: url, redirectURI: options.redirectURI,
+                    prefersEphemeralSession: options.prefersEphemeralSession
+                        && !options.profile.has(.sharedWebSession)))
+        } catch {
+            if activeTransaction == record.state { activeTransaction = nil }
+            pending.authorizationAbandoned(state: record.state)
+            throw Self.mapWebFailure(error, profile: options.profile)
+        }
+        if activeTransaction == record.state { activeTransaction = nil }
+        return try await handleRedirect(url: callback)
+    }
+
+    /// The authorization request URL (RFC 6749 §4.1.1, RFC 7636 §4.3, OpenID Connect Core §3.1.2.1).
+    func authorizeURL(record: PendingAuthorization, request: SignInRequestOptions, endpoint: String) -> String {
+        let options = self.options!
+        var parameters = FormParameters()
+        for (name, value) in request.additionalParameters.sorted(by: { $0.key < $1.key })
+        where !SignInRequestOptions.reservedParameters.contains(name) {
+            parameters.append(name, value)
+        }
+        parameters.append("response_type", "code")
+        parameters.append("client_id", options.clientID)
+        parameters.append("redirect_uri", record.redirectURI)
+        parameters.append("scope", record.scopes.joined(separator: " "))
+        parameters.append("state", record.state)
+        parameters.append("nonce", record.nonce)
+        parameters.append("code_challenge", PKCE.challenge(for: record.codeVerifier))
+        parameters.append("code_challenge_method", PKCE.method)
+        if let audience = options.audience, parameters["audience"] == nil { parameters.append("audience", audience) }
+        if let prompt = request.prompt { parameters.append("prompt", prompt) }
+        if let loginHint = request.loginHint { parameters.append("login_hint", loginHint) }
+        if let maxAge = request.maxAge { parameters.append("max_age", String(maxAge)) }
+        return FormURLEncoding.appendingQuery(parameters, to: endpoint)
+    }
+
+    /// Completes a sign-in from the callback URL: `state` matched and consumed, RFC 9207 `iss`
+    /// checked, the code exchanged, the ID token verified, then the session stored.
+    public func handleRedirect(url: String) async throws(SignInError) -> Session {
+        let options = try configuredOptions()
+        let metadata = try await providerMetadata()
+        let callback = try AuthorizationCallback(url: url, redirectURI: options.redirectURI)
+        guard let state = callback.state else {
+            // An error response without state is still the issuer's answer (field bug 8): report
+            // the error itself; there is nothing to exchange, so nothing is at risk.
+            if let error = callback.error, !options.profile.has(.errorWithoutStateIsStateError) {
+                throw Self.authorizationError(error, description: callback.errorDescription)
+            }
+            throw SignInError(.missingState, "the callback has no state")
+        }
+        guard let record = pending.callbackReceived(state: state) else {
+            throw SignInError(.stateMismatch, "the callback's state matches no pending sign-in (unknown or used)")
+        }
+        if metadata.authorizationResponseIssParameterSupported {
+            // RFC 9207 §2.4: simple string comparison with the issuer from discovery.
+            guard let issuer = callback.issuer else {
+                throw SignInError(.issuerMismatch, "the issuer advertises RFC 9207 but the callback has no iss")
+            }
+            guard issuer == metadata.issuer else {
+                throw SignInError(.issuerMismatch, "the callback's iss \"\(issuer.prefix(200))\" is not \(metadata.issuer)")
+            }
+        }
+        if let error = callback.error { throw Self.authorizationError(error, description: callback.errorDescription) }
+        guard let code = callback.code, !code.isEmpty else {
+            throw SignInError(.invalidCallback, "the callback has neither code nor error")
+        }
+        var parameters: FormParameters = [
+            "grant_type": "authorization_code", "client_id": options.clientID, "code": code,
+            "redirect_uri": record.redirectURI, "code_verifier": record.codeVerifier,
+        ]
+        if let audience = options.audience { parameters.append("audience", audience) }
+        let response = try await tokenRequest(parameters, endpoint: "token:authorization_code")
+        guard let idToken = response.idToken else {
+            throw SignInError(.invalidTokenResponse, "the code exchange returned no id_token")
+        }
+        let session = makeSession(response, idToken: idToken, previous: nil, claims: nil, scopes: record.scopes)
+        if options.profile.has(.persistBeforeVerify) { try store(session) }
+        let claims = try await verifyIDToken(idToken, nonce: record.nonce)
+        var verified = session
+        verified.claims = claims
+        try store(verified)
+        return verified
+    }
+
+    /// Builds a session from a token response; the expiry is counted on the device clock from
+    /// `expires_in` (the `strict-clock` fault reads the access token's own `exp` instead).
+    func makeSession(
+        _ response: TokenResponse, idToken: String, previous: Session?, claims: JWTClaims?, scopes: [String]
+    ) -> Session {
+        let now = environment.clock.now()
+        var expiresAt = now + (response.expiresIn ?? 3600)
+        if options?.profile.has(.strictClock) == true,
+            let exp = (try? JWT.decodeUnverified(response.accessToken))?.claims["exp"]?.int64Value
+        {
+            expiresAt = exp
+        }
+        let decoded = (try? JWT.decodeUnverified(idToken)).flatMap { try? JWTClaims(json: $0.claims.objectValue ?? [:]) }
+        return Session(
+            accessToken: response.accessToken, tokenType: response.tokenType, idToken: idToken,
+            refreshToken: response.refreshToken ?? previous?.refreshToken, expiresAt: expiresAt,
+            scope: response.scope ?? previous?.scope ?? scopes.joined(separator: " "),
+            claims: claims ?? decoded ?? JWTClaims())
+    }
+
+    /// An error response (RFC 6749 §4.1.2.1) as the app sees it, the issuer's code kept.
+    static func authorizationError(_ error: String, description: String?) -> SignInError {
+        let detail = description.map { ": \($0.prefix(300))" } ?? ""
+        return SignInError(.authorizationDenied, "the issuer answered \(error)\(detail)", oauthError: error)
+    }
+
+    static func mapWebFailure(_ failure: WebAuthenticationFailure, profile: BehaviorProfile) -> SignInError {
+        switch failure.kind {
+        case .canceledLogin:
+            if profile.has(.misreadCancel) {
+                // Field bug 7: the cancel surfaces as an unexplained failure.
+                return SignInError(.webSessionFailed, "the operation couldn't be completed")
+            }
+            return SignInError(.canceledLogin, "the user canceled the sign-in")
+        case .presentationContextInvalid:
+            return SignInError(.presentationFailed, failure.message)
+        case .alreadyPresenting:
+            return SignInError(.transactionActiveAlready, failure.message)
+        case .failed:
+            return SignInError(.webSessionFailed, failure.message)
+        }
+    }
+}

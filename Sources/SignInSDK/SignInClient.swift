@@ -1,0 +1,193 @@
+import Clocks
+import Cryptography
+import HTTPCore
+import JOSE
+import JSON
+import Foundation
+import OAuthCore
+
+/// The app's sign-in SDK: the API of protocols.md §3 over injected ports.
+///
+/// An actor, because a real app calls it from many places at once (a view appearing, a
+/// background fetch, a push) and the refresh rules are about exactly that. Everything it knows
+/// of the world comes through `SignInEnvironment`.
+public actor SignInClient {
+    /// The storage key of the credentials.
+    public static let credentialsKey = "credentials"
+    /// The storage key of the DPoP private key (a JWK).
+    public static let dpopKeyKey = "dpop_key"
+    /// The storage key of an Apple name kept until an exchange succeeds.
+    public static let appleNameKey = "apple_pending_name"
+    /// The preference that marks an installation as launched before (field bug 16).
+    public static let installationMarker = "signin.installation"
+    /// Largest discovery document or JWKS read.
+    static let maximumMetadataSize = 1 << 20
+
+    var environment: SignInEnvironment
+    var options: SignInOptions?
+    var metadata: ProviderMetadata?
+    var keys: JWKCollection?
+    var pending = PendingAuthorizations()
+    /// The `state` of the sign-in whose sheet is up.
+    var activeTransaction: String?
+    var inFlightRefresh: Task<Result<Session, SignInError>, Never>?
+    var serializedTail: Task<Void, Never>?
+    /// A refreshed session not yet written (only with the `persist-late` fault).
+    var deferredWrite: Session?
+    var dpopSigner: JWSSigner?
+    var dpopNonces: [String: String] = [:]
+    /// Every request the SDK made, in order, by endpoint name: for expectations and reports.
+    public private(set) var requestLog: [String] = []
+
+    public init(environment: SignInEnvironment) {
+        self.environment = environment
+    }
+
+    // MARK: - Configuration
+
+    /// Configures the issuer and client, reads discovery, and clears keychain items a previous
+    /// installation left behind (a fresh install has no marker in the app's preferences).
+    public func configure(options: SignInOptions) async throws(SignInError) {
+        guard URLParts(options.issuer).map({ $0.scheme == "https" || $0.scheme == "http" }) == true else {
+            throw SignInError(.invalidConfiguration, "the issuer \"\(options.issuer)\" is not an http(s) URL")
+        }
+        guard URLParts(options.redirectURI) != nil else {
+            throw SignInError(.invalidConfiguration, "the redirect URI \"\(options.redirectURI)\" is not a URL")
+        }
+        guard !options.clientID.isEmpty else { throw SignInError(.invalidConfiguration, "the client id is empty") }
+        self.options = options
+        metadata = nil
+        keys = nil
+        try clearPreviousInstallation(profile: options.profile)
+        _ = try await providerMetadata()
+    }
+
+    /// Replaces the storage adapter (protocols.md §3 `setTokenStorage(_:)`).
+    public func setTokenStorage(_ storage: any TokenStorage) {
+        environment.storage = storage
+    }
+
+    func configuredOptions() throws(SignInError) -> SignInOptions {
+        guard let options else { throw SignInError(.notConfigured, "configure(options:) was not called") }
+        return options
+    }
+
+    private func clearPreviousInstallation(profile: BehaviorProfile) throws(SignInError) {
+        guard environment.preferences.string(forKey: Self.installationMarker) == nil else { return }
+        if !profile.has(.keepKeychainOnReinstall) {
+            do {
+                for key in [Self.credentialsKey, Self.dpopKeyKey, Self.appleNameKey] {
+                    try environment.storage.delete(key: key)
+                }
+            } catch {
+                throw SignInError(.storage, "could not clear a previous installation's items: \(error)")
+            }
+        }
+        environment.preferences.set("1", forKey: Self.installationMarker)
+    }
+
+    // MARK: - Discovery and keys
+
+    /// The issuer's metadata, fetched once per configuration (OpenID Connect Discovery §4).
+    public func providerMetadata() async throws(SignInError) -> ProviderMetadata {
+        if let metadata { return metadata }
+        let options = try configuredOptions()
+        let url = ProviderMetadata.discoveryURL(forIssuer: options.issuer)
+        let response = try await send(HTTPRequest(url: url), endpoint: "discovery")
+        guard response.status == 200 else {
+            throw SignInError(.discoveryFailed, "\(url) answered \(response.status)", status: response.status)
+        }
+        let json: JSONValue
+        do {
+            json = try response.jsonBody()
+        } catch {
+            throw SignInError(.discoveryFailed, "\(url): \(error.message)")
+        }
+        let document = try ProviderMetadata(json: json)
+        // Discovery §4.3: the document's issuer must be the one asked for.
+        let matches =
+            options.profile.has(.exactIssuerMatch)
+            ? document.issuer == options.issuer
+            : JWTValidation.normalizedIssuer(document.issuer) == JWTValidation.normalizedIssuer(options.issuer)
+        guard matches else {
+            throw SignInError(
+                .discoveryFailed,
+                "discovery names the issuer \"\(document.issuer)\", not the configured \"\(options.issuer)\"")
+        }
+        metadata = document
+        return document
+    }
+
+    /// The issuer's signing keys, from cache unless `refetch`.
+    func signingKeys(refetch: Bool) async throws(SignInError) -> JWKCollection {
+        if let keys, !refetch { return keys }
+        let metadata = try await providerMetadata()
+        let response = try await send(HTTPRequest(url: metadata.jwksURI), endpoint: "jwks")
+        guard response.status == 200 else {
+            throw SignInError(.discoveryFailed, "the JWKS answered \(response.status)", status: response.status)
+        }
+        let set: JWKSet
+        do {
+            set = try JWKSet.parse(response.body)
+        } catch {
+            throw SignInError(.discoveryFailed, "the JWKS cannot be read: \(error.message)")
+        }
+        let collection = JWKCollection(set)
+        keys = collection
+        return collection
+    }
+
+    /// Verifies an ID token against the cached keys, fetching them again once when the token
+    /// names a key the cache lacks (a rotation, protocols.md §3).
+    func verifyIDToken(_ idToken: String, nonce: String?) async throws(SignInError) -> JWTClaims {
+        let options = try configuredOptions()
+        let strict = options.profile.has(.strictClock)
+        let verifier = IDTokenVerifier(
+            issuer: options.issuer, clientID: options.clientID, leeway: strict ? 0 : options.leeway,
+            issuedAtTolerance: strict ? 0 : options.issuedAtTolerance,
+            exactIssuerMatch: options.profile.has(.exactIssuerMatch))
+        let now = environment.clock.now()
+        var refetched = false
+        while true {
+            let keys = try await signingKeys(refetch: refetched)
+            do {
+                return try verifier.verify(idToken, keys: keys, nonce: nonce, now: now)
+            } catch where error.code == .unknownKey && !refetched {
+                refetched = true
+            } catch {
+                throw SignInError(.idTokenInvalid, "the ID token was rejected: \(error)")
+            }
+        }
+    }
+
+    // MARK: - Transport
+
+    /// Sends a request and maps transport failures to `SignInError.transport`.
+    func send(_ request: HTTPRequest, endpoint: String) async throws(SignInError) -> HTTPResponse {
+        requestLog.append(endpoint)
+        do {
+            return try await environment.transport.send(request)
+        } catch {
+            throw SignInError(.transport, "\(endpoint): \(error)")
+        }
+    }
+
+    /// Adds client authentication to a token request: the secret, when the app has one, as
+    /// HTTP Basic unless the issuer only takes it in the body (RFC 6749 §2.3.1).
+    func authenticateClient(_ parameters: inout FormParameters, headers: inout HTTPHeaders) async throws(SignInError)
+    {
+        let options = try configuredOptions()
+        guard let secret = options.clientSecret else { return }
+        let methods = try await providerMetadata().tokenEndpointAuthMethodsSupported ?? ["client_secret_basic"]
+        if methods.contains("client_secret_basic") {
+            let credentials =
+                FormURLEncoding.escape(options.clientID) + ":" + FormURLEncoding.escape(secret)
+            headers.replaceOrAdd(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
+        } else {
+            parameters.append("client_secret", secret)
+        }
+    }
+
+    /// Random bytes as base64url: 32 bytes give the 43 characters of a state, nonce or verifier.
+    func randomToken() -> String { Base64URL.encode(environment.random.bytes(count: 32)) }
+}

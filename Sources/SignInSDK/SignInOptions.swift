@@ -1,0 +1,79 @@
+/// What the app passes to `configure(options:)` (protocols.md §3).
+public struct SignInOptions: Sendable, Hashable {
+    /// The issuer identifier; discovery is read from `<issuer>/.well-known/openid-configuration`.
+    public var issuer: String
+    public var clientID: String
+    public var redirectURI: String
+    public var scopes: [String]
+    /// Only for issuers that have no public clients; a native app normally has no secret.
+    public var clientSecret: String?
+    /// Sent as `audience` on the authorize and token requests when set (Auth0's API selector).
+    public var audience: String?
+    /// `prefersEphemeralWebBrowserSession` (the default: no SSO cookie survives sign-out).
+    public var prefersEphemeralSession: Bool
+    /// Tolerated clock skew on `exp`, in seconds (Auth0.swift: 60).
+    public var leeway: Int64
+    /// How far in the future an ID token's `iat` may lie (AppAuth: 600 s).
+    public var issuedAtTolerance: Int64
+    /// A session is refreshed when it expires within this many seconds.
+    public var refreshMargin: Int64
+    /// Binds tokens to a key of the device with DPoP (RFC 9449).
+    public var usesDPoP: Bool
+    /// The faults switched on (the default is correct behaviour).
+    public var profile: BehaviorProfile
+    /// Requests of the end-session endpoint name this URI to come back to, when set.
+    public var postLogoutRedirectURI: String?
+
+    public init(
+        issuer: String, clientID: String, redirectURI: String,
+        scopes: [String] = ["openid", "profile", "email", "offline_access"], clientSecret: String? = nil,
+        audience: String? = nil, prefersEphemeralSession: Bool = true, leeway: Int64 = 60,
+        issuedAtTolerance: Int64 = 600, refreshMargin: Int64 = 60, usesDPoP: Bool = false,
+        profile: BehaviorProfile = .default, postLogoutRedirectURI: String? = nil
+    ) {
+        self.issuer = issuer
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.clientSecret = clientSecret
+        self.audience = audience
+        self.prefersEphemeralSession = prefersEphemeralSession
+        self.leeway = leeway
+        self.issuedAtTolerance = issuedAtTolerance
+        self.refreshMargin = refreshMargin
+        self.usesDPoP = usesDPoP
+        self.profile = profile
+        self.postLogoutRedirectURI = postLogoutRedirectURI
+    }
+}
+
+/// Per-call options of `signIn(options:)`: extra authorize parameters the caller may set.
+///
+/// The parameters the SDK owns (`response_type`, `client_id`, `redirect_uri`, `scope`, `state`,
+/// `nonce`, `code_challenge`, `code_challenge_method`) cannot be overridden from here.
+public struct SignInRequestOptions: Sendable, Hashable {
+    /// `prompt` (OpenID Connect Core §3.1.2.1): `login`, `none`, `consent`.
+    public var prompt: String?
+    public var loginHint: String?
+    public var maxAge: Int?
+    /// Replaces the configured scopes for this sign-in.
+    public var scopes: [String]?
+    public var additionalParameters: [String: String]
+
+    public init(
+        prompt: String? = nil, loginHint: String? = nil, maxAge: Int? = nil, scopes: [String]? = nil,
+        additionalParameters: [String: String] = [:]
+    ) {
+        self.prompt = prompt
+        self.loginHint = loginHint
+        self.maxAge = maxAge
+        self.scopes = scopes
+        self.additionalParameters = additionalParameters
+    }
+
+    /// Parameters the SDK sets itself and a caller cannot replace.
+    public static let reservedParameters: Set<String> = [
+        "response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge",
+        "code_challenge_method",
+    ]
+}
