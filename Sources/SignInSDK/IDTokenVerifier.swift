@@ -17,7 +17,8 @@ public struct IDTokenVerifier: Sendable, Hashable {
     public var exactIssuerMatch: Bool
 
     public init(
-        issuer: String, clientID: String, leeway: Int64, issuedAtTolerance: Int64, exactIssuerMatch: Bool = false
+        issuer: String, clientID: String, leeway: Int64, issuedAtTolerance: Int64,
+        exactIssuerMatch: Bool = false
     ) {
         self.issuer = issuer
         self.clientID = clientID

@@ -36,7 +36,8 @@ public struct Session: Sendable, Hashable {
     /// The stored form: JSON with sorted keys, so equal sessions are equal bytes.
     public var storedBytes: [UInt8] {
         var members: [String: JSONValue] = [
-            "access_token": .string(accessToken), "token_type": .string(tokenType), "id_token": .string(idToken),
+            "access_token": .string(accessToken), "token_type": .string(tokenType),
+            "id_token": .string(idToken),
             "expires_at": .int(expiresAt),
         ]
         if let refreshToken { members["refresh_token"] = .string(refreshToken) }
@@ -62,7 +63,8 @@ public struct Session: Sendable, Hashable {
             throw SignInError(.storage, "the stored ID token cannot be read: \(error.message)")
         }
         self.init(
-            accessToken: accessToken, tokenType: object["token_type"]?.stringValue ?? "Bearer", idToken: idToken,
+            accessToken: accessToken, tokenType: object["token_type"]?.stringValue ?? "Bearer",
+            idToken: idToken,
             refreshToken: object["refresh_token"]?.stringValue, expiresAt: expiresAt,
             scope: object["scope"]?.stringValue, claims: claims)
     }

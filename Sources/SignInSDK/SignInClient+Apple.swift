@@ -26,7 +26,7 @@ extension SignInClient {
         var credential = try await authorizeWithApple(scopes: scopes, nonce: requestNonce)
         do {
             return try await exchangeAppleCredential(credential)
-        } catch where error.code == .transport {
+        } catch  where error.code == .transport {
             if profile.has(.retryAppleCode) {
                 return try await exchangeAppleCredential(credential)
             }
@@ -35,7 +35,8 @@ extension SignInClient {
         }
     }
 
-    private func authorizeWithApple(scopes: [AppleAuthorizationScope], nonce: String?) async throws(SignInError)
+    private func authorizeWithApple(scopes: [AppleAuthorizationScope], nonce: String?)
+        async throws(SignInError)
         -> AppleAuthorization
     {
         guard let provider = environment.appleAuthorization else {
@@ -51,7 +52,9 @@ extension SignInClient {
         }
     }
 
-    private func exchangeAppleCredential(_ credential: AppleAuthorization) async throws(SignInError) -> Session {
+    private func exchangeAppleCredential(_ credential: AppleAuthorization) async throws(SignInError)
+        -> Session
+    {
         let options = try configuredOptions()
         let profile = options.profile
         let name = try appleName(for: credential, profile: profile)
@@ -62,19 +65,21 @@ extension SignInClient {
         ]
         if let audience = options.audience { parameters.append("audience", audience) }
         if let name, !profile.has(.neverSendUserProfile) {
-            parameters.append("user_profile", Self.userProfile(givenName: name.given, familyName: name.family))
+            parameters.append(
+                "user_profile", Self.userProfile(givenName: name.given, familyName: name.family))
         }
         let response: TokenResponse
         do {
             response = try await tokenRequest(parameters, endpoint: "token:token_exchange")
-        } catch where profile.has(.opaqueExchangeErrors) && error.code == .tokenRequestFailed {
+        } catch  where profile.has(.opaqueExchangeErrors) && error.code == .tokenRequestFailed {
             throw SignInError(.appleAuthorizationFailed, "Sign in with Apple failed")
         }
         guard let idToken = response.idToken else {
             throw SignInError(.invalidTokenResponse, "the token exchange returned no id_token")
         }
         let claims = try await verifyIDToken(idToken, nonce: nil)
-        let session = makeSession(response, idToken: idToken, previous: nil, claims: claims, scopes: options.scopes)
+        let session = makeSession(
+            response, idToken: idToken, previous: nil, claims: claims, scopes: options.scopes)
         try store(session)
         try? environment.storage.delete(key: Self.appleNameKey)
         return session
@@ -89,7 +94,8 @@ extension SignInClient {
         if credential.hasName {
             if keeps {
                 let kept: JSONValue = [
-                    "user": .string(credential.user), "given_name": credential.givenName.map(JSONValue.string) ?? .null,
+                    "user": .string(credential.user),
+                    "given_name": credential.givenName.map(JSONValue.string) ?? .null,
                     "family_name": credential.familyName.map(JSONValue.string) ?? .null,
                 ]
                 do {

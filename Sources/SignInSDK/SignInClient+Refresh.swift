@@ -19,7 +19,9 @@ extension SignInClient {
     /// A usable access token, refreshed when near expiry or when `forceRefresh`.
     public func getAccessToken(forceRefresh: Bool = false) async throws(SignInError) -> String {
         if forceRefresh { return try await refresh(force: true).accessToken }
-        guard let session = try await getSession() else { throw SignInError(.noSession, "no one is signed in") }
+        guard let session = try await getSession() else {
+            throw SignInError(.noSession, "no one is signed in")
+        }
         return session.accessToken
     }
 
@@ -66,7 +68,8 @@ extension SignInClient {
     func performRefresh(force: Bool, rereadFirst: Bool) async throws(SignInError) -> Session {
         let options = try configuredOptions()
         guard let session = try loadSession() else { throw SignInError(.noSession, "no one is signed in") }
-        if rereadFirst, !force, !session.expires(within: options.refreshMargin, now: environment.clock.now()) {
+        if rereadFirst, !force, !session.expires(within: options.refreshMargin, now: environment.clock.now())
+        {
             return session
         }
         guard let refreshToken = session.refreshToken else {
@@ -75,12 +78,16 @@ extension SignInClient {
         let response: TokenResponse
         do {
             response = try await tokenRequest(
-                ["grant_type": "refresh_token", "refresh_token": refreshToken, "client_id": options.clientID],
+                [
+                    "grant_type": "refresh_token", "refresh_token": refreshToken,
+                    "client_id": options.clientID,
+                ],
                 endpoint: "token:refresh_token")
-        } catch where error.code == .tokenRequestFailed && error.oauthError == "invalid_grant" {
+        } catch  where error.code == .tokenRequestFailed && error.oauthError == "invalid_grant" {
             try? clearSession()
             throw SignInError(
-                .sessionExpired, "the issuer refused the refresh token; the session is over: \(error.message)",
+                .sessionExpired,
+                "the issuer refused the refresh token; the session is over: \(error.message)",
                 oauthError: "invalid_grant", status: error.status)
         }
         var claims = session.claims

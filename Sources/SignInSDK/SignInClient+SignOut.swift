@@ -11,7 +11,9 @@ extension SignInClient {
         let session = try? loadSession()
         var endedAtIssuer = false
         if callEndSession, let session, let endpoint = try? await providerMetadata().endSessionEndpoint {
-            var parameters: FormParameters = ["id_token_hint": session.idToken, "client_id": options.clientID]
+            var parameters: FormParameters = [
+                "id_token_hint": session.idToken, "client_id": options.clientID,
+            ]
             if let uri = options.postLogoutRedirectURI { parameters.append("post_logout_redirect_uri", uri) }
             let url = FormURLEncoding.appendingQuery(parameters, to: endpoint)
             if let response = try? await send(HTTPRequest(url: url), endpoint: "end_session") {

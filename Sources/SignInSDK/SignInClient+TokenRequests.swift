@@ -1,29 +1,34 @@
 import HTTPCore
-public import JSON
 import JOSE
+public import JSON
 import OAuthCore
 
 extension SignInClient {
     /// POSTs a form to the token endpoint with client authentication and, when DPoP is on, a
     /// proof; retries once with the issuer's nonce on `use_dpop_nonce` (RFC 9449 §8).
-    func tokenRequest(_ parameters: FormParameters, endpoint name: String) async throws(SignInError) -> TokenResponse {
+    func tokenRequest(_ parameters: FormParameters, endpoint name: String) async throws(SignInError)
+        -> TokenResponse
+    {
         let metadata = try await providerMetadata()
         var parameters = parameters
         var headers = HTTPHeaders()
         try await authenticateClient(&parameters, headers: &headers)
         var retriedForNonce = false
         while true {
-            var request = HTTPRequest.form(url: metadata.tokenEndpoint, parameters: parameters, headers: headers)
+            var request = HTTPRequest.form(
+                url: metadata.tokenEndpoint, parameters: parameters, headers: headers)
             request.headers.replaceOrAdd(name: "Accept", value: "application/json")
             if try configuredOptions().usesDPoP {
                 request.headers.replaceOrAdd(
-                    name: "DPoP", value: try dpopProof(method: "POST", url: metadata.tokenEndpoint, accessToken: nil))
+                    name: "DPoP",
+                    value: try dpopProof(method: "POST", url: metadata.tokenEndpoint, accessToken: nil))
             }
             let response = try await send(request, endpoint: name)
             rememberDPoPNonce(from: response, url: metadata.tokenEndpoint)
             do {
                 return try TokenResponse(response: response, endpoint: "the token endpoint")
-            } catch where error.oauthError == "use_dpop_nonce" && !retriedForNonce
+            } catch
+                where error.oauthError == "use_dpop_nonce" && !retriedForNonce
                 && response.headers["DPoP-Nonce"] != nil
             {
                 retriedForNonce = true
@@ -37,14 +42,17 @@ extension SignInClient {
         guard let endpoint = metadata.userinfoEndpoint else {
             throw SignInError(.discoveryFailed, "the issuer advertises no userinfo_endpoint")
         }
-        guard let session = try await getSession() else { throw SignInError(.noSession, "no one is signed in") }
+        guard let session = try await getSession() else {
+            throw SignInError(.noSession, "no one is signed in")
+        }
         var retriedForNonce = false
         while true {
             var request = HTTPRequest(url: endpoint)
             if session.tokenType.lowercased() == "dpop" {
                 request.headers.replaceOrAdd(name: "Authorization", value: "DPoP \(session.accessToken)")
                 request.headers.replaceOrAdd(
-                    name: "DPoP", value: try dpopProof(method: "GET", url: endpoint, accessToken: session.accessToken))
+                    name: "DPoP",
+                    value: try dpopProof(method: "GET", url: endpoint, accessToken: session.accessToken))
             } else {
                 request.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(session.accessToken)")
             }
@@ -57,12 +65,14 @@ extension SignInClient {
                 continue
             }
             guard response.status == 200 else {
-                throw SignInError(.tokenRequestFailed, "userinfo answered \(response.status)", status: response.status)
+                throw SignInError(
+                    .tokenRequestFailed, "userinfo answered \(response.status)", status: response.status)
             }
             do {
                 return try JSONValue.parseObject(response.body)
             } catch {
-                throw SignInError(.invalidTokenResponse, "userinfo did not answer a JSON object: \(error.message)")
+                throw SignInError(
+                    .invalidTokenResponse, "userinfo did not answer a JSON object: \(error.message)")
             }
         }
     }

@@ -5,7 +5,8 @@ import OAuthCore
 extension SignInClient {
     /// Signs in through the web sheet: authorize with PKCE S256, `state` and `nonce`, then the
     /// callback, the code exchange and the ID token checks (protocols.md §3).
-    public func signIn(options request: SignInRequestOptions = SignInRequestOptions()) async throws(SignInError)
+    public func signIn(options request: SignInRequestOptions = SignInRequestOptions())
+        async throws(SignInError)
         -> Session
     {
         let options = try configuredOptions()
@@ -17,7 +18,8 @@ extension SignInClient {
             // Field bug 5: a sheet lost to backgrounding never called back. The correct SDK
             // dismisses it and starts over; the faulty one refuses until the app restarts.
             if options.profile.has(.staleTransaction) {
-                throw SignInError(.transactionActiveAlready, "a web authentication transaction is active already")
+                throw SignInError(
+                    .transactionActiveAlready, "a web authentication transaction is active already")
             }
             pending.authorizationAbandoned(state: stale)
             activeTransaction = nil
@@ -35,7 +37,8 @@ extension SignInClient {
         if !options.profile.has(.presentWhileInactive), !agent.canPresent() {
             guard await agent.waitUntilPresentable() else {
                 pending.authorizationAbandoned(state: record.state)
-                throw SignInError(.presentationFailed, "no foreground-active scene to present the sign-in sheet")
+                throw SignInError(
+                    .presentationFailed, "no foreground-active scene to present the sign-in sheet")
             }
         }
         activeTransaction = record.state
@@ -56,7 +59,8 @@ extension SignInClient {
     }
 
     /// The authorization request URL (RFC 6749 §4.1.1, RFC 7636 §4.3, OpenID Connect Core §3.1.2.1).
-    func authorizeURL(record: PendingAuthorization, request: SignInRequestOptions, endpoint: String) -> String {
+    func authorizeURL(record: PendingAuthorization, request: SignInRequestOptions, endpoint: String) -> String
+    {
         let options = self.options!
         var parameters = FormParameters()
         for (name, value) in request.additionalParameters.sorted(by: { $0.key < $1.key })
@@ -71,7 +75,9 @@ extension SignInClient {
         parameters.append("nonce", record.nonce)
         parameters.append("code_challenge", PKCE.challenge(for: record.codeVerifier))
         parameters.append("code_challenge_method", PKCE.method)
-        if let audience = options.audience, parameters["audience"] == nil { parameters.append("audience", audience) }
+        if let audience = options.audience, parameters["audience"] == nil {
+            parameters.append("audience", audience)
+        }
         if let prompt = request.prompt { parameters.append("prompt", prompt) }
         if let loginHint = request.loginHint { parameters.append("login_hint", loginHint) }
         if let maxAge = request.maxAge { parameters.append("max_age", String(maxAge)) }
@@ -93,18 +99,23 @@ extension SignInClient {
             throw SignInError(.missingState, "the callback has no state")
         }
         guard let record = pending.callbackReceived(state: state) else {
-            throw SignInError(.stateMismatch, "the callback's state matches no pending sign-in (unknown or used)")
+            throw SignInError(
+                .stateMismatch, "the callback's state matches no pending sign-in (unknown or used)")
         }
         if metadata.authorizationResponseIssParameterSupported {
             // RFC 9207 §2.4: simple string comparison with the issuer from discovery.
             guard let issuer = callback.issuer else {
-                throw SignInError(.issuerMismatch, "the issuer advertises RFC 9207 but the callback has no iss")
+                throw SignInError(
+                    .issuerMismatch, "the issuer advertises RFC 9207 but the callback has no iss")
             }
             guard issuer == metadata.issuer else {
-                throw SignInError(.issuerMismatch, "the callback's iss \"\(issuer.prefix(200))\" is not \(metadata.issuer)")
+                throw SignInError(
+                    .issuerMismatch, "the callback's iss \"\(issuer.prefix(200))\" is not \(metadata.issuer)")
             }
         }
-        if let error = callback.error { throw Self.authorizationError(error, description: callback.errorDescription) }
+        if let error = callback.error {
+            throw Self.authorizationError(error, description: callback.errorDescription)
+        }
         guard let code = callback.code, !code.isEmpty else {
             throw SignInError(.invalidCallback, "the callback has neither code nor error")
         }
@@ -117,7 +128,8 @@ extension SignInClient {
         guard let idToken = response.idToken else {
             throw SignInError(.invalidTokenResponse, "the code exchange returned no id_token")
         }
-        let session = makeSession(response, idToken: idToken, previous: nil, claims: nil, scopes: record.scopes)
+        let session = makeSession(
+            response, idToken: idToken, previous: nil, claims: nil, scopes: record.scopes)
         if options.profile.has(.persistBeforeVerify) { try store(session) }
         let claims = try await verifyIDToken(idToken, nonce: record.nonce)
         var verified = session
@@ -138,7 +150,9 @@ extension SignInClient {
         {
             expiresAt = exp
         }
-        let decoded = (try? JWT.decodeUnverified(idToken)).flatMap { try? JWTClaims(json: $0.claims.objectValue ?? [:]) }
+        let decoded = (try? JWT.decodeUnverified(idToken)).flatMap {
+            try? JWTClaims(json: $0.claims.objectValue ?? [:])
+        }
         return Session(
             accessToken: response.accessToken, tokenType: response.tokenType, idToken: idToken,
             refreshToken: response.refreshToken ?? previous?.refreshToken, expiresAt: expiresAt,

@@ -1,9 +1,9 @@
 import Clocks
 import Cryptography
+import Foundation
 import HTTPCore
 import JOSE
 import JSON
-import Foundation
 import OAuthCore
 
 /// The app's sign-in SDK: the API of protocols.md §3 over injected ports.
@@ -52,9 +52,12 @@ public actor SignInClient {
             throw SignInError(.invalidConfiguration, "the issuer \"\(options.issuer)\" is not an http(s) URL")
         }
         guard URLParts(options.redirectURI) != nil else {
-            throw SignInError(.invalidConfiguration, "the redirect URI \"\(options.redirectURI)\" is not a URL")
+            throw SignInError(
+                .invalidConfiguration, "the redirect URI \"\(options.redirectURI)\" is not a URL")
         }
-        guard !options.clientID.isEmpty else { throw SignInError(.invalidConfiguration, "the client id is empty") }
+        guard !options.clientID.isEmpty else {
+            throw SignInError(.invalidConfiguration, "the client id is empty")
+        }
         self.options = options
         metadata = nil
         keys = nil
@@ -108,7 +111,8 @@ public actor SignInClient {
         let matches =
             options.profile.has(.exactIssuerMatch)
             ? document.issuer == options.issuer
-            : JWTValidation.normalizedIssuer(document.issuer) == JWTValidation.normalizedIssuer(options.issuer)
+            : JWTValidation.normalizedIssuer(document.issuer)
+                == JWTValidation.normalizedIssuer(options.issuer)
         guard matches else {
             throw SignInError(
                 .discoveryFailed,
@@ -124,7 +128,8 @@ public actor SignInClient {
         let metadata = try await providerMetadata()
         let response = try await send(HTTPRequest(url: metadata.jwksURI), endpoint: "jwks")
         guard response.status == 200 else {
-            throw SignInError(.discoveryFailed, "the JWKS answered \(response.status)", status: response.status)
+            throw SignInError(
+                .discoveryFailed, "the JWKS answered \(response.status)", status: response.status)
         }
         let set: JWKSet
         do {
@@ -152,7 +157,7 @@ public actor SignInClient {
             let keys = try await signingKeys(refetch: refetched)
             do {
                 return try verifier.verify(idToken, keys: keys, nonce: nonce, now: now)
-            } catch where error.code == .unknownKey && !refetched {
+            } catch  where error.code == .unknownKey && !refetched {
                 refetched = true
             } catch {
                 throw SignInError(.idTokenInvalid, "the ID token was rejected: \(error)")
@@ -174,15 +179,18 @@ public actor SignInClient {
 
     /// Adds client authentication to a token request: the secret, when the app has one, as
     /// HTTP Basic unless the issuer only takes it in the body (RFC 6749 §2.3.1).
-    func authenticateClient(_ parameters: inout FormParameters, headers: inout HTTPHeaders) async throws(SignInError)
+    func authenticateClient(_ parameters: inout FormParameters, headers: inout HTTPHeaders)
+        async throws(SignInError)
     {
         let options = try configuredOptions()
         guard let secret = options.clientSecret else { return }
-        let methods = try await providerMetadata().tokenEndpointAuthMethodsSupported ?? ["client_secret_basic"]
+        let methods =
+            try await providerMetadata().tokenEndpointAuthMethodsSupported ?? ["client_secret_basic"]
         if methods.contains("client_secret_basic") {
             let credentials =
                 FormURLEncoding.escape(options.clientID) + ":" + FormURLEncoding.escape(secret)
-            headers.replaceOrAdd(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
+            headers.replaceOrAdd(
+                name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
         } else {
             parameters.append("client_secret", secret)
         }

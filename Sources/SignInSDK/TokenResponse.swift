@@ -22,7 +22,8 @@ public struct TokenResponse: Sendable, Hashable {
         } catch {
             if response.status >= 500 {
                 throw SignInError(
-                    .transport, "\(endpoint) answered \(response.status) without a JSON error", status: response.status)
+                    .transport, "\(endpoint) answered \(response.status) without a JSON error",
+                    status: response.status)
             }
             throw SignInError(
                 .invalidTokenResponse, "\(endpoint) answered \(response.status): \(error.message)",
@@ -32,7 +33,8 @@ public struct TokenResponse: Sendable, Hashable {
             let code = object["error"]?.stringValue
             let description = object["error_description"]?.stringValue.map { ": \($0.prefix(300))" } ?? ""
             if code == nil, response.status >= 500 {
-                throw SignInError(.transport, "\(endpoint) answered \(response.status)", status: response.status)
+                throw SignInError(
+                    .transport, "\(endpoint) answered \(response.status)", status: response.status)
             }
             throw SignInError(
                 .tokenRequestFailed,
@@ -40,10 +42,12 @@ public struct TokenResponse: Sendable, Hashable {
                 oauthError: code, status: response.status)
         }
         guard let accessToken = object["access_token"]?.stringValue, !accessToken.isEmpty else {
-            throw SignInError(.invalidTokenResponse, "\(endpoint) answered 200 without access_token", status: 200)
+            throw SignInError(
+                .invalidTokenResponse, "\(endpoint) answered 200 without access_token", status: 200)
         }
         guard let tokenType = object["token_type"]?.stringValue else {
-            throw SignInError(.invalidTokenResponse, "\(endpoint) answered 200 without token_type", status: 200)
+            throw SignInError(
+                .invalidTokenResponse, "\(endpoint) answered 200 without token_type", status: 200)
         }
         self.accessToken = accessToken
         self.tokenType = tokenType

@@ -15,7 +15,9 @@ else
     work="$(mktemp -d "${TMPDIR:-/tmp}/signinsim-providers.XXXXXX")"
     keep=0
 fi
+client=""
 cleanup() {
+    if [ -n "$client" ]; then kill "$client" 2>/dev/null || true; fi
     stop_providers
     if ((keep == 0)); then rm -rf "$work"; fi
 }
@@ -27,7 +29,11 @@ mock_issuer=""
 if start_django_oidc "$work/django-oidc"; then django_issuer="$DJANGO_OIDC_ISSUER"; fi
 if start_oidc_provider_mock "$work/oidc-provider-mock"; then mock_issuer="$OIDC_PROVIDER_MOCK_ISSUER"; fi
 status=0
-timeout 300 "$python" "$here/selftest.py" "django=$django_issuer" "mock=$mock_issuer" || status=$?
+# In the background so that a TERM/INT reaches the trap at once rather than after the client.
+timeout 300 "$python" "$here/selftest.py" "django=$django_issuer" "mock=$mock_issuer" &
+client=$!
+wait "$client" || status=$?
+client=""
 if ((status != 0)) && ((keep == 0)); then
     for log in "$work"/*/server.log; do
         echo "--- last lines of ${log#"$work"/}" >&2

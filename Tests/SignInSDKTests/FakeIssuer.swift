@@ -1,0 +1,355 @@
+import Clocks
+import Cryptography
+import HTTPCore
+import JOSE
+import JSON
+import OAuthCore
+import SignInSDK
+import Synchronization
+
+/// A scripted OpenID provider for SDK unit tests: every answer is under the test's control.
+///
+/// Not the embedded issuer on purpose: these tests must be able to send exactly the wrong
+/// thing (a bad `iss`, an `alg: none` token, a response without `refresh_token`) that a strict
+/// issuer would never produce.
+final class FakeIssuer: Sendable {
+    struct Code: Sendable {
+        var nonce: String?
+        var challenge: String
+        var redirectURI: String
+    }
+
+    struct State: Sendable {
+        var codes: [String: Code] = [:]
+        var refreshTokens: [String: Bool] = [:]  // token → still valid
+        var counter = 0
+        var requests: [String] = []
+        /// Replaces the claims of the next ID tokens.
+        var claimOverrides: [String: JSONValue] = [:]
+        var headerOverrides: [String: JSONValue] = [:]
+        var advertisesIss = true
+        var callbackIss: String?
+        /// Refresh responses carry no `refresh_token`, and the presented one stays valid.
+        var omitRefreshTokenOnRefresh = false
+        var refreshFailure: HTTPResponse?
+        var refreshDelay: Duration = .zero
+        var expiresIn: Int64 = 3600
+        var keys: [String] = ["k1"]
+        var signingKeyID = "k1"
+        var rotateReuseRevokesFamily = true
+        var endSessionStatus = 200
+        /// Apple codes the fake Apple issued and not yet redeemed, with their nonce.
+        var appleCodes: [String: String?] = [:]
+        var exchanges: [FormParameters] = []
+        var rejectAppleNonce = false
+        /// Names applied from `user_profile`, by Apple user.
+        var profileNames: [String: String] = [:]
+        /// Answer of the next exchange after processing it (for instance a lost response).
+        var loseNextExchangeResponse = false
+    }
+
+    let issuer: String
+    let clock: ManualWallClock
+    let state = Mutex(State())
+    let signingKeys: [String: P256PrivateKey]
+
+    init(
+        issuer: String = "https://issuer.test/", clock: ManualWallClock = ManualWallClock(now: 1_800_000_000)
+    ) {
+        self.issuer = issuer
+        self.clock = clock
+        let random = SeededRandom(seed: 7)
+        signingKeys = [
+            "k1": try! P256PrivateKey(random: random), "k2": try! P256PrivateKey(random: random),
+        ]
+    }
+
+    var base: String { issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer }
+    var requests: [String] { state.withLock { $0.requests } }
+    func count(_ name: String) -> Int { requests.filter { $0 == name }.count }
+
+    func update(_ body: (inout State) -> Void) { state.withLock { body(&$0) } }
+
+    /// The transport an SDK under test uses.
+    var transport: ClosureTransport {
+        ClosureTransport { [self] request throws(HTTPError) in try await respond(request) }
+    }
+
+    func respond(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        let path = request.path
+        switch path {
+        case "/.well-known/openid-configuration":
+            record("discovery")
+            return .json(discovery())
+        case "/jwks":
+            record("jwks")
+            let keys = state.withLock { $0.keys }
+            return .json(
+                .object([
+                    "keys": .array(keys.map { JWK(signingKeys[$0]!.publicKey, keyID: $0).json })
+                ]))
+        case "/token":
+            return try await token(try request.formParameters())
+        case "/logout":
+            record("logout")
+            return HTTPResponse(status: state.withLock { $0.endSessionStatus })
+        default:
+            return HTTPResponse(status: 404)
+        }
+    }
+
+    func discovery() -> JSONValue {
+        let advertises = state.withLock { $0.advertisesIss }
+        return [
+            "issuer": .string(issuer), "authorization_endpoint": .string(base + "/authorize"),
+            "token_endpoint": .string(base + "/token"), "jwks_uri": .string(base + "/jwks"),
+            "end_session_endpoint": .string(base + "/logout"),
+            "authorization_response_iss_parameter_supported": .bool(advertises),
+        ]
+    }
+
+    private func record(_ name: String) { state.withLock { $0.requests.append(name) } }
+
+    private func token(_ form: FormParameters) async throws(HTTPError) -> HTTPResponse {
+        switch form["grant_type"] {
+        case "authorization_code":
+            record("token:authorization_code")
+            let code = state.withLock { $0.codes.removeValue(forKey: form["code"] ?? "") }
+            guard let code, PKCE.verify(verifier: form["code_verifier"] ?? "", matches: code.challenge),
+                form["redirect_uri"] == code.redirectURI
+            else { return .json(["error": "invalid_grant"], status: 400) }
+            return .json(tokens(nonce: code.nonce, withRefreshToken: true))
+        case "refresh_token":
+            record("token:refresh_token")
+            let (failure, delay, omit) = state.withLock {
+                ($0.refreshFailure, $0.refreshDelay, $0.omitRefreshTokenOnRefresh)
+            }
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            if let failure { return failure }
+            let presented = form["refresh_token"] ?? ""
+            let valid = state.withLock { state -> Bool in
+                // An issuer that does not rotate leaves the presented token valid.
+                if omit, state.refreshTokens[presented] == true { return true }
+                guard state.refreshTokens[presented] == true else {
+                    // Reuse of a rotated token revokes the family (RFC 9700 §4.14.2).
+                    if state.refreshTokens[presented] == false, state.rotateReuseRevokesFamily {
+                        for key in state.refreshTokens.keys { state.refreshTokens[key] = false }
+                    }
+                    return false
+                }
+                state.refreshTokens[presented] = false
+                return true
+            }
+            guard valid else { return .json(["error": "invalid_grant"], status: 400) }
+            return .json(tokens(nonce: nil, withRefreshToken: !omit))
+        case "urn:ietf:params:oauth:grant-type:token-exchange":
+            record("token:token_exchange")
+            let code = form["subject_token"] ?? ""
+            let outcome = state.withLock { state -> HTTPResponse? in
+                state.exchanges.append(form)
+                guard let nonce = state.appleCodes.removeValue(forKey: code) else {
+                    return .json(
+                        ["error": "invalid_grant", "error_description": "Invalid authorization code"],
+                        status: 403)
+                }
+                if nonce != nil, state.rejectAppleNonce {
+                    return .json(
+                        ["error": "invalid_request", "error_description": "Error from Apple connection"],
+                        status: 400)
+                }
+                if let profile = form["user_profile"] { state.profileNames["apple-user"] = profile }
+                return nil
+            }
+            if let outcome { return outcome }
+            let lose = state.withLock { state in
+                defer { state.loseNextExchangeResponse = false }
+                return state.loseNextExchangeResponse
+            }
+            if lose { throw HTTPError(.connectionLost, "the response was lost") }
+            return .json(tokens(nonce: nil, withRefreshToken: true))
+        default:
+            return .json(["error": "unsupported_grant_type"], status: 400)
+        }
+    }
+
+    /// Signs a token by hand so that tests can put any header on it: `alg: none` gets no
+    /// signature, `HS256` an HMAC keyed with the public JWK (the algorithm confusion attack).
+    func sign(claims: [String: JSONValue], header overrides: [String: JSONValue], keyID: String) -> String {
+        var header: [String: JSONValue] = ["alg": "ES256", "kid": .string(keyID), "typ": "JWT"]
+        for (name, value) in overrides { header[name] = value }
+        let input =
+            Base64URL.encode(JSONValue.object(header).serialized()) + "."
+            + Base64URL.encode(JSONValue.object(claims).serialized())
+        let key = signingKeys[keyID]!
+        let signature: [UInt8] =
+            switch header["alg"]?.stringValue {
+            case "none": []
+            case "HS256":
+                HMACSHA256.authenticationCode(
+                    for: Array(input.utf8), key: JWK(key.publicKey, keyID: keyID).json.serialized())
+            default: try! key.signature(for: Array(input.utf8))
+            }
+        return input + "." + Base64URL.encode(signature)
+    }
+
+    /// Issues a code the way an authorize endpoint would, and returns the callback URL.
+    func authorize(url: String) -> String {
+        let query = (try? FormURLEncoding.decode(URLParts(url)?.query ?? "")) ?? FormParameters()
+        let code = state.withLock { state -> String in
+            state.counter += 1
+            let code = "code-\(state.counter)"
+            state.codes[code] = Code(
+                nonce: query["nonce"], challenge: query["code_challenge"] ?? "",
+                redirectURI: query["redirect_uri"] ?? "")
+            return code
+        }
+        var parameters: FormParameters = ["code": code, "state": query["state"] ?? ""]
+        if let iss = state.withLock({ $0.advertisesIss ? ($0.callbackIss ?? issuer) : $0.callbackIss }) {
+            parameters.append("iss", iss)
+        }
+        return FormURLEncoding.appendingQuery(parameters, to: query["redirect_uri"] ?? "")
+    }
+
+    func tokens(nonce: String?, withRefreshToken: Bool) -> JSONValue {
+        let now = clock.now()
+        let (overrides, header, expiresIn, keyID, refreshToken) = state.withLock { state in
+            state.counter += 1
+            let refreshToken = withRefreshToken ? "rt-\(state.counter)" : nil
+            if let refreshToken { state.refreshTokens[refreshToken] = true }
+            return (
+                state.claimOverrides, state.headerOverrides, state.expiresIn, state.signingKeyID, refreshToken
+            )
+        }
+        var claims: [String: JSONValue] = [
+            "iss": .string(issuer), "sub": "user-1", "aud": "com.example.app", "iat": .int(now),
+            "exp": .int(now + 3600), "name": "Alice",
+        ]
+        if let nonce { claims["nonce"] = .string(nonce) }
+        for (name, value) in overrides { claims[name] = value.isNull ? nil : value }
+        let idToken = sign(claims: claims, header: header, keyID: keyID)
+        var body: [String: JSONValue] = [
+            "access_token": .string("at-\(now)-\(refreshToken ?? "none")"), "token_type": "Bearer",
+            "expires_in": .int(expiresIn), "id_token": .string(idToken),
+        ]
+        if let refreshToken { body["refresh_token"] = .string(refreshToken) }
+        return .object(body)
+    }
+}
+
+/// Apple on the device: the name only on the first authorization of the app.
+final class FakeApple: AppleAuthorizationProvider {
+    let issuer: FakeIssuer
+    let authorizations = Mutex(0)
+
+    init(issuer: FakeIssuer) { self.issuer = issuer }
+
+    func authorize(scopes: [AppleAuthorizationScope], nonce: String?) async throws(AppleAuthorizationFailure)
+        -> AppleAuthorization
+    {
+        let count = authorizations.withLock { count in
+            count += 1
+            return count
+        }
+        let code = "apple-code-\(count)"
+        issuer.update { $0.appleCodes[code] = .some(nonce) }
+        let first = count == 1 && scopes.contains(.fullName)
+        return AppleAuthorization(
+            user: "apple-user", identityToken: "unused-by-the-sdk", authorizationCode: code,
+            givenName: first ? "Alice" : nil, familyName: first ? "Liddell" : nil,
+            email: first ? "alice@example.com" : nil)
+    }
+}
+
+/// A web sheet that lets the fake issuer answer at once, or fails as told.
+final class FakeUserAgent: WebAuthenticationUserAgent {
+    enum Behavior: Sendable {
+        case complete
+        case cancel
+        case callback(@Sendable (String) -> String)
+        /// Never calls back until `cancelActiveSession` (the sheet lost to backgrounding).
+        case hang
+    }
+
+    let issuer: FakeIssuer
+    let behavior = Mutex<Behavior>(.complete)
+    let presentable = Mutex(true)
+    let presented = Mutex<[WebAuthenticationRequest]>([])
+    private let waiting = Mutex<CheckedContinuation<String, any Error>?>(nil)
+
+    init(issuer: FakeIssuer) { self.issuer = issuer }
+
+    func canPresent() -> Bool { presentable.withLock { $0 } }
+
+    func waitUntilPresentable() async -> Bool {
+        for _ in 0..<100 where !canPresent() { try? await Task.sleep(for: .milliseconds(5)) }
+        return canPresent()
+    }
+
+    func authenticate(_ request: WebAuthenticationRequest) async throws(WebAuthenticationFailure) -> String {
+        guard canPresent() else {
+            throw WebAuthenticationFailure(.presentationContextInvalid, "scene not active")
+        }
+        presented.withLock { $0.append(request) }
+        switch behavior.withLock({ $0 }) {
+        case .complete: return issuer.authorize(url: request.url)
+        case .cancel: throw WebAuthenticationFailure(.canceledLogin, "the user closed the sheet")
+        case .callback(let transform): return transform(issuer.authorize(url: request.url))
+        case .hang:
+            do {
+                return try await withCheckedThrowingContinuation { continuation in
+                    waiting.withLock { $0 = continuation }
+                }
+            } catch {
+                throw WebAuthenticationFailure(.canceledLogin, "dismissed")
+            }
+        }
+    }
+
+    func cancelActiveSession() {
+        waiting.withLock { continuation in
+            continuation?.resume(throwing: CancellationError())
+            continuation = nil
+        }
+    }
+}
+
+/// An SDK wired to a fake issuer, with storage and a clock the test holds.
+struct SDKHarness {
+    let issuer: FakeIssuer
+    let agent: FakeUserAgent
+    let storage: InMemoryTokenStorage
+    let preferences: InMemoryAppPreferences
+    let client: SignInClient
+
+    init(
+        issuer: FakeIssuer = FakeIssuer(), profile: BehaviorProfile = .default,
+        storage: InMemoryTokenStorage = InMemoryTokenStorage(),
+        preferences: InMemoryAppPreferences = InMemoryAppPreferences(),
+        transport: (any HTTPTransport)? = nil, clock: (any WallClock)? = nil
+    ) {
+        self.issuer = issuer
+        self.agent = FakeUserAgent(issuer: issuer)
+        self.storage = storage
+        self.preferences = preferences
+        client = SignInClient(
+            environment: SignInEnvironment(
+                transport: transport ?? issuer.transport, storage: storage, preferences: preferences,
+                clock: clock ?? issuer.clock, random: SeededRandom(seed: 1), webAuthentication: agent,
+                appleAuthorization: FakeApple(issuer: issuer)))
+        self.profile = profile
+    }
+
+    let profile: BehaviorProfile
+
+    var options: SignInOptions {
+        SignInOptions(
+            issuer: issuer.issuer, clientID: "com.example.app",
+            redirectURI: "com.example.app://auth/callback",
+            profile: profile)
+    }
+
+    func configured() async throws -> SDKHarness {
+        try await client.configure(options: options)
+        return self
+    }
+}

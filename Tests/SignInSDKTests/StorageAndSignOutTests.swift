@@ -1,0 +1,98 @@
+import HTTPCore
+import SignInSDK
+import Synchronization
+import Testing
+
+/// A store that refuses reads as a keychain does before the first unlock.
+final class LockableStorage: TokenStorage {
+    let inner = InMemoryTokenStorage()
+    let locked = Mutex(false)
+
+    func save(key: String, value: [UInt8]) throws(TokenStorageError) {
+        if locked.withLock({ $0 }) { throw TokenStorageError(.unavailable, "locked", status: -25308) }
+        try inner.save(key: key, value: value)
+    }
+
+    func load(key: String) throws(TokenStorageError) -> [UInt8]? {
+        if locked.withLock({ $0 }) { throw TokenStorageError(.unavailable, "locked", status: -25308) }
+        return try inner.load(key: key)
+    }
+
+    func delete(key: String) throws(TokenStorageError) { try inner.delete(key: key) }
+}
+
+@Suite struct StorageAndSignOutTests {
+    /// Field bug 4: an unreadable keychain is an error that keeps the session; the fault signs out.
+    @Test(arguments: [false, true]) func unreadableKeychain(faulty: Bool) async throws {
+        let issuer = FakeIssuer()
+        let storage = LockableStorage()
+        let harness = SDKHarness(
+            issuer: issuer, profile: faulty ? BehaviorProfile(faults: [.keychainErrorSignsOut]) : .default)
+        await harness.client.setTokenStorage(storage)
+        try await harness.client.configure(options: harness.options)
+        _ = try await harness.client.signIn()
+        storage.locked.withLock { $0 = true }
+        let error = await capture { try await harness.client.getSession() }
+        storage.locked.withLock { $0 = false }
+        if faulty {
+            #expect(error == nil)
+            #expect(try await harness.client.getSession() == nil)
+        } else {
+            #expect(error?.code == .storage)
+            #expect(try await harness.client.getSession() != nil)
+        }
+    }
+
+    /// Field bug 16: a fresh install clears what a previous one left, unless the fault keeps it.
+    @Test(arguments: [false, true]) func reinstall(faulty: Bool) async throws {
+        let issuer = FakeIssuer()
+        let storage = InMemoryTokenStorage()
+        let profile = faulty ? BehaviorProfile(faults: [.keepKeychainOnReinstall]) : .default
+        let first = try await SDKHarness(issuer: issuer, profile: profile, storage: storage).configured()
+        _ = try await first.client.signIn()
+        // Reinstalled: new preferences, same keychain.
+        let second = try await SDKHarness(
+            issuer: issuer, profile: profile, storage: storage, preferences: InMemoryAppPreferences()
+        ).configured()
+        #expect((try await second.client.getSession() != nil) == faulty)
+    }
+
+    /// A relaunch (same preferences) keeps the session.
+    @Test func relaunchKeepsTheSession() async throws {
+        let issuer = FakeIssuer()
+        let storage = InMemoryTokenStorage()
+        let preferences = InMemoryAppPreferences()
+        let first = try await SDKHarness(issuer: issuer, storage: storage, preferences: preferences)
+            .configured()
+        _ = try await first.client.signIn()
+        let second = try await SDKHarness(issuer: issuer, storage: storage, preferences: preferences)
+            .configured()
+        #expect(try await second.client.getSession() != nil)
+    }
+
+    /// Sign-out calls end-session with `id_token_hint` and clears local tokens even when it fails.
+    @Test(arguments: [200, 500]) func signOutClearsWhateverTheIssuerSays(status: Int) async throws {
+        let harness = try await SDKHarness().configured()
+        _ = try await harness.client.signIn()
+        harness.issuer.update { $0.endSessionStatus = status }
+        let ended = try await harness.client.signOut(callEndSession: true)
+        #expect(ended == (status == 200))
+        #expect(harness.issuer.count("logout") == 1)
+        #expect(harness.storage.keys.isEmpty)
+    }
+
+    /// Sign-out over a dead network still clears local tokens.
+    @Test func signOutOfflineClears() async throws {
+        let issuer = FakeIssuer()
+        let offline = Mutex(false)
+        let transport = ClosureTransport { request throws(HTTPError) in
+            if offline.withLock({ $0 }) { throw HTTPError(.connectionFailed, "offline") }
+            return try await issuer.respond(request)
+        }
+        let harness = try await SDKHarness(issuer: issuer, transport: transport).configured()
+        _ = try await harness.client.signIn()
+        offline.withLock { $0 = true }
+        #expect(try await harness.client.signOut() == false)
+        #expect(harness.storage.keys.isEmpty)
+    }
+}
