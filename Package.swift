@@ -91,13 +91,23 @@ let package = Package(
             name: "WebAuthSession", dependencies: ["HTTPCore", "HTTPClient", "CLibXML2"],
             swiftSettings: strictSettings),
 
+        // MARK: The simulated world: devices running apps with the SDK against the embedded
+        // issuer and Apple (or a real issuer); what the CLI and the scenario runner drive.
+        .target(
+            name: "Simulator",
+            dependencies: [
+                "SignInSDK", "Device", "WebAuthSession", "HTTPClient", "HTTPServer", "AppleID", "Issuer", "Clocks",
+                "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
+            ],
+            swiftSettings: strictSettings),
+
         // MARK: Product
         .target(
             name: "SignInSimCLI",
             dependencies: [
                 "JSON", "Clocks", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient", "HTTPServer",
                 "YAML",
-                "AppleID", "Issuer",
+                "AppleID", "Issuer", "SignInSDK", "Device", "WebAuthSession", "Simulator",
             ],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -149,6 +159,12 @@ let package = Package(
                 "AppleID", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
                 "HTTPServer",
                 "TestSupport",
+            ]),
+        .testTarget(
+            name: "SimulatorTests",
+            dependencies: [
+                "Simulator", "SignInSDK", "Device", "WebAuthSession", "AppleID", "Issuer", "Clocks", "Cryptography",
+                "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport",
             ]),
         .testTarget(
             name: "SignInSimCLITests",

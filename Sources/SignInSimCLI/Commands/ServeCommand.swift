@@ -6,6 +6,7 @@ import HTTPClient
 import HTTPCore
 import HTTPServer
 import Issuer
+import Simulator
 
 #if canImport(Glibc)
     @preconcurrency import Glibc
@@ -55,45 +56,21 @@ extension SignInSimCLI {
         let signals = TerminationSignals()
         defer { signals.cancel() }
 
-        var configuration = HTTPServerConfiguration()
-        configuration.host = options.host
-        configuration.port = options.port
-        let slot = DeferredHandler()
         let writeLog = context.writeError
-        let server = MicroHTTPServer(configuration: configuration) { request in
-            let started = ContinuousClock.now
-            let response = await slot.respond(to: request)
-            writeLog(RequestLogLine.format(request, response, elapsed: ContinuousClock.now - started))
-            return response
-        }
-        do {
-            try server.start()
-        } catch {
-            throw CommandFailure(error.message)
-        }
         // One clock: /_admin/clock on the issuer moves Apple's time too.
-        let clock = OffsetWallClock()
-        let hosted: AppleHosting
+        let deployment: EmbeddedIdentityServer
         do {
-            hosted = try AppleHosting(
-                tenant: tenant, serverURL: server.baseURL, clock: clock, seed: options.seed)
+            deployment = try await EmbeddedIdentityServer.start(
+                tenant: tenant, host: options.host, port: options.port, clock: OffsetWallClock(),
+                appleKeySeed: options.seed
+            ) { request, response, elapsed in
+                writeLog(RequestLogLine.format(request, response, elapsed: elapsed))
+            }
         } catch {
-            await server.shutdown()
-            throw error
-        }
-        let apple = hosted.provider
-        let issuer: Issuer
-        do {
-            issuer = try Issuer(baseURL: server.baseURL, tenant: hosted.tenant, clock: clock)
-            try hosted.connect(issuer, log: writeLog)
-        } catch {
-            await server.shutdown()
             throw CommandFailure(error.message)
         }
-        slot.set { request in
-            AppleHosting.isApplePath(request.path)
-                ? await apple.respond(to: request) : await issuer.respond(to: request)
-        }
+        let issuer = deployment.issuer
+        let apple = deployment.apple
 
         // Scripts and tests read these lines from a pipe: each is one unbuffered write.
         context.writeOut("issuer: \(issuer.identifier)\n")
@@ -101,7 +78,7 @@ extension SignInSimCLI {
 
         let received = await signals.next()
         context.writeError("signinsim: \(TerminationSignals.name(of: received)) received; stopping\n")
-        await server.shutdown()
+        await deployment.shutdown()
         return .success
     }
 }

@@ -1,0 +1,153 @@
+public import AppleID
+public import Clocks
+public import Cryptography
+import HTTPClient
+public import HTTPCore
+import HTTPServer
+public import Issuer
+
+/// The embedded issuer and the simulated Sign in with Apple behind one loopback listener:
+/// the default target of every simulated device, and what `signinsim serve` runs.
+///
+/// Apple lives under `/apple`. Unless the tenant's Apple connection names an `apple_url`, the
+/// connection redeems codes at this hosted Apple in process, with developer credentials that
+/// are the tenant's or a P-256 key made at start (registered with the hosted Apple, whose
+/// default team becomes the connection's). Apple's RSA keys are the public test keys
+/// (`AppleKeySet.fixed(seed:)`), never generated. Issuer and Apple share one clock.
+public final class EmbeddedIdentityServer: Sendable {
+    public static let applePathPrefix = "/apple"
+    static let generatedTeamID = AppleConfiguration().defaultTeamID
+    static let generatedKeyID = "SIMKEY0001"
+
+    public let issuer: Issuer
+    public let apple: AppleIDProvider
+    private let server: MicroHTTPServer
+
+    /// The issuer identifier (`http://127.0.0.1:PORT`).
+    public var issuerURL: String { issuer.identifier }
+    /// The hosted Apple's base URL (`http://127.0.0.1:PORT/apple`).
+    public var appleURL: String { apple.baseURL }
+
+    /// Starts listening and returns once requests are answered.
+    ///
+    /// - Parameters:
+    ///   - log: called after each request with the time it took (for `serve`'s stderr lines).
+    public static func start(
+        tenant: Tenant = .default, host: String = "127.0.0.1", port: Int = 0, clock: any WallClock,
+        random: any RandomSource = SystemRandom(), appleKeySeed: UInt64 = 0,
+        log: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)? = nil
+    ) async throws(SimulatorError) -> EmbeddedIdentityServer {
+        var configuration = HTTPServerConfiguration()
+        configuration.host = host
+        configuration.port = port
+        let slot = DeferredHandler()
+        let server = MicroHTTPServer(configuration: configuration) { request in
+            let started = ContinuousClock.now
+            let response = await slot.respond(to: request)
+            log?(request, response, ContinuousClock.now - started)
+            return response
+        }
+        do {
+            try server.start()
+        } catch {
+            throw SimulatorError(error.message)
+        }
+        do {
+            let deployment = try EmbeddedIdentityServer(
+                server: server, tenant: tenant, clock: clock, random: random, appleKeySeed: appleKeySeed,
+                log: log)
+            let issuer = deployment.issuer
+            let apple = deployment.apple
+            slot.set { request in
+                isApplePath(request.path)
+                    ? await apple.respond(to: request) : await issuer.respond(to: request)
+            }
+            return deployment
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+    }
+
+    private init(
+        server: MicroHTTPServer, tenant: Tenant, clock: any WallClock, random: any RandomSource,
+        appleKeySeed: UInt64, log: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)?
+    ) throws(SimulatorError) {
+        self.server = server
+        var tenant = tenant
+        let index = tenant.connections.firstIndex {
+            if case .apple = $0.kind { return true }
+            return false
+        }
+        var configuration = AppleConfiguration()
+        var developerKey: (teamID: String, keyID: String, publicKey: P256PublicKey)?
+        var hosted = false
+        if let index, tenant.connections[index].apple.appleURL == nil {
+            hosted = true
+            var settings = tenant.connections[index].apple
+            settings.appleURL = server.baseURL + Self.applePathPrefix
+            if settings.hasCredentials, let teamID = settings.teamID, let keyID = settings.keyID,
+                let pem = settings.privateKeyPEM
+            {
+                do {
+                    developerKey = (teamID, keyID, try P256PrivateKey(pem: pem).publicKey)
+                } catch {
+                    throw SimulatorError("the Apple connection's developer key is unusable: \(error.message)")
+                }
+            } else {
+                let key: P256PrivateKey
+                do {
+                    key = try P256PrivateKey(random: random)
+                } catch {
+                    throw SimulatorError("cannot make the Apple developer key: \(error.message)")
+                }
+                settings.teamID = Self.generatedTeamID
+                settings.keyID = Self.generatedKeyID
+                settings.privateKeyPEM = key.pemRepresentation()
+                developerKey = (Self.generatedTeamID, Self.generatedKeyID, key.publicKey)
+            }
+            if let teamID = developerKey?.teamID { configuration.defaultTeamID = teamID }
+            tenant.connections[index].apple = settings
+        }
+        let apple = AppleIDProvider(
+            baseURL: server.baseURL + Self.applePathPrefix, clock: clock, random: random,
+            keySet: AppleKeySet.fixed(seed: appleKeySeed), configuration: configuration)
+        if let developerKey {
+            apple.registerDeveloperKey(
+                teamID: developerKey.teamID, keyID: developerKey.keyID, publicKey: developerKey.publicKey)
+        }
+        let issuer: Issuer
+        do {
+            issuer = try Issuer(baseURL: server.baseURL, tenant: tenant, clock: clock, random: random)
+        } catch {
+            throw SimulatorError(error.message)
+        }
+        if index != nil {
+            let transport: any HTTPTransport
+            if hosted {
+                transport = ClosureTransport { request throws(HTTPError) in
+                    let started = ContinuousClock.now
+                    let response = await apple.respond(to: request)
+                    log?(request, response, ContinuousClock.now - started)
+                    return response
+                }
+            } else {
+                transport = CurlTransport(cookieJar: nil)
+            }
+            do {
+                try issuer.connectApple(transport: transport)
+            } catch {
+                throw SimulatorError(error.message)
+            }
+        }
+        self.apple = apple
+        self.issuer = issuer
+    }
+
+    static func isApplePath(_ path: String) -> Bool {
+        path == applePathPrefix || path.hasPrefix(applePathPrefix + "/")
+    }
+
+    /// Stops listening after the requests in progress are answered.
+    public func shutdown() async { await server.shutdown() }
+}
