@@ -1,0 +1,207 @@
+public import HTTPCore
+import Synchronization
+
+/// A transport that applies a device's `NetworkConditions` to the requests it forwards, and
+/// logs every exchange.
+///
+/// The decision for a request (which condition or fault applies, and the decrement of a
+/// fault's count) is taken atomically when the request is sent, so concurrent requests
+/// consume a "fail the next N" rule exactly N times. A lost response is modelled by waiting for
+/// the inner transport's answer and then throwing `connectionLost`: the server did process the
+/// request (field bug 2). Closing a real connection would not do, because libcurl silently
+/// retries a request whose connection was reused and dropped.
+public final class ConditionedTransport: HTTPTransport {
+    /// Sleeps through added latency; throws when cancelled.
+    public typealias Sleeper = @Sendable (Duration) async throws -> Void
+
+    /// Which condition a logged request met (Network Link Conditioner profiles, in effect).
+    public enum AppliedCondition: Hashable, Sendable, CustomStringConvertible {
+        case none
+        case offline
+        case captivePortal
+        case fault(NetworkFault.Kind)
+
+        public var description: String {
+            switch self {
+            case .none: "none"
+            case .offline: "offline"
+            case .captivePortal: "captive portal"
+            case .fault(.connectionFailure): "connection failure"
+            case .fault(.responseLost): "response lost"
+            case .fault(.serverError(let status)): "status \(status)"
+            }
+        }
+    }
+
+    /// One request and what became of it, as a HAR 1.2 entry records an exchange.
+    public struct Exchange: Hashable, Sendable {
+        /// Position among every exchange this transport saw, from 0; gaps mean the log dropped
+        /// its oldest entries.
+        public var sequence: Int
+        public var request: HTTPRequest
+        /// The response the client received, or the error it got.
+        public var outcome: Result<HTTPResponse, HTTPError>
+        public var condition: AppliedCondition
+        /// Whether the request reached the inner transport (the server).
+        public var reachedServer: Bool
+    }
+
+    private struct State {
+        var conditions: NetworkConditions
+        var log: [Exchange] = []
+        var nextSequence = 0
+    }
+
+    private let inner: any HTTPTransport
+    private let sleeper: Sleeper
+    private let state: Mutex<State>
+    /// The most exchanges the log keeps. Once full it drops its oldest tenth at once, so it
+    /// holds between 90% and 100% of this many.
+    public let logLimit: Int
+
+    /// - Parameters:
+    ///   - sleeper: how latency is slept; defaults to `Task.sleep` on the continuous clock. A
+    ///     simulated device passes its virtual scheduler's sleep.
+    public init(
+        inner: any HTTPTransport, conditions: NetworkConditions = .normal, logLimit: Int = 10_000,
+        sleeper: @escaping Sleeper = { try await Task.sleep(for: $0) }
+    ) {
+        precondition(logLimit > 0, "the log must keep at least one exchange")
+        self.inner = inner
+        self.sleeper = sleeper
+        self.logLimit = logLimit
+        state = Mutex(State(conditions: conditions))
+    }
+
+    // MARK: Conditions
+
+    /// The current conditions, with the counts left on each fault.
+    public var conditions: NetworkConditions { state.withLock { $0.conditions } }
+
+    /// Replaces all conditions.
+    public func setConditions(_ conditions: NetworkConditions) {
+        state.withLock { $0.conditions = conditions }
+    }
+
+    /// Changes the conditions in place, atomically.
+    public func updateConditions(_ change: (inout NetworkConditions) -> Void) {
+        state.withLock { change(&$0.conditions) }
+    }
+
+    /// Takes the device off the network (or puts it back).
+    public func setOffline(_ offline: Bool) { updateConditions { $0.isOffline = offline } }
+
+    /// Sets the latency added to each request.
+    public func setLatency(_ latency: Duration) { updateConditions { $0.latency = latency } }
+
+    /// Joins (or with `nil`, leaves) a captive portal.
+    public func setCaptivePortal(_ portal: CaptivePortal?) { updateConditions { $0.captivePortal = portal } }
+
+    /// Adds a fault after the existing ones.
+    public func addFault(_ fault: NetworkFault) { updateConditions { $0.faults.append(fault) } }
+
+    /// The next `count` matching requests fail to connect.
+    public func failNext(_ count: Int, matching match: RequestMatch = .any) {
+        addFault(NetworkFault(.connectionFailure, count: count, matching: match))
+    }
+
+    /// The next `count` matching requests reach the server, but their responses are lost.
+    public func loseResponses(ofNext count: Int, matching match: RequestMatch = .any) {
+        addFault(NetworkFault(.responseLost, count: count, matching: match))
+    }
+
+    /// The next `count` matching requests get `status` without reaching the server.
+    public func injectStatus(_ status: Int, forNext count: Int, matching match: RequestMatch = .any) {
+        addFault(NetworkFault(.serverError(status: status), count: count, matching: match))
+    }
+
+    // MARK: Log
+
+    /// The exchanges seen so far (at most `logLimit`, the latest), in completion order.
+    public var log: [Exchange] { state.withLock { $0.log } }
+
+    /// Returns the log and empties it.
+    public func drainLog() -> [Exchange] {
+        state.withLock { state in
+            let log = state.log
+            state.log = []
+            return log
+        }
+    }
+
+    // MARK: Sending
+
+    public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        let (condition, latency, portal, sequence) = state.withLock { state in
+            let sequence = state.nextSequence
+            state.nextSequence += 1
+            let conditions = state.conditions
+            if conditions.isOffline {
+                return (AppliedCondition.offline, Duration.zero, nil as CaptivePortal?, sequence)
+            }
+            if let portal = conditions.captivePortal {
+                return (.captivePortal, conditions.latency, portal, sequence)
+            }
+            guard let index = conditions.faults.firstIndex(where: { $0.match.matches(request) }) else {
+                return (.none, conditions.latency, nil, sequence)
+            }
+            let kind = conditions.faults[index].kind
+            state.conditions.faults[index].remaining -= 1
+            if state.conditions.faults[index].remaining == 0 { state.conditions.faults.remove(at: index) }
+            return (.fault(kind), conditions.latency, nil, sequence)
+        }
+        let target = request.urlWithoutQuery
+        var reachedServer = false
+        let outcome: Result<HTTPResponse, HTTPError>
+        do throws(HTTPError) {
+            if latency > .zero {
+                do {
+                    try await sleeper(latency)
+                } catch {
+                    throw HTTPError(.cancelled, "\(request.method) \(target) cancelled during added latency")
+                }
+            }
+            switch condition {
+            case .offline:
+                throw HTTPError(.connectionFailed, "\(request.method) \(target): the device is offline")
+            case .captivePortal:
+                outcome = .success(portal!.response)
+            case .fault(.connectionFailure):
+                throw HTTPError(.connectionFailed, "\(request.method) \(target): injected connection failure")
+            case .fault(.serverError(let status)):
+                outcome = .success(.text("injected \(status) by the simulated network\n", status: status))
+            case .fault(.responseLost):
+                reachedServer = true
+                let response = try await inner.send(request)
+                throw HTTPError(
+                    .connectionLost,
+                    "\(request.method) \(target): response (status \(response.status)) lost after the server "
+                        + "processed the request")
+            case .none:
+                reachedServer = true
+                outcome = .success(try await inner.send(request))
+            }
+        } catch {
+            record(
+                Exchange(
+                    sequence: sequence, request: request, outcome: .failure(error), condition: condition,
+                    reachedServer: reachedServer))
+            throw error
+        }
+        record(
+            Exchange(
+                sequence: sequence, request: request, outcome: outcome, condition: condition,
+                reachedServer: reachedServer))
+        return try outcome.get()
+    }
+
+    private func record(_ exchange: Exchange) {
+        state.withLock { state in
+            state.log.append(exchange)
+            if state.log.count > logLimit {
+                // Dropping in batches keeps appends amortised O(1) once the log is full.
+                state.log.removeFirst(state.log.count - logLimit + max(1, logLimit / 10) - 1)
+            }
+        }
+    }
+}
