@@ -96,7 +96,8 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
-                "SignInSDK", "Device", "WebAuthSession", "HTTPClient", "HTTPServer", "AppleID", "Issuer", "Clocks",
+                "SignInSDK", "Device", "WebAuthSession", "HTTPClient", "HTTPServer", "AppleID", "Issuer",
+                "Clocks",
                 "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
             ],
             swiftSettings: strictSettings),
@@ -163,7 +164,8 @@ let package = Package(
         .testTarget(
             name: "SimulatorTests",
             dependencies: [
-                "Simulator", "SignInSDK", "Device", "WebAuthSession", "AppleID", "Issuer", "Clocks", "Cryptography",
+                "Simulator", "SignInSDK", "Device", "WebAuthSession", "AppleID", "Issuer", "Clocks",
+                "Cryptography",
                 "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport",
             ]),
         .testTarget(
