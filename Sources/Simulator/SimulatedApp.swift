@@ -1,0 +1,277 @@
+import Clocks
+public import Device
+import Foundation
+import HTTPCore
+public import SignInSDK
+import Synchronization
+public import WebAuthSession
+
+/// An app on a simulated device, with the sign-in SDK inside.
+///
+/// The SDK instance lives as long as the app's process: a cold launch makes a new one (and
+/// configures it, as an app does in `application(_:didFinishLaunchingWithOptions:)`), and a
+/// terminate drops it with everything in memory, abandoning the requests in flight (the
+/// issuer may still have processed them). The keychain and the app's preferences are the
+/// device's and outlive the process.
+public final class SimulatedApp: Sendable {
+    public let bundleID: String
+    public let configuration: AppConfiguration
+    unowned let phone: SimulatedPhone
+    /// The app's window scene, foreground-active or not, presenting a sheet or not.
+    let scene = WebPresentationContext(isForegroundActive: false)
+    private let runtime = Mutex(Runtime())
+
+    struct Runtime {
+        var client: SignInClient?
+        var webUser = WebUserScript()
+        var appleCancels = false
+        var activeSession: WebAuthenticationHandle?
+        var lastTrace: [WebPageVisit] = []
+        var operations: [UInt64: Task<Void, Never>] = [:]
+        var nextOperation: UInt64 = 0
+        var configureError: SignInError?
+    }
+
+    init(configuration: AppConfiguration, phone: SimulatedPhone) {
+        bundleID = configuration.bundleID
+        self.configuration = configuration
+        self.phone = phone
+    }
+
+    public var device: SimulatedDevice { phone.device }
+    public var state: AppState { device.app(bundleID) }
+
+    /// What the person does in the next web sheets.
+    public var webUser: WebUserScript {
+        get { runtime.withLock { $0.webUser } }
+        set { runtime.withLock { $0.webUser = newValue } }
+    }
+
+    /// Whether the person cancels the Apple sheet.
+    public var cancelsAppleSheet: Bool {
+        get { runtime.withLock { $0.appleCancels } }
+        set { runtime.withLock { $0.appleCancels = newValue } }
+    }
+
+    /// The pages the last web sheet visited.
+    public var lastWebTrace: [WebPageVisit] { runtime.withLock { $0.lastTrace } }
+
+    /// Why the last launch's `configure(options:)` failed (discovery offline, …), if it did.
+    public var configureError: SignInError? { runtime.withLock { $0.configureError } }
+
+    // MARK: - Lifecycle
+
+    /// Launches the app: a new process with a new SDK, configured as the app does at start.
+    ///
+    /// A configure that fails (the issuer unreachable) leaves the SDK configured but without
+    /// discovery, which it fetches again on its next call; the error is kept in `configureError`.
+    public func launch(_ kind: LaunchKind = .userTap) async throws(DeviceError) {
+        _ = try device.launch(bundleID, kind)
+        if kind == .userTap { _ = try? device.foreground(bundleID) }
+        syncPresentation()
+        let client = SignInClient(environment: makeEnvironment())
+        runtime.withLock {
+            $0.client = client
+            $0.configureError = nil
+        }
+        do {
+            try await client.configure(options: configuration.options)
+        } catch {
+            runtime.withLock { $0.configureError = error }
+        }
+    }
+
+    public func foreground() throws(DeviceError) {
+        _ = try device.foreground(bundleID)
+        syncPresentation()
+    }
+
+    public func resignActive() throws(DeviceError) {
+        _ = try device.resignActive(bundleID)
+        syncPresentation()
+    }
+
+    public func background() throws(DeviceError) {
+        _ = try device.background(bundleID)
+        syncPresentation()
+    }
+
+    /// Kills the process: the SDK and its memory are gone, operations in flight are cancelled.
+    public func terminate() throws(DeviceError) {
+        _ = try device.terminate(bundleID)
+        dropProcess()
+        syncPresentation()
+    }
+
+    /// Deletes the app: its preferences go, its keychain items stay (field bug 16).
+    public func uninstall() throws(DeviceError) {
+        if state.phase.isRunning { dropProcess() }
+        _ = try device.uninstall(bundleID)
+        syncPresentation()
+    }
+
+    /// Deletes the app and installs it again (not launched).
+    public func reinstall() throws(DeviceError) {
+        if state.phase.isRunning { dropProcess() }
+        _ = try device.reinstall(bundleID)
+        syncPresentation()
+    }
+
+    /// Forgets the process: SDK instance, sheet, and every operation in flight.
+    func dropProcess() {
+        let (operations, session) = runtime.withLock { runtime in
+            defer {
+                runtime.client = nil
+                runtime.operations = [:]
+                runtime.activeSession = nil
+            }
+            return (Array(runtime.operations.values), runtime.activeSession)
+        }
+        session?.cancel()
+        for operation in operations { operation.cancel() }
+    }
+
+    /// The scene is foreground-active exactly when the app is.
+    func syncPresentation() {
+        scene.isForegroundActive = state.phase == .foregroundActive
+    }
+
+    // MARK: - The SDK
+
+    /// The running app's SDK.
+    public func client() throws(SimulatorError) -> SignInClient {
+        guard let client = runtime.withLock({ $0.client }) else {
+            throw SimulatorError("\(bundleID) is not running (phase \(state.phase.rawValue))")
+        }
+        return client
+    }
+
+    /// Runs an SDK call as the app's code would, so that a terminate abandons it: the call is
+    /// cancelled and reports `transport` ("the app was terminated").
+    public func perform<T: Sendable>(_ body: @escaping @Sendable (SignInClient) async throws(SignInError) -> T)
+        async throws(SignInError) -> T
+    {
+        let client: SignInClient
+        do {
+            client = try self.client()
+        } catch {
+            throw SignInError(.invalidConfiguration, error.message)
+        }
+        let box = Mutex<Result<T, SignInError>?>(nil)
+        let id = runtime.withLock { runtime -> UInt64 in
+            runtime.nextOperation += 1
+            return runtime.nextOperation
+        }
+        let task = Task {
+            do throws(SignInError) {
+                let value = try await body(client)
+                box.withLock { $0 = .success(value) }
+            } catch {
+                box.withLock { $0 = .failure(error) }
+            }
+        }
+        runtime.withLock { $0.operations[id] = task }
+        await task.value
+        runtime.withLock { _ = $0.operations.removeValue(forKey: id) }
+        guard let result = box.withLock({ $0 }) else {
+            throw SignInError(.transport, "the app was terminated before the call finished")
+        }
+        if case .failure(let error) = result, task.isCancelled {
+            throw SignInError(.transport, "the app was terminated before the call finished: \(error.message)")
+        }
+        return try result.get()
+    }
+
+    private func makeEnvironment() -> SignInEnvironment {
+        SignInEnvironment(
+            transport: device.network,
+            storage: KeychainTokenStorage(
+                keychain: device.keychain, accessGroup: configuration.accessGroup,
+                accessibility: configuration.keychainAccessibility),
+            preferences: DeviceAppPreferences(device: device, bundleID: bundleID),
+            clock: device.clock, random: device.random,
+            webAuthentication: DeviceWebAuthenticationAgent(app: self),
+            appleAuthorization: AppleAuthorizationForwarder(app: self))
+    }
+
+    // MARK: - The sheet
+
+    func presentSheet(_ request: WebAuthenticationRequest) async throws(WebAuthenticationFailure) -> String {
+        guard let callback = WebAuthenticationCallback(redirectURI: request.redirectURI) else {
+            throw WebAuthenticationFailure(.failed, "the redirect URI \(request.redirectURI) cannot be a callback")
+        }
+        let session = WebAuthenticationSession(
+            url: request.url, callback: callback, browser: phone.browser,
+            prefersEphemeralWebBrowserSession: request.prefersEphemeralSession)
+        let scheduler = device.scheduler
+        // A sheet left pending times out after five minutes of the world's time.
+        let deadline = WebSessionDeadline { try? await scheduler.sleep(for: .seconds(300)) }
+        let handle: WebAuthenticationHandle
+        do {
+            handle = try session.start(as: webUser, in: scene, deadline: deadline)
+        } catch {
+            throw Self.failure(error)
+        }
+        runtime.withLock { $0.activeSession = handle }
+        let outcome = await handle.outcome()
+        runtime.withLock {
+            if $0.activeSession === handle { $0.activeSession = nil }
+            $0.lastTrace = outcome.trace
+        }
+        do {
+            return try outcome.callbackURL()
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    func cancelSheet() {
+        runtime.withLock { $0.activeSession }?.cancel()
+    }
+
+    static func failure(_ error: WebAuthenticationError) -> WebAuthenticationFailure {
+        switch error.code {
+        case .canceledLogin: WebAuthenticationFailure(.canceledLogin, error.message)
+        case .presentationContextInvalid: WebAuthenticationFailure(.presentationContextInvalid, error.message)
+        case .alreadyPresenting: WebAuthenticationFailure(.alreadyPresenting, error.message)
+        default: WebAuthenticationFailure(.failed, error.description)
+        }
+    }
+}
+
+/// The SDK's user agent on a simulated device: the app's scene and the device's browser.
+struct DeviceWebAuthenticationAgent: WebAuthenticationUserAgent {
+    unowned let app: SimulatedApp
+
+    func canPresent() -> Bool { app.scene.isForegroundActive }
+
+    /// Waits (in real time, bounded) for the scene to become foreground-active: a scenario
+    /// foregrounds the app in a later step while this call is pending.
+    func waitUntilPresentable() async -> Bool {
+        for _ in 0..<500 {
+            if canPresent() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+            if Task.isCancelled { return false }
+        }
+        return canPresent()
+    }
+
+    func authenticate(_ request: WebAuthenticationRequest) async throws(WebAuthenticationFailure) -> String {
+        try await app.presentSheet(request)
+    }
+
+    func cancelActiveSession() { app.cancelSheet() }
+}
+
+/// The SDK's Apple port on a simulated device: the device's Apple ID, looked up at each call.
+struct AppleAuthorizationForwarder: AppleAuthorizationProvider {
+    unowned let app: SimulatedApp
+
+    func authorize(scopes: [AppleAuthorizationScope], nonce: String?) async throws(AppleAuthorizationFailure)
+        -> AppleAuthorization
+    {
+        guard let authorizer = app.phone.appleAuthorizer(bundleID: app.bundleID, cancels: app.cancelsAppleSheet)
+        else { throw AppleAuthorizationFailure(.failed, "no Apple ID is signed in on this device") }
+        return try await authorizer.authorize(scopes: scopes, nonce: nonce)
+    }
+}

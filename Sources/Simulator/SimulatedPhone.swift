@@ -1,0 +1,85 @@
+public import AppleID
+public import Device
+import HTTPClient
+public import HTTPCore
+import Synchronization
+public import WebAuthSession
+
+/// A simulated iPhone: the device model (keychain, lifecycle, clock, network), its system
+/// browser with the cookie jar every shared web session uses, its Apple ID, and its apps.
+public final class SimulatedPhone: Sendable {
+    public let name: String
+    public let device: SimulatedDevice
+    /// The system browser: one jar shared by every non-ephemeral sheet of every app.
+    public let browser: WebBrowser
+    /// Where native Sign in with Apple sends its authorizations (the simulated Apple).
+    public let appleURL: String?
+    private let state = Mutex<State>(State())
+    private let appleTransport: any HTTPTransport
+
+    private struct State {
+        var appleAccount: AppleIDAccount?
+        var apps: [String: SimulatedApp] = [:]
+    }
+
+    /// - Parameters:
+    ///   - device: a device whose `network` wraps a `CookieJarRoutingTransport` (as
+    ///     `SimulatedPhone.makeDevice` builds it), so browser sheets keep their cookies.
+    init(name: String, device: SimulatedDevice, appleURL: String?, appleTransport: any HTTPTransport) {
+        self.name = name
+        self.device = device
+        self.appleURL = appleURL
+        self.appleTransport = appleTransport
+        let network = device.network
+        browser = WebBrowser(cookieJar: CookieJar()) { jar in BrowserSessionTransport(jar: jar, network: network) }
+    }
+
+    /// The Apple ID signed in on the device (Settings › Apple ID).
+    public var appleAccount: AppleIDAccount? {
+        get { state.withLock { $0.appleAccount } }
+        set { state.withLock { $0.appleAccount = newValue } }
+    }
+
+    /// The app with this bundle id, once `addApp` made it.
+    public func app(_ bundleID: String) -> SimulatedApp? { state.withLock { $0.apps[bundleID] } }
+
+    public var apps: [SimulatedApp] { state.withLock { $0.apps.values.sorted { $0.bundleID < $1.bundleID } } }
+
+    /// Installs an app configured for an issuer (not launched yet).
+    @discardableResult
+    public func install(_ configuration: AppConfiguration) throws(DeviceError) -> SimulatedApp {
+        if let existing = app(configuration.bundleID) {
+            _ = try device.install(configuration.bundleID)
+            return existing
+        }
+        _ = try device.install(configuration.bundleID)
+        let app = SimulatedApp(configuration: configuration, phone: self)
+        state.withLock { $0.apps[configuration.bundleID] = app }
+        return app
+    }
+
+    /// Native Sign in with Apple as this device performs it for `bundleID`.
+    func appleAuthorizer(bundleID: String, cancels: Bool) -> DeviceAppleAccount? {
+        guard let appleURL, let account = appleAccount else { return nil }
+        return DeviceAppleAccount(
+            account: account, bundleID: bundleID, appleURL: appleURL, transport: appleTransport, cancels: cancels)
+    }
+
+    /// Reboots the device: every app is terminated (requests in flight abandoned), the
+    /// keychain is locked until the first unlock.
+    public func reboot() throws(DeviceError) {
+        for app in apps { app.dropProcess() }
+        _ = try device.reboot()
+        for app in apps { app.syncPresentation() }
+    }
+
+    public func lock() throws(DeviceError) {
+        _ = try device.lock()
+        for app in apps { app.syncPresentation() }
+    }
+
+    public func unlock() throws(DeviceError) {
+        try device.unlock()
+        for app in apps { app.syncPresentation() }
+    }
+}
