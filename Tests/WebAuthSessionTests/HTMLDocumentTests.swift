@@ -145,6 +145,9 @@ struct HTMLDocumentTests {
             try HTMLDocument(bytes: meta, contentType: "text/html", url: "https://a.test/").title == "Café")
         let utf8 = try Self.parse("<title>Café ☕</title>", contentType: nil)
         #expect(utf8.title == "Café ☕")
+        // An encoding libxml2 does not know falls back to UTF-8 and meta detection.
+        let bogus = try Self.parse("<title>Café</title>", contentType: "text/html; charset=\"x-bogus\"")
+        #expect(bogus.title == "Café")
     }
 
     /// Errors come from role=alert and class*=error, once each, scripts ignored.
@@ -180,6 +183,15 @@ struct HTMLDocumentTests {
         #expect(throws: HTMLDocumentError.self) {
             try HTMLDocument(bytes: Array(page.utf8), url: "https://a.test/", maximumSize: 1000)
         }
+    }
+
+    /// An empty body is no document at all.
+    @Test("an empty body is unreadable")
+    func emptyBody() {
+        let error = #expect(throws: HTMLDocumentError.self) {
+            try HTMLDocument(bytes: [], url: "https://a.test/")
+        }
+        #expect(error?.code == .unreadable)
     }
 
     /// Deep nesting from broken markup does not crash the walk.
