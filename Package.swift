@@ -145,7 +145,10 @@ let package = Package(
             dependencies: ["Device", "Clocks", "Cryptography", "HTTPCore", "JSON", "TestSupport"]),
         .testTarget(
             name: "WebAuthSessionTests",
-            dependencies: ["WebAuthSession", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport"]),
+            dependencies: [
+                "WebAuthSession", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport", "Issuer", "Clocks",
+                "Cryptography",
+            ]),
         .testTarget(
             name: "IssuerTests",
             dependencies: [

@@ -33,16 +33,36 @@ public final class CurlTransport: HTTPTransport {
     ///   `.timeout`, `.responseTooLarge`, `.cancelled` (the task was cancelled; the transfer is
     ///   stopped at once) or `.transport`.
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        try await loop.perform(request, pool: pool, configuration: configuration)
+    }
+
+    /// A transport that runs on this transport's thread and connections but reads and fills
+    /// `jar` instead (`nil`: no cookies).
+    ///
+    /// A simulator has a system-browser jar per device and a fresh jar per ephemeral web
+    /// session: a `CurlTransport` for each would mean a thread and a connection cache for
+    /// each. Scoped transports share one multi loop, so a thousand jars cost a thousand small
+    /// handle pools, not a thousand threads. The scoped transport keeps the loop alive.
+    public func scoped(to jar: CookieJar?) -> ScopedCurlTransport {
+        ScopedCurlTransport(loop: loop, cookieJar: jar, configuration: configuration)
+    }
+}
+
+extension CurlMultiLoop {
+    /// Runs one request on the loop with a handle from `pool`, stopping it if the task is
+    /// cancelled.
+    func perform(
+        _ request: HTTPRequest, pool: CurlEasyHandlePool, configuration: CurlTransportConfiguration
+    ) async throws(HTTPError) -> HTTPResponse {
         if Task.isCancelled { throw HTTPError(.cancelled, "the request was cancelled") }
         let transfer = try CurlTransfer(request: request, pool: pool, configuration: configuration)
-        let loop = self.loop
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 transfer.continuation = continuation
-                loop.submit(transfer)
+                submit(transfer)
             }
         } onCancel: {
-            loop.cancel(transfer)
+            cancel(transfer)
         }
         return try result.get()
     }

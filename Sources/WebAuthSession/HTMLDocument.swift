@@ -1,0 +1,128 @@
+import Foundation
+public import HTTPCore
+
+/// What a headless browser reads from an HTML page: its title, its forms and the text of its
+/// error messages, parsed with libxml2's HTML parser (which recovers from broken markup the way
+/// the HTML Living Standard's parser, §13.2, mostly does).
+public struct HTMLDocument: Hashable, Sendable {
+    /// Largest page parsed by default: 2 MiB.
+    public static let defaultMaximumSize = 2 << 20
+
+    /// The page's URL, against which every form action was resolved.
+    public let url: String
+    /// The `<title>` text, whitespace collapsed; `nil` without a title.
+    public let title: String?
+    /// Every `<form>` in document order.
+    public let forms: [HTMLForm]
+    /// Human-visible text of elements that look like error messages: `role="alert"`, or a
+    /// `class` containing "error" (an element inside one already counted is not repeated).
+    public let errorMessages: [String]
+    /// The whole visible text of the body, whitespace collapsed, for reports.
+    public let text: String
+
+    /// Parses a page.
+    ///
+    /// - Parameters:
+    ///   - bytes: the body as received.
+    ///   - contentType: the response's `Content-Type`; its `charset` wins over a `<meta>` one,
+    ///     and without either the page is read as UTF-8.
+    ///   - url: the page's absolute URL.
+    ///   - maximumSize: pages longer than this are refused unread.
+    /// - Throws: `HTMLDocumentError` when the page is too large or libxml2 can make nothing of it.
+    public init(
+        bytes: [UInt8], contentType: String? = nil, url: String, maximumSize: Int = defaultMaximumSize
+    ) throws(HTMLDocumentError) {
+        guard bytes.count <= maximumSize else {
+            throw HTMLDocumentError(.tooLarge, "the page has \(bytes.count) bytes, more than \(maximumSize)")
+        }
+        let declared = contentType.flatMap(Self.charset(inContentType:))
+        guard
+            let tree = LibXML2HTMLTree(bytes: bytes, encoding: declared, url: url)
+                ?? LibXML2HTMLTree(bytes: bytes, encoding: nil, url: url),
+            let root = tree.root
+        else {
+            throw HTMLDocumentError(.unreadable, "libxml2 found no HTML in \(bytes.count) bytes")
+        }
+        self.url = url
+        let elements = root.descendants()
+        title = elements.first { $0.name == "title" }.map { $0.visibleText() }
+        forms = Self.forms(in: [root] + elements, pageURL: url)
+        errorMessages = Self.errorMessages(in: elements)
+        text = (elements.first { $0.name == "body" } ?? root).visibleText()
+    }
+
+    /// A convenience for a response: its body, `Content-Type` and the URL it came from.
+    public init(_ response: HTTPResponse, url: String, maximumSize: Int = defaultMaximumSize)
+        throws(HTMLDocumentError)
+    {
+        try self.init(
+            bytes: response.body, contentType: response.headers["Content-Type"], url: url,
+            maximumSize: maximumSize)
+    }
+
+    /// The `charset` parameter of a media type (RFC 9110 §8.3.1), unquoted; `nil` without one.
+    static func charset(inContentType contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, HTMLWhitespace.strip(String(pair[0])).caseInsensitiveEquals("charset")
+            else { continue }
+            var value = HTMLWhitespace.strip(String(pair[1]))
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
+            return value.isEmpty ? nil : value
+        }
+        return nil
+    }
+
+    private static func errorMessages(in elements: [LibXML2Node]) -> [String] {
+        var messages: [String] = []
+        var counted: Set<NodeIdentity> = []
+        for element in elements {
+            let isError =
+                element.attribute("role")?.lowercased() == "alert"
+                || (element.attribute("class")?.lowercased().contains("error") ?? false)
+            guard isError else { continue }
+            var ancestor = element.parent
+            var insideCounted = false
+            while let current = ancestor {
+                if counted.contains(NodeIdentity(current)) {
+                    insideCounted = true
+                    break
+                }
+                ancestor = current.parent
+            }
+            guard !insideCounted else { continue }
+            counted.insert(NodeIdentity(element))
+            let text = element.visibleText()
+            if !text.isEmpty { messages.append(text) }
+        }
+        return messages
+    }
+}
+
+/// A node's identity, to remember which elements were already counted.
+private struct NodeIdentity: Hashable {
+    let address: UnsafeMutableRawPointer
+    init(_ node: LibXML2Node) { address = UnsafeMutableRawPointer(node.pointer) }
+}
+
+/// Why a page could not be read as HTML (HTML Living Standard §13.2 parsing, as libxml2 does it).
+public struct HTMLDocumentError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, Hashable, Sendable {
+        /// The page is larger than the reader's limit.
+        case tooLarge = "too_large"
+        /// libxml2 could build no document at all (an empty body, for one).
+        case unreadable
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,94 @@
+import Synchronization
+
+/// A started web authentication session: the sheet that is up until the callback is reached,
+/// the user cancels, or the deadline passes, like a running `ASWebAuthenticationSession`.
+///
+/// The first of those to happen decides the outcome; later ones change nothing. `cancel()`
+/// is the app calling `ASWebAuthenticationSession.cancel()` (or the user swiping the sheet
+/// away): it always resolves a pending session with `canceledLogin` (field bug 7).
+public final class WebAuthenticationHandle: Sendable {
+    private struct State {
+        var outcome: WebAuthenticationOutcome?
+        var trace: [WebPageVisit] = []
+        var waiters: [CheckedContinuation<WebAuthenticationOutcome, Never>] = []
+        var tasks: [Task<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+    private let context: WebPresentationContext
+
+    init(context: WebPresentationContext) {
+        self.context = context
+    }
+
+    /// Ends a pending session with `canceledLogin` and stops its requests.
+    public func cancel() {
+        finish(
+            .failure(
+                WebAuthenticationError(.canceledLogin, "the session was cancelled while its sheet was up")))
+    }
+
+    /// Waits for the session to end.
+    public func outcome() async -> WebAuthenticationOutcome {
+        await withCheckedContinuation { continuation in
+            let ready: WebAuthenticationOutcome? = state.withLock { state in
+                if let outcome = state.outcome { return outcome }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Waits for the session to end and returns the callback URL as the server sent it.
+    public func callbackURL() async throws(WebAuthenticationError) -> String {
+        try await outcome().callbackURL()
+    }
+
+    /// Whether the session has ended.
+    public var isFinished: Bool { state.withLock { $0.outcome != nil } }
+
+    /// The pages visited so far.
+    public var trace: [WebPageVisit] { state.withLock { $0.trace } }
+
+    // MARK: Driven by the session
+
+    func record(_ visit: WebPageVisit) {
+        state.withLock { state in
+            if state.outcome == nil { state.trace.append(visit) }
+        }
+    }
+
+    /// Keeps a task to cancel when the session ends; cancels it at once if it has ended.
+    func adopt(_ task: Task<Void, Never>) {
+        let finished = state.withLock { state in
+            if state.outcome != nil { return true }
+            state.tasks.append(task)
+            return false
+        }
+        if finished { task.cancel() }
+    }
+
+    /// Resolves the session unless it already is: wakes the waiters, stops the tasks and
+    /// takes the sheet down.
+    func finish(_ result: Result<String, WebAuthenticationError>) {
+        let settled = state.withLock {
+            state -> (
+                WebAuthenticationOutcome, [CheckedContinuation<WebAuthenticationOutcome, Never>],
+                [Task<Void, Never>]
+            )? in
+            guard state.outcome == nil else { return nil }
+            let outcome = WebAuthenticationOutcome(result: result, trace: state.trace)
+            state.outcome = outcome
+            defer {
+                state.waiters = []
+                state.tasks = []
+            }
+            return (outcome, state.waiters, state.tasks)
+        }
+        guard let (outcome, waiters, tasks) = settled else { return }
+        context.dismiss(ObjectIdentifier(self))
+        for task in tasks { task.cancel() }
+        for waiter in waiters { waiter.resume(returning: outcome) }
+    }
+}

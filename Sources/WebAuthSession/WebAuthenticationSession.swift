@@ -1,0 +1,98 @@
+import HTTPClient
+import HTTPCore
+
+/// The model of `ASWebAuthenticationSession`: a browser sheet that loads an authorization URL,
+/// lets a (scripted) user sign in and consent, and closes when the server redirects to the
+/// app's callback (RFC 8252 §7), handing that URL back.
+///
+/// A shared session (`prefersEphemeralWebBrowserSession == false`) uses the system browser's
+/// cookie jar, so a second sign-in needs no password (SSO), and an issuer cookie survives the
+/// app's own sign-out (field bug 14); an ephemeral one uses a fresh jar thrown away at the end.
+public struct WebAuthenticationSession: Sendable {
+    /// Bounds that keep a broken or hostile server from holding the browser.
+    public struct Limits: Hashable, Sendable {
+        /// Most redirects followed in a row before `redirectLoop`.
+        public var maximumRedirects: Int
+        /// Largest page accepted before `pageTooLarge`.
+        public var maximumPageSize: Int
+        /// Most forms the user submits in one session before `unexpectedPage`.
+        public var maximumFormSubmissions: Int
+
+        public init(
+            maximumRedirects: Int = 20, maximumPageSize: Int = HTMLDocument.defaultMaximumSize,
+            maximumFormSubmissions: Int = 10
+        ) {
+            self.maximumRedirects = maximumRedirects
+            self.maximumPageSize = maximumPageSize
+            self.maximumFormSubmissions = maximumFormSubmissions
+        }
+    }
+
+    /// The URL loaded first: the authorization request.
+    public var url: String
+    public var callback: WebAuthenticationCallback
+    public var prefersEphemeralWebBrowserSession: Bool
+    public var browser: WebBrowser
+    public var limits: Limits
+
+    public init(
+        url: String, callback: WebAuthenticationCallback, browser: WebBrowser,
+        prefersEphemeralWebBrowserSession: Bool = false, limits: Limits = Limits()
+    ) {
+        self.url = url
+        self.callback = callback
+        self.browser = browser
+        self.prefersEphemeralWebBrowserSession = prefersEphemeralWebBrowserSession
+        self.limits = limits
+    }
+
+    /// The default deadline of a pending session on the real clock.
+    public static let defaultDeadline = WebSessionDeadline.after(.seconds(300))
+
+    /// Presents the sheet and starts loading (`ASWebAuthenticationSession.start()`).
+    ///
+    /// - Parameters:
+    ///   - user: what the simulated person does in the sheet.
+    ///   - context: the app's scene; it must be foreground-active and present no other session.
+    ///   - deadline: when a session that is still pending fails with `timeout`; `nil` never.
+    /// - Throws: `presentationContextInvalid` or `alreadyPresenting`, before anything is loaded.
+    public func start(
+        as user: WebUserScript, in context: WebPresentationContext,
+        deadline: WebSessionDeadline? = defaultDeadline
+    ) throws(WebAuthenticationError) -> WebAuthenticationHandle {
+        let handle = WebAuthenticationHandle(context: context)
+        try context.present(ObjectIdentifier(handle))
+        let jar = prefersEphemeralWebBrowserSession ? CookieJar() : browser.cookieJar
+        var navigation = WebNavigation(
+            startURL: url, callback: callback, limits: limits, user: user,
+            transport: browser.transport(for: jar), handle: handle)
+        handle.adopt(
+            Task {
+                if let result = await navigation.run() { handle.finish(result) }
+            })
+        if let deadline {
+            handle.adopt(
+                Task {
+                    await deadline.wait()
+                    guard !Task.isCancelled else { return }
+                    handle.finish(
+                        .failure(
+                            WebAuthenticationError(
+                                .timeout, "the session was still pending when its deadline passed")))
+                })
+        }
+        return handle
+    }
+
+    /// Starts the session and waits for its outcome; a refused start is the outcome's error.
+    public func run(
+        as user: WebUserScript, in context: WebPresentationContext,
+        deadline: WebSessionDeadline? = defaultDeadline
+    ) async -> WebAuthenticationOutcome {
+        do {
+            return try await start(as: user, in: context, deadline: deadline).outcome()
+        } catch {
+            return WebAuthenticationOutcome(result: .failure(error), trace: [])
+        }
+    }
+}

@@ -1,0 +1,59 @@
+public import HTTPCore
+
+/// One step of a web authentication session's trace, for reports: the request the browser
+/// made, the status it got (RFC 9110), the page's title and what the user (or browser) did
+/// next, as a browser's history of the sheet would show it.
+///
+/// Field values typed by the user and callback URLs never appear: they carry passwords and
+/// codes.
+public struct WebPageVisit: Hashable, Sendable {
+    /// What happened after the response arrived.
+    public enum Action: Hashable, Sendable {
+        /// A 3xx whose `Location` the browser loaded next (resolved).
+        case followedRedirect(to: String)
+        /// The user typed into these fields of a login form and submitted it.
+        case submittedLogin(fields: [String])
+        /// The user pressed the consent button with this label.
+        case approvedConsent(button: String)
+        case deniedConsent(button: String)
+        /// The response's `Location` was the callback: the sheet closed.
+        case reachedCallback
+        /// The user cancelled here.
+        case canceled
+        /// The user walked away here; the sheet stayed up.
+        case abandoned
+        /// The session failed on this response.
+        case failed(WebAuthenticationError.Code)
+    }
+
+    public var method: HTTPMethod
+    public var url: String
+    /// `nil` when no response came (a network error, or a cancel before loading).
+    public var status: Int?
+    public var title: String?
+    public var action: Action
+
+    public init(method: HTTPMethod, url: String, status: Int?, title: String? = nil, action: Action) {
+        self.method = method
+        self.url = url
+        self.status = status
+        self.title = title
+        self.action = action
+    }
+}
+
+/// How a web authentication session ended, and the pages it went through: the
+/// `ASWebAuthenticationSession.CompletionHandler` pair (callback URL or error) plus the trace.
+public struct WebAuthenticationOutcome: Hashable, Sendable {
+    /// The callback URL exactly as the server sent it, or why there is none.
+    public var result: Result<String, WebAuthenticationError>
+    public var trace: [WebPageVisit]
+
+    public init(result: Result<String, WebAuthenticationError>, trace: [WebPageVisit]) {
+        self.result = result
+        self.trace = trace
+    }
+
+    /// The callback URL, or the error.
+    public func callbackURL() throws(WebAuthenticationError) -> String { try result.get() }
+}

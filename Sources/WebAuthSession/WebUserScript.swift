@@ -1,0 +1,96 @@
+public import HTTPCore
+
+/// What the simulated person does in the authentication sheet: the fields they type, whether
+/// they approve or deny consent, and whether they cancel or walk away part-way.
+///
+/// It stands for the user of `ASWebAuthenticationSession`'s sheet; a value, so a scenario can
+/// state it up front and replay it.
+public struct WebUserScript: Hashable, Sendable {
+    /// Where in the flow an interruption happens.
+    public enum Point: String, Hashable, Sendable, CaseIterable {
+        /// Before the first page is loaded: the sheet is dismissed as it appears.
+        case beforeLoad = "before_load"
+        /// On a login page, before typing.
+        case login
+        /// On a consent page, before choosing.
+        case consent
+    }
+
+    /// How the user leaves the flow.
+    public enum Interruption: Hashable, Sendable {
+        /// Taps Cancel: the session ends with `canceledLogin` (ASWebAuthenticationSessionError 1).
+        case cancel(at: Point)
+        /// Does nothing more: the app went to the background or the device locked with the
+        /// sheet up. The session stays pending until its handle is cancelled or its deadline
+        /// passes (field bug 5: the stale transaction blocks the next sign-in).
+        case abandon(at: Point)
+
+        public var point: Point {
+            switch self {
+            case .cancel(let point), .abandon(let point): point
+            }
+        }
+    }
+
+    /// The answer to a consent page.
+    public enum ConsentDecision: String, Hashable, Sendable {
+        case approve
+        case deny
+    }
+
+    /// Words that mark a consent page's approving button (name, value or label).
+    public static let approveWords = ["approve", "allow", "accept", "authorize", "authorise", "grant"]
+    /// Words that mark a consent page's refusing button.
+    public static let denyWords = ["deny", "cancel", "reject", "decline", "refuse"]
+
+    /// What the user types, by field name; hidden inputs are never changed.
+    public var fields: FormParameters
+    public var consent: ConsentDecision
+    public var interruption: Interruption?
+
+    public init(
+        fields: FormParameters = [:], consent: ConsentDecision = .approve, interruption: Interruption? = nil
+    ) {
+        self.fields = fields
+        self.consent = consent
+        self.interruption = interruption
+    }
+
+    /// A user who signs in with a username and a password typed into fields of those names
+    /// (`username` and `password` unless the issuer names them otherwise), and any other
+    /// fields (`--fill NAME=VALUE`).
+    public static func signIn(
+        username: String, password: String, usernameField: String = "username",
+        passwordField: String = "password", otherFields: FormParameters = [:],
+        consent: ConsentDecision = .approve, interruption: Interruption? = nil
+    ) -> WebUserScript {
+        var fields = FormParameters()
+        fields.append(usernameField, username)
+        fields.append(passwordField, password)
+        for pair in otherFields { fields[pair.name] = pair.value }
+        return WebUserScript(fields: fields, consent: consent, interruption: interruption)
+    }
+
+    /// The consent button the user presses on `form`, or `nil` when none fits the decision.
+    public func consentButton(in form: HTMLForm) -> HTMLSubmitButton? {
+        switch consent {
+        case .approve:
+            form.submitButtons.first {
+                $0.mentions(any: Self.approveWords) && !$0.mentions(any: Self.denyWords)
+            }
+        case .deny:
+            form.submitButtons.first { $0.mentions(any: Self.denyWords) }
+        }
+    }
+
+    /// Whether `form` asks for what this user types: a password, or a field the user fills.
+    func isLoginForm(_ form: HTMLForm) -> Bool {
+        form.hasPasswordField || form.fields.contains { $0.isEditable && fields[$0.name] != nil }
+    }
+
+    /// Whether `form` is a consent form: no password, and a button that approves or refuses.
+    static func isConsentForm(_ form: HTMLForm) -> Bool {
+        !form.hasPasswordField
+            && form.submitButtons.contains { $0.mentions(any: approveWords) || $0.mentions(any: denyWords) }
+    }
+}

@@ -1,0 +1,221 @@
+import HTTPClient
+import HTTPCore
+import HTTPServer
+import Synchronization
+import TestSupport
+import Testing
+import WebAuthSession
+
+/// A small site that plays an authorization server badly or oddly, one route per case.
+private func siteRouter() -> Router {
+    var router = Router()
+    router.add(.get, "/loop") { _ in .redirect(to: "/loop") }
+    router.add(.get, "/foreign") { _ in .redirect(to: "itms-apps://apps.apple.com/app/id1") }
+    router.add(.get, "/json") { _ in .json(["error": "invalid_request"]) }
+    router.add(.get, "/plain") { _ in .html("<html><title>Welcome</title><body>Hello</body></html>") }
+    router.add(.get, "/boom") { _ in
+        .html("<html><title>Oops</title><p class=\"error\">Database is down</p></html>", status: 500)
+    }
+    router.add(.get, "/teapot") { _ in .text("no coffee here", status: 418) }
+    router.add(.get, "/big") { _ in
+        .html("<html><body>" + String(repeating: "x", count: 3 << 20) + "</body></html>")
+    }
+    router.add(.get, "/no-location") { _ in HTTPResponse(status: 302) }
+    // A consent form that only ever leads to itself.
+    let again: HTTPHandler = { _ in
+        .html("<form method=post action=/again><button name=action value=approve>Allow</button></form>")
+    }
+    router.add(.get, "/again", again)
+    router.add(.post, "/again", again)
+    // Relative redirects, a 303, then a login form with other field names.
+    router.add(.get, "/start") { _ in .redirect(to: "step/one?x=1") }
+    router.add(.get, "/step/one") { _ in .redirect(to: "../login", status: 303) }
+    router.add(.get, "/login") { _ in
+        .html(
+            """
+            <html><title>Log in</title><form method="post" action="/session">
+            <input type="hidden" name="tx" value="t-42"><input name="login">
+            <input type="password" name="pass">
+            <input type="text" name="otp"><input type="submit" value="Log in"></form></html>
+            """)
+    }
+    router.add(.post, "/session") { request in
+        let form = (try? request.formParameters()) ?? FormParameters()
+        guard form["tx"] == "t-42", form["login"] == "alice", form["pass"] == "secret",
+            form["otp"] == "123456"
+        else {
+            return .html(
+                """
+                <html><title>Log in</title><div role="alert">Bad login for \(form["login"] ?? "")</div>
+                <form method="post" action="/session"><input type="hidden" name="tx" value="t-42">
+                <input name="login"><input type="password" name="pass"><input name="otp">
+                <button>Log in</button>
+                </form></html>
+                """)
+        }
+        return .redirect(to: "com.Example.App://auth/callback?code=a%20b&state=s+1", status: 302)
+    }
+    // Cookies with odd attributes, then a check that they come back.
+    router.add(.get, "/cookies") { _ in
+        var headers: HTTPHeaders = ["Location": "/flow/check"]
+        headers.add(name: "Set-Cookie", value: "a=1; path=/FLOW; SameSite=None; Secure")
+        headers.add(name: "Set-Cookie", value: "b=2;Path=/flow;HttpOnly;Max-Age=60;Priority=High;Partitioned")
+        headers.add(name: "Set-Cookie", value: "c=3; Expires=Wed, 21 Oct 2099 07:28:00 GMT; unknown=attr")
+        headers.add(name: "Set-Cookie", value: "gone=x; Max-Age=0")
+        return HTTPResponse(status: 302, headers: headers)
+    }
+    router.add(.get, "/flow/check") { request in
+        let cookie = request.headers["Cookie"] ?? ""
+        return .redirect(to: "http://127.0.0.1:9/cb?cookie=" + FormURLEncoding.escape(cookie))
+    }
+    return router
+}
+
+private func session(
+    _ server: MicroHTTPServer, _ path: String,
+    callback: WebAuthenticationCallback =
+        .customScheme("com.example.app")
+) -> WebAuthenticationSession {
+    WebAuthenticationSession(
+        url: server.baseURL + path, callback: callback, browser: WebBrowser(curl: CurlTransport()))
+}
+
+private func failure(_ outcome: WebAuthenticationOutcome) -> WebAuthenticationError? {
+    if case .failure(let error) = outcome.result { return error }
+    return nil
+}
+
+@Suite("WebAuthenticationSession against a test site")
+struct WebAuthenticationSessionTests {
+    /// Relative and 303 redirects are followed, a login form with other names is filled from
+    /// the mapping, hidden inputs are echoed, and the callback comes back byte for byte.
+    @Test("relative redirects, custom field names, exact callback")
+    func customLogin() async throws {
+        try await withTestServer(router: siteRouter()) { server in
+            let user = WebUserScript.signIn(
+                username: "alice", password: "secret", usernameField: "login", passwordField: "pass",
+                otherFields: ["otp": "123456"])
+            let outcome = await session(server, "/start").run(as: user, in: WebPresentationContext())
+            #expect(outcome.result == .success("com.Example.App://auth/callback?code=a%20b&state=s+1"))
+            #expect(
+                outcome.trace.map(\.action) == [
+                    .followedRedirect(to: server.baseURL + "/step/one?x=1"),
+                    .followedRedirect(to: server.baseURL + "/login"),
+                    .submittedLogin(fields: ["login", "pass", "otp"]),
+                    .reachedCallback,
+                ])
+            #expect(outcome.trace[2].title == "Log in")
+            #expect(outcome.trace[3].method == .post)
+        }
+    }
+
+    /// The same login form after the password went out is a refusal, with the page's text.
+    @Test("a login form shown again is loginRejected with the page's error")
+    func rejected() async throws {
+        try await withTestServer(router: siteRouter()) { server in
+            let user = WebUserScript.signIn(
+                username: "alice", password: "wrong", usernameField: "login", passwordField: "pass",
+                otherFields: ["otp": "123456"])
+            let outcome = await session(server, "/login").run(as: user, in: WebPresentationContext())
+            let error = try #require(failure(outcome))
+            #expect(error.code == .loginRejected)
+            #expect(error.message.contains("Bad login for alice"))
+            #expect(error.url == server.baseURL + "/session")
+            #expect(error.status == 200)
+        }
+    }
+
+    /// A script that does not fill a password field the form asks for stops with a clear error.
+    @Test("an unfilled password field is an unexpected page")
+    func unfilledPassword() async throws {
+        try await withTestServer(router: siteRouter()) { server in
+            let outcome = await session(server, "/login").run(
+                as: .signIn(username: "alice", password: "secret"), in: WebPresentationContext())
+            let error = try #require(failure(outcome))
+            #expect(error.code == .unexpectedPage)
+            #expect(error.message.contains("\"pass\""))
+        }
+    }
+
+    /// Each broken answer gives its own error code, naming the URL and status.
+    @Test(
+        "broken answers give precise errors",
+        arguments: [
+            ("/loop", WebAuthenticationError.Code.redirectLoop, 302, "more than 20 redirects"),
+            ("/foreign", .foreignScheme, 302, "itms-apps"),
+            ("/json", .unexpectedPage, 200, "application/json"),
+            ("/plain", .unexpectedPage, 200, "Welcome"),
+            ("/boom", .errorPage, 500, "Database is down"),
+            ("/teapot", .errorPage, 418, "no coffee here"),
+            ("/big", .pageTooLarge, 200, "more than the 2097152"),
+            ("/no-location", .unexpectedPage, 302, "without a Location"),
+            ("/again", .unexpectedPage, 200, "more than 10 forms"),
+        ])
+    func brokenAnswers(path: String, code: WebAuthenticationError.Code, status: Int, text: String)
+        async throws
+    {
+        try await withTestServer(router: siteRouter()) { server in
+            let outcome = await session(server, path).run(
+                as: .signIn(username: "a", password: "b"), in: WebPresentationContext())
+            let error = try #require(failure(outcome))
+            #expect(error.code == code, "\(error)")
+            #expect(error.status == status)
+            #expect(error.message.contains(text), "\(error.message)")
+            #expect(error.url?.hasPrefix(server.baseURL + path) == true)
+            #expect(outcome.trace.last?.action == .failed(code))
+        }
+    }
+
+    /// Cookies with odd attributes are libcurl's business: path case, Secure over http,
+    /// Max-Age=0 and unknown attributes all behave as RFC 6265 says.
+    @Test("cookies with odd attributes, and a loopback callback")
+    func oddCookies() async throws {
+        try await withTestServer(router: siteRouter()) { server in
+            let jar = CookieJar()
+            let browser = WebBrowser(cookieJar: jar, curl: CurlTransport())
+            let session = WebAuthenticationSession(
+                url: server.baseURL + "/cookies", callback: .loopback(port: nil, path: "/cb"),
+                browser: browser)
+            let callback = try await session.run(as: WebUserScript(), in: WebPresentationContext())
+                .callbackURL()
+            let query = try FormURLEncoding.decode(URLParts.query(of: callback) ?? "")
+            let sent = Set(
+                (query["cookie"] ?? "").split(separator: ";").map { String($0.drop { $0 == " " }) })
+            // `a` has Path=/FLOW (paths are case-sensitive) and Secure over http: not sent.
+            #expect(sent == ["b=2", "c=3"])
+            #expect(Set(jar.cookies().map(\.name)).isSuperset(of: ["b", "c"]))
+            #expect(!jar.cookies().contains { $0.name == "gone" })
+        }
+    }
+
+    /// Loopback callbacks match on port when one is given.
+    @Test("callback matching: custom scheme, claimed https, loopback")
+    func callbackMatching() {
+        let custom = WebAuthenticationCallback(redirectURI: "com.example.app://auth/callback")
+        #expect(custom == .customScheme("com.example.app"))
+        #expect(custom?.matches("COM.EXAMPLE.APP:/other?code=1") == true)
+        #expect(custom?.matches("com.example.apps://x") == false)
+        let claimed = WebAuthenticationCallback(redirectURI: "https://App.Example.com/cb")
+        #expect(claimed?.matches("https://app.example.com/cb?code=1") == true)
+        #expect(claimed?.matches("https://app.example.com/cb/more") == false)
+        #expect(claimed?.matches("http://app.example.com/cb") == false)
+        let loopback = WebAuthenticationCallback.loopback(port: 8123, path: "/cb")
+        #expect(loopback.matches("http://127.0.0.1:8123/cb?code=1"))
+        #expect(loopback.matches("http://[::1]:8123/cb"))
+        #expect(!loopback.matches("http://127.0.0.1:8124/cb"))
+        #expect(!loopback.matches("http://localhost:8123/cb"))
+        #expect(WebAuthenticationCallback(redirectURI: "http://example.com/cb") == nil)
+    }
+
+    /// An unreachable server is a network error carrying the transport's cause.
+    @Test("connection refused is a network error with its cause")
+    func networkError() async throws {
+        let session = WebAuthenticationSession(
+            url: "http://127.0.0.1:9/authorize", callback: .customScheme("com.example.app"),
+            browser: WebBrowser(curl: CurlTransport()))
+        let outcome = await session.run(as: WebUserScript(), in: WebPresentationContext())
+        let error = try #require(failure(outcome))
+        #expect(error.code == .network)
+        #expect(error.cause?.code == .connectionFailed)
+    }
+}
