@@ -14,7 +14,8 @@ public struct AppConfiguration: Sendable, Hashable {
 
     public init(
         bundleID: String, options: SignInOptions,
-        keychainAccessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly, accessGroup: String? = nil
+        keychainAccessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly,
+        accessGroup: String? = nil
     ) {
         self.bundleID = bundleID
         self.options = options

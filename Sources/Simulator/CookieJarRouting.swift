@@ -27,7 +27,7 @@ struct BrowserSessionTransport: HTTPTransport {
     func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         let result = await CookieJarRoutingTransport.$jar.withValue(jar) {
             () async -> Result<HTTPResponse, HTTPError> in
-            do {
+            do throws(HTTPError) {
                 return .success(try await network.send(request))
             } catch {
                 return .failure(error)

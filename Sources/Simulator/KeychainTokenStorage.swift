@@ -38,7 +38,7 @@ public struct KeychainTokenStorage: TokenStorage {
     public func load(key: String) throws(TokenStorageError) -> [UInt8]? {
         do {
             return try keychain.read(itemKey(key))
-        } catch where error.code == .itemNotFound {
+        } catch  where error.code == .itemNotFound {
             return nil
         } catch {
             throw Self.storageError(error)
@@ -48,7 +48,7 @@ public struct KeychainTokenStorage: TokenStorage {
     public func delete(key: String) throws(TokenStorageError) {
         do {
             try keychain.delete(itemKey(key))
-        } catch where error.code == .itemNotFound {
+        } catch  where error.code == .itemNotFound {
             return
         } catch {
             throw Self.storageError(error)
@@ -57,7 +57,8 @@ public struct KeychainTokenStorage: TokenStorage {
 
     static func storageError(_ error: KeychainError) -> TokenStorageError {
         TokenStorageError(
-            error.code == .interactionNotAllowed ? .unavailable : .failure, error.message, status: error.status)
+            error.code == .interactionNotAllowed ? .unavailable : .failure, error.message,
+            status: error.status)
     }
 }
 

@@ -148,7 +148,7 @@ public final class SimulatedApp: Sendable {
 
     /// Runs an SDK call as the app's code would, so that a terminate abandons it: the call is
     /// cancelled and reports `transport` ("the app was terminated").
-    public func perform<T: Sendable>(_ body: @escaping @Sendable (SignInClient) async throws(SignInError) -> T)
+    public func perform<T: Sendable>(_ body: @escaping @Sendable (SignInClient) async throws -> T)
         async throws(SignInError) -> T
     {
         let client: SignInClient
@@ -163,11 +163,13 @@ public final class SimulatedApp: Sendable {
             return runtime.nextOperation
         }
         let task = Task {
-            do throws(SignInError) {
+            do {
                 let value = try await body(client)
                 box.withLock { $0 = .success(value) }
-            } catch {
+            } catch let error as SignInError {
                 box.withLock { $0 = .failure(error) }
+            } catch {
+                box.withLock { $0 = .failure(SignInError(.transport, "\(error)")) }
             }
         }
         runtime.withLock { $0.operations[id] = task }
@@ -198,7 +200,8 @@ public final class SimulatedApp: Sendable {
 
     func presentSheet(_ request: WebAuthenticationRequest) async throws(WebAuthenticationFailure) -> String {
         guard let callback = WebAuthenticationCallback(redirectURI: request.redirectURI) else {
-            throw WebAuthenticationFailure(.failed, "the redirect URI \(request.redirectURI) cannot be a callback")
+            throw WebAuthenticationFailure(
+                .failed, "the redirect URI \(request.redirectURI) cannot be a callback")
         }
         let session = WebAuthenticationSession(
             url: request.url, callback: callback, browser: phone.browser,
@@ -270,7 +273,8 @@ struct AppleAuthorizationForwarder: AppleAuthorizationProvider {
     func authorize(scopes: [AppleAuthorizationScope], nonce: String?) async throws(AppleAuthorizationFailure)
         -> AppleAuthorization
     {
-        guard let authorizer = app.phone.appleAuthorizer(bundleID: app.bundleID, cancels: app.cancelsAppleSheet)
+        guard
+            let authorizer = app.phone.appleAuthorizer(bundleID: app.bundleID, cancels: app.cancelsAppleSheet)
         else { throw AppleAuthorizationFailure(.failed, "no Apple ID is signed in on this device") }
         return try await authorizer.authorize(scopes: scopes, nonce: nonce)
     }

@@ -1,7 +1,7 @@
 public import AppleID
 public import Device
 import HTTPClient
-public import HTTPCore
+import HTTPCore
 import Synchronization
 public import WebAuthSession
 
@@ -31,7 +31,9 @@ public final class SimulatedPhone: Sendable {
         self.appleURL = appleURL
         self.appleTransport = appleTransport
         let network = device.network
-        browser = WebBrowser(cookieJar: CookieJar()) { jar in BrowserSessionTransport(jar: jar, network: network) }
+        browser = WebBrowser(cookieJar: CookieJar()) { jar in
+            BrowserSessionTransport(jar: jar, network: network)
+        }
     }
 
     /// The Apple ID signed in on the device (Settings › Apple ID).
@@ -62,7 +64,8 @@ public final class SimulatedPhone: Sendable {
     func appleAuthorizer(bundleID: String, cancels: Bool) -> DeviceAppleAccount? {
         guard let appleURL, let account = appleAccount else { return nil }
         return DeviceAppleAccount(
-            account: account, bundleID: bundleID, appleURL: appleURL, transport: appleTransport, cancels: cancels)
+            account: account, bundleID: bundleID, appleURL: appleURL, transport: appleTransport,
+            cancels: cancels)
     }
 
     /// Reboots the device: every app is terminated (requests in flight abandoned), the

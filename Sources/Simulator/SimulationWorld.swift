@@ -1,0 +1,92 @@
+public import Clocks
+import Cryptography
+public import Device
+public import HTTPClient
+import HTTPCore
+public import Issuer
+public import SignInSDK
+import Synchronization
+
+/// One simulated world: a virtual scheduler that is the only source of time, the embedded
+/// issuer and Apple on loopback (or a real issuer), one libcurl loop, and the phones.
+///
+/// Randomness is derived from the world's seed (each phone gets its own stream), so a run with
+/// a seed makes the same choices every time; only what the protocols randomise (ECDSA
+/// signatures) differs.
+public final class SimulationWorld: Sendable {
+    public static let defaultEpoch: Int64 = 1_800_000_000
+
+    public let scheduler: VirtualScheduler
+    public let seed: UInt64
+    /// The embedded issuer and Apple, when this world hosts them.
+    public let identity: EmbeddedIdentityServer?
+    public let curl: CurlTransport
+    private let phones = Mutex<[SimulatedPhone]>([])
+
+    /// A world hosting the embedded issuer (and Apple) with `tenant`.
+    public static func embedded(
+        tenant: Tenant = .default, seed: UInt64 = 0, epoch: Int64 = defaultEpoch
+    ) async throws(SimulatorError) -> SimulationWorld {
+        let scheduler = VirtualScheduler(epochSeconds: epoch)
+        let identity = try await EmbeddedIdentityServer.start(
+            tenant: tenant, clock: WorldClock(scheduler: scheduler),
+            random: SeededRandom(seed: seed ^ 0x1554_e5))
+        return SimulationWorld(scheduler: scheduler, seed: seed, identity: identity)
+    }
+
+    /// A world whose phones talk to issuers elsewhere (no embedded issuer).
+    public static func external(seed: UInt64 = 0, epoch: Int64? = nil) -> SimulationWorld {
+        SimulationWorld(
+            scheduler: VirtualScheduler(epochSeconds: epoch ?? SystemWallClock().now()), seed: seed,
+            identity: nil)
+    }
+
+    private init(scheduler: VirtualScheduler, seed: UInt64, identity: EmbeddedIdentityServer?) {
+        self.scheduler = scheduler
+        self.seed = seed
+        self.identity = identity
+        curl = CurlTransport(cookieJar: nil)
+    }
+
+    /// The world's time as the issuer sees it.
+    public var clock: WorldClock { WorldClock(scheduler: scheduler) }
+
+    /// Moves the world's time (tokens and codes age; sleeping work runs).
+    public func advance(by seconds: Int64) {
+        _ = scheduler.advance(by: .seconds(seconds))
+    }
+
+    /// Adds a phone: booted, unlocked, with a passcode, its clock `skew` seconds off.
+    public func addPhone(name: String? = nil, skew: Int64 = 0, hasPasscode: Bool = true) throws(DeviceError)
+        -> SimulatedPhone
+    {
+        let index = phones.withLock { $0.count }
+        let device = try SimulatedDevice(
+            scheduler: scheduler, skew: skew, seed: seed &+ UInt64(index + 1) &* 0x9E37_79B9_7F4A_7C15,
+            hasPasscode: hasPasscode, transport: CookieJarRoutingTransport(curl: curl))
+        let phone = SimulatedPhone(
+            name: name ?? "phone-\(index + 1)", device: device, appleURL: identity?.appleURL,
+            appleTransport: curl)
+        phones.withLock { $0.append(phone) }
+        return phone
+    }
+
+    /// The SDK options of the embedded issuer's default native client.
+    public func defaultAppConfiguration(
+        profile: BehaviorProfile = .default, bundleID: String = "com.example.app"
+    ) -> AppConfiguration {
+        AppConfiguration(
+            bundleID: bundleID,
+            options: SignInOptions(
+                issuer: identity?.issuerURL ?? "", clientID: "com.example.app",
+                redirectURI: "com.example.app://auth/callback", profile: profile))
+    }
+
+    /// Stops the embedded issuer; phones stay readable.
+    public func shutdown() async {
+        for phone in phones.withLock({ $0 }) {
+            for app in phone.apps where app.state.phase.isRunning { app.dropProcess() }
+        }
+        await identity?.shutdown()
+    }
+}

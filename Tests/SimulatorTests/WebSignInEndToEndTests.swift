@@ -1,0 +1,86 @@
+import Device
+import HTTPCore
+import Issuer
+import JSON
+import SignInSDK
+import Simulator
+import Testing
+import WebAuthSession
+
+/// The web flow of a simulated app against the embedded issuer over loopback.
+@Suite struct WebSignInEndToEndTests {
+    /// Sign-in, refresh and sign-out end to end; the session lands in the keychain.
+    @Test func signInRefreshSignOut() async throws {
+        try await withSignedOutApp { world, phone, app in
+            let session = try await app.perform { try await $0.signIn() }
+            #expect(session.claims["email"]?.stringValue == "alice@example.com")
+            #expect(session.refreshToken != nil)
+            let items = phone.device.keychain.dump()
+            #expect(items.map(\.key.account) == [SignInClient.credentialsKey])
+            #expect(items.first?.accessibility == .afterFirstUnlockThisDeviceOnly)
+            world.advance(by: 3600 - 30)
+            let refreshed = try #require(try await app.perform { try await $0.getSession() })
+            #expect(refreshed.accessToken != session.accessToken)
+            #expect(refreshed.refreshToken != session.refreshToken)
+            #expect(try await app.perform { try await $0.signOut() })
+            #expect(phone.device.keychain.count == 0)
+        }
+    }
+
+    /// A wrong password ends in a web-session failure naming the login page's error.
+    @Test func wrongPasswordFails() async throws {
+        try await withSignedOutApp { _, phone, app in
+            app.webUser = .signIn(username: "alice@example.com", password: "nope")
+            let error = await signInError { try await app.perform { try await $0.signIn() } }
+            #expect(error?.code == .webSessionFailed)
+            #expect(error?.message.contains("login_rejected") == true)
+            #expect(phone.device.keychain.count == 0)
+        }
+    }
+
+    /// Denying consent comes back as `access_denied`.
+    @Test func denyingConsentIsAccessDenied() async throws {
+        try await withSignedOutApp { _, _, app in
+            app.webUser = WebUserScript.signIn(
+                username: "alice@example.com", password: "alice-password", consent: .deny)
+            let error = await signInError { try await app.perform { try await $0.signIn() } }
+            #expect(error?.code == .authorizationDenied && error?.oauthError == "access_denied")
+        }
+    }
+
+    /// Offline: the sign-in fails with a transport error and stores nothing.
+    @Test func offlineSignInFails() async throws {
+        try await withSignedOutApp { _, phone, app in
+            phone.device.network.setOffline(true)
+            let error = await signInError { try await app.perform { try await $0.signIn() } }
+            #expect(error?.code == .webSessionFailed || error?.code == .transport)
+            #expect(phone.device.keychain.count == 0)
+        }
+    }
+
+    /// A captive portal answering HTML where JSON is expected: a clear error, nothing stored.
+    @Test func captivePortalIsAClearError() async throws {
+        try await withSignedOutApp { _, phone, app in
+            _ = try await app.perform { try await $0.signIn() }
+            phone.device.network.setCaptivePortal(CaptivePortal())
+            let error = await signInError {
+                try await app.perform { try await $0.getAccessToken(forceRefresh: true) }
+            }
+            #expect(error?.code == .invalidTokenResponse)
+            phone.device.network.setCaptivePortal(nil)
+            #expect(try await app.perform { try await $0.getSession() } != nil)
+        }
+    }
+
+    /// DPoP end to end: tokens bound to the device key, the key kept in the keychain.
+    @Test func dpopBindsTheTokens() async throws {
+        try await withSignedOutApp(configure: { $0.options.usesDPoP = true }) { _, phone, app in
+            let session = try await app.perform { try await $0.signIn() }
+            #expect(session.tokenType == "DPoP")
+            _ = try await app.perform { try await $0.getAccessToken(forceRefresh: true) }
+            let info = try await app.perform { try await $0.userInfo() }
+            #expect(info["email"]?.stringValue == "alice@example.com")
+            #expect(phone.device.keychain.dump().map(\.key.account).contains(SignInClient.dpopKeyKey))
+        }
+    }
+}
