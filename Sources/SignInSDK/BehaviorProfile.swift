@@ -37,7 +37,7 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
         case neverSendUserProfile = "never-send-user-profile"
         /// Row 10: the name Apple gave is not kept for a retry after a failed exchange.
         case forgetAppleName = "forget-apple-name"
-        /// Row 11: a nonce is always requested on the native Apple path.
+        /// Row 11: a nonce is always requested from Apple and sent on the native exchange.
         case nonceOnAppleExchange = "nonce-on-apple-exchange"
         /// Row 12: a failed Apple exchange is retried with the same (single-use) code.
         case retryAppleCode = "retry-apple-code"

@@ -23,15 +23,18 @@ extension SignInClient {
         if requestNonce == nil, profile.has(.nonceOnAppleExchange) {
             requestNonce = SHA256.hash(randomToken()).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
         }
+        // The nonce binds Apple's identity token; Auth0's native exchange takes none, and a
+        // connection may refuse one (field bug 11), so only the faulty profile sends it on.
+        let exchangeNonce = profile.has(.nonceOnAppleExchange) ? requestNonce : nil
         var credential = try await authorizeWithApple(scopes: scopes, nonce: requestNonce)
         do {
-            return try await exchangeAppleCredential(credential)
+            return try await exchangeAppleCredential(credential, nonce: exchangeNonce)
         } catch  where error.code == .transport {
             if profile.has(.retryAppleCode) {
-                return try await exchangeAppleCredential(credential)
+                return try await exchangeAppleCredential(credential, nonce: exchangeNonce)
             }
             credential = try await authorizeWithApple(scopes: scopes, nonce: requestNonce)
-            return try await exchangeAppleCredential(credential)
+            return try await exchangeAppleCredential(credential, nonce: exchangeNonce)
         }
     }
 
@@ -52,8 +55,8 @@ extension SignInClient {
         }
     }
 
-    private func exchangeAppleCredential(_ credential: AppleAuthorization) async throws(SignInError)
-        -> Session
+    private func exchangeAppleCredential(_ credential: AppleAuthorization, nonce: String?)
+        async throws(SignInError) -> Session
     {
         let options = try configuredOptions()
         let profile = options.profile
@@ -64,6 +67,7 @@ extension SignInClient {
             "scope": options.scopes.joined(separator: " "),
         ]
         if let audience = options.audience { parameters.append("audience", audience) }
+        if let nonce { parameters.append("nonce", nonce) }
         if let name, !profile.has(.neverSendUserProfile) {
             parameters.append(
                 "user_profile", Self.userProfile(givenName: name.given, familyName: name.family))

@@ -53,6 +53,9 @@ public final class SimulatedApp: Sendable {
         set { runtime.withLock { $0.appleCancels = newValue } }
     }
 
+    /// Whether a web sheet of this app is up.
+    public var isPresentingSheet: Bool { scene.isPresenting }
+
     /// The pages the last web sheet visited.
     public var lastWebTrace: [WebPageVisit] { runtime.withLock { $0.lastTrace } }
 
@@ -148,6 +151,7 @@ public final class SimulatedApp: Sendable {
 
     /// Runs an SDK call as the app's code would, so that a terminate abandons it: the call is
     /// cancelled and reports `transport` ("the app was terminated").
+    @discardableResult
     public func perform<T: Sendable>(_ body: @escaping @Sendable (SignInClient) async throws -> T)
         async throws(SignInError) -> T
     {

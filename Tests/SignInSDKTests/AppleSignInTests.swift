@@ -38,10 +38,11 @@ import Testing
     /// storage), unless the fault forgets it.
     @Test(arguments: [false, true]) func nameSurvivesAFailedExchange(faulty: Bool) async throws {
         let harness = try await harness(faulty ? [.forgetAppleName] : [])
-        harness.issuer.update { $0.rejectAppleNonce = true }
-        // The first attempt fails at the issuer (a nonce on the Auth0 path).
-        _ = await capture { try await harness.client.signInWithApple(nonce: "n") }
-        harness.issuer.update { $0.rejectAppleNonce = false }
+        // The first attempt fails at the issuer (Apple unreachable from the issuer).
+        harness.issuer.update {
+            $0.failNextExchange = .json(["error": "temporarily_unavailable"], status: 503)
+        }
+        _ = await capture { try await harness.client.signInWithApple() }
         _ = try await harness.client.signInWithApple()
         let retry = try #require(exchanges(harness).last)
         #expect((retry["user_profile"] != nil) == !faulty)
@@ -75,9 +76,19 @@ import Testing
     /// Field bug 13: exchange failures keep the issuer's code, unless the fault hides it.
     @Test(arguments: [false, true]) func exchangeErrorsKeepTheirCode(faulty: Bool) async throws {
         let harness = try await harness(faulty ? [.opaqueExchangeErrors] : [])
-        harness.issuer.update { $0.rejectAppleNonce = true }
-        let error = await capture { try await harness.client.signInWithApple(nonce: "n") }
+        harness.issuer.update {
+            $0.failNextExchange = .json(["error": "unauthorized_client"], status: 403)
+        }
+        let error = await capture { try await harness.client.signInWithApple() }
         #expect(error?.code == (faulty ? .appleAuthorizationFailed : .tokenRequestFailed))
-        #expect((error?.oauthError == "invalid_request") == !faulty)
+        #expect((error?.oauthError == "unauthorized_client") == !faulty)
+    }
+
+    /// A nonce the caller asks for binds Apple's token but is not sent on the exchange.
+    @Test func callerNonceIsNotSentOnTheExchange() async throws {
+        let harness = try await harness()
+        harness.issuer.update { $0.rejectAppleNonce = true }
+        _ = try await harness.client.signInWithApple(nonce: "raw-nonce-hash")
+        #expect(exchanges(harness).first?["nonce"] == nil)
     }
 }

@@ -42,6 +42,8 @@ final class FakeIssuer: Sendable {
         var appleCodes: [String: String?] = [:]
         var exchanges: [FormParameters] = []
         var rejectAppleNonce = false
+        /// The answer of the next exchange, instead of processing it.
+        var failNextExchange: HTTPResponse?
         /// Names applied from `user_profile`, by Apple user.
         var profileNames: [String: String] = [:]
         /// Answer of the next exchange after processing it (for instance a lost response).
@@ -152,7 +154,12 @@ final class FakeIssuer: Sendable {
                         ["error": "invalid_grant", "error_description": "Invalid authorization code"],
                         status: 403)
                 }
-                if nonce != nil, state.rejectAppleNonce {
+                _ = nonce
+                if let failure = state.failNextExchange {
+                    state.failNextExchange = nil
+                    return failure
+                }
+                if form["nonce"] != nil, state.rejectAppleNonce {
                     return .json(
                         ["error": "invalid_request", "error_description": "Error from Apple connection"],
                         status: 400)

@@ -1,0 +1,241 @@
+import AppleID
+import Device
+import HTTPCore
+import Issuer
+import JSON
+import SignInSDK
+import Simulator
+import Testing
+import WebAuthSession
+
+/// One test per row of field-bugs.md, on a simulated phone against the embedded issuer: the
+/// faulty profile shows the failure the field reported, the default profile does not.
+///
+/// Rows 3 (a refresh response without `refresh_token`) needs an issuer that does not rotate;
+/// the embedded issuer always rotates, so that row runs against a scripted issuer in
+/// `SignInSDKTests.RefreshTests` and against oidc-provider-mock in `scripts/interop/web-flow.sh`.
+@Suite struct FieldBugTests {
+    static let both = [false, true]
+
+    func profile(_ faulty: Bool, _ fault: BehaviorProfile.KnownFault) -> BehaviorProfile {
+        faulty ? BehaviorProfile(faults: [fault]) : .default
+    }
+
+    /// Row 1: two concurrent refreshes; naive loses the session to reuse detection.
+    @Test(arguments: both) func row1RefreshRotationRace(faulty: Bool) async throws {
+        let profile = faulty ? BehaviorProfile(refreshStrategy: .naive) : .default
+        try await withSignedOutApp(profile: profile) { _, phone, app in
+            _ = try await app.perform { try await $0.signIn() }
+            async let a = signInError {
+                try await app.perform { try await $0.getAccessToken(forceRefresh: true) }
+            }
+            async let b = signInError {
+                try await app.perform { try await $0.getAccessToken(forceRefresh: true) }
+            }
+            let errors = await [a, b].compactMap { $0?.code }
+            let after = await signInError {
+                try await app.perform { try await $0.getAccessToken(forceRefresh: true) }
+            }
+            if faulty {
+                #expect(errors.contains(.sessionExpired))
+                #expect(after != nil)
+            } else {
+                #expect(errors.isEmpty && after == nil)
+                let refreshes = phone.device.network.log.filter {
+                    $0.request.path == "/oauth/token"
+                        && String(decoding: $0.request.body, as: UTF8.self).contains(
+                            "grant_type=refresh_token")
+                }
+                #expect(refreshes.count == 2)  // one shared by the race, one after
+            }
+        }
+    }
+
+    /// Row 2: the app is killed after a refresh the faulty SDK had not written yet.
+    @Test(arguments: both) func row2KilledMidRenewal(faulty: Bool) async throws {
+        try await withSignedOutApp(profile: profile(faulty, .persistLate)) { _, _, app in
+            _ = try await app.perform { try await $0.signIn() }
+            _ = try await app.perform { try await $0.getAccessToken(forceRefresh: true) }
+            try app.terminate()
+            try await app.launch()
+            let error = await signInError {
+                try await app.perform { try await $0.getAccessToken(forceRefresh: true) }
+            }
+            #expect((error?.code == .sessionExpired) == faulty)
+        }
+    }
+
+    /// Row 4: a prewarmed launch before the first unlock; the faulty SDK reads "signed out".
+    @Test(arguments: both) func row4KeychainBeforeFirstUnlock(faulty: Bool) async throws {
+        try await withSignedOutApp(profile: profile(faulty, .keychainErrorSignsOut)) { _, phone, app in
+            _ = try await app.perform { try await $0.signIn() }
+            try phone.reboot()
+            try await app.launch(.prewarm)
+            let early = await signInError { try await app.perform { try await $0.getSession() } }
+            let seenSignedOut = try? await app.perform { try await $0.getSession() == nil }
+            if faulty {
+                #expect(early == nil && seenSignedOut == true)
+            } else {
+                #expect(early?.code == .storage)
+                try phone.unlock()
+                #expect(try await app.perform { try await $0.getSession() } != nil)
+            }
+        }
+    }
+
+    /// Row 5: the sheet was lost to backgrounding; the faulty SDK blocks the next sign-in.
+    @Test(arguments: both) func row5StaleWebTransaction(faulty: Bool) async throws {
+        try await withSignedOutApp(profile: profile(faulty, .staleTransaction)) { _, _, app in
+            app.webUser = .signIn(
+                username: "alice@example.com", password: "alice-password", interruption: .abandon(at: .login))
+            let first = Task { await signInError { try await app.perform { try await $0.signIn() } } }
+            try await waitUntil { app.lastWebTrace.isEmpty == false || app.isPresentingSheet }
+            try app.background()
+            try app.foreground()
+            app.webUser = .alice
+            let second = await signInError { try await app.perform { try await $0.signIn() } }
+            if faulty {
+                #expect(second?.code == .transactionActiveAlready)
+                try app.terminate()
+            } else {
+                #expect(second == nil)
+                #expect(await first.value?.code == .canceledLogin)
+            }
+        }
+    }
+
+    /// Row 6: signing in while the app is not foreground-active; the correct SDK waits for it.
+    @Test(arguments: both) func row6PresentationFromInactiveScene(faulty: Bool) async throws {
+        try await withSignedOutApp(profile: profile(faulty, .presentWhileInactive)) { _, _, app in
+            try app.background()
+            let attempt = Task { await signInError { try await app.perform { try await $0.signIn() } } }
+            try await Task.sleep(for: .milliseconds(100))
+            try app.foreground()
+            let error = await attempt.value
+            #expect(error?.code == (faulty ? .presentationFailed : nil))
+        }
+    }
+
+    /// Row 7: the user closes the sheet; the faulty SDK reports an unexplained failure.
+    @Test(arguments: both) func row7Cancel(faulty: Bool) async throws {
+        try await withSignedOutApp(profile: profile(faulty, .misreadCancel)) { _, _, app in
+            app.webUser = .signIn(
+                username: "alice@example.com", password: "alice-password", interruption: .cancel(at: .login))
+            let error = await signInError { try await app.perform { try await $0.signIn() } }
+            #expect(error?.code == (faulty ? .webSessionFailed : .canceledLogin))
+        }
+    }
+
+    /// Row 8: an error callback without `state` is the issuer's error, not a state error.
+    @Test(arguments: both) func row8ErrorWithoutState(faulty: Bool) async throws {
+        try await withSignedOutApp(profile: profile(faulty, .errorWithoutStateIsStateError)) { _, _, app in
+            let error = await signInError {
+                try await app.perform {
+                    try await $0.handleRedirect(
+                        url: "com.example.app://auth/callback?error=temporarily_unavailable")
+                }
+            }
+            #expect(error?.code == (faulty ? .missingState : .authorizationDenied))
+        }
+    }
+
+    /// Row 9: the device clock is 5 minutes behind; strict clock checks reject every ID token.
+    @Test(arguments: both) func row9ClockSkew(faulty: Bool) async throws {
+        try await withSignedOutApp(profile: profile(faulty, .strictClock), skew: -300) { _, _, app in
+            let error = await signInError { try await app.perform { try await $0.signIn() } }
+            #expect((error?.code == .idTokenInvalid) == faulty)
+        }
+    }
+
+    /// Row 10: Apple gives the name once; the faulty SDK never sends it and it is lost.
+    @Test(arguments: both) func row10AppleNameLost(faulty: Bool) async throws {
+        try await withSignedOutApp(profile: profile(faulty, .neverSendUserProfile)) { _, phone, app in
+            phone.appleAccount = .alice
+            let session = try await app.perform { try await $0.signInWithApple() }
+            #expect((session.claims["given_name"]?.stringValue == "Alice") == !faulty)
+        }
+    }
+
+    /// Row 11: a nonce on Auth0's native Apple path is refused by a connection that rejects it.
+    @Test(arguments: both) func row11NonceOnNativeApple(faulty: Bool) async throws {
+        var tenant = Tenant.default
+        for index in tenant.connections.indices { tenant.connections[index].apple.rejectNonce = true }
+        try await withSignedOutApp(profile: profile(faulty, .nonceOnAppleExchange), tenant: tenant) {
+            _, phone, app in
+            phone.appleAccount = .alice
+            let error = await signInError { try await app.perform { try await $0.signInWithApple() } }
+            #expect((error?.oauthError == "invalid_request") == faulty)
+            #expect((error == nil) == !faulty)
+        }
+    }
+
+    /// Row 12: the exchange's response is lost; resending the spent Apple code fails.
+    @Test(arguments: both) func row12AppleCodeSingleUse(faulty: Bool) async throws {
+        try await withSignedOutApp(profile: profile(faulty, .retryAppleCode)) { _, phone, app in
+            phone.appleAccount = .alice
+            phone.device.network.loseResponses(ofNext: 1, matching: RequestMatch(pathPrefix: "/oauth/token"))
+            let error = await signInError { try await app.perform { try await $0.signInWithApple() } }
+            #expect((error?.oauthError == "invalid_grant") == faulty)
+            #expect((error == nil) == !faulty)
+        }
+    }
+
+    /// Row 13: a client not allowed to exchange; the faulty SDK hides the issuer's reason.
+    @Test(arguments: both) func row13ExchangePolicyFailure(faulty: Bool) async throws {
+        var tenant = Tenant.default
+        for index in tenant.clients.indices {
+            tenant.clients[index].grantTypes.remove("urn:ietf:params:oauth:grant-type:token-exchange")
+        }
+        try await withSignedOutApp(profile: profile(faulty, .opaqueExchangeErrors), tenant: tenant) {
+            _, phone, app in
+            phone.appleAccount = .alice
+            let error = await signInError { try await app.perform { try await $0.signInWithApple() } }
+            #expect(error != nil)
+            #expect((error?.oauthError != nil) == !faulty)
+        }
+    }
+
+    /// Row 14: with a shared session the issuer cookie survives sign-out, and the next sign-in
+    /// silently returns the previous user instead of asking.
+    @Test(arguments: both) func row14SSOCookieSurvivesSignOut(faulty: Bool) async throws {
+        try await withSignedOutApp(profile: profile(faulty, .sharedWebSession)) { _, _, app in
+            _ = try await app.perform { try await $0.signIn() }
+            try await app.perform { try await $0.signOut() }
+            app.webUser = .bob
+            let second = try await app.perform { try await $0.signIn() }
+            let email = second.claims["email"]?.stringValue
+            #expect(email == (faulty ? "alice@example.com" : "bob@example.com"))
+        }
+    }
+
+    /// Row 15: the app configures the issuer with a trailing slash; exact comparison rejects it.
+    @Test(arguments: both) func row15IssuerStringMismatch(faulty: Bool) async throws {
+        try await withSignedOutApp(
+            profile: profile(faulty, .exactIssuerMatch), configure: { $0.options.issuer += "/" }
+        ) { _, _, app in
+            let error = await signInError { try await app.perform { try await $0.signIn() } }
+            #expect((error?.code == .discoveryFailed) == faulty)
+        }
+    }
+
+    /// Row 16: after a reinstall the faulty SDK finds the previous installation's session.
+    @Test(arguments: both) func row16ReinstallResurrectsSession(faulty: Bool) async throws {
+        try await withSignedOutApp(profile: profile(faulty, .keepKeychainOnReinstall)) { _, phone, app in
+            _ = try await app.perform { try await $0.signIn() }
+            try app.reinstall()
+            try await app.launch()
+            let session = try await app.perform { try await $0.getSession() }
+            #expect((session != nil) == faulty)
+            #expect(phone.device.keychain.count == (faulty ? 1 : 0))
+        }
+    }
+}
+
+/// Polls `condition` (bounded: 5 s).
+func waitUntil(_ condition: @Sendable () -> Bool) async throws {
+    for _ in 0..<500 {
+        if condition() { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    Issue.record("the condition never held")
+}
