@@ -211,7 +211,7 @@ import WebAuthSession
     /// Row 15: the app configures the issuer with a trailing slash; exact comparison rejects it.
     @Test(arguments: both) func row15IssuerStringMismatch(faulty: Bool) async throws {
         try await withSignedOutApp(
-            profile: profile(faulty, .exactIssuerMatch), configure: { $0.options.issuer += "/" }
+            profile: profile(faulty, .exactIssuerMatch), issuerSuffix: "/"
         ) { _, _, app in
             let error = await signInError { try await app.perform { try await $0.signIn() } }
             #expect((error?.code == .discoveryFailed) == faulty)

@@ -74,7 +74,7 @@ import WebAuthSession
 
     /// DPoP end to end: tokens bound to the device key, the key kept in the keychain.
     @Test func dpopBindsTheTokens() async throws {
-        try await withSignedOutApp(configure: { $0.options.usesDPoP = true }) { _, phone, app in
+        try await withSignedOutApp(usesDPoP: true) { _, phone, app in
             let session = try await app.perform { try await $0.signIn() }
             #expect(session.tokenType == "DPoP")
             _ = try await app.perform { try await $0.getAccessToken(forceRefresh: true) }

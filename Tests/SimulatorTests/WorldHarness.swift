@@ -10,14 +10,15 @@ import WebAuthSession
 /// app installed and launched, and shuts the world down afterwards (bounded in time).
 func withSignedOutApp(
     profile: BehaviorProfile = .default, tenant: Tenant = .default, skew: Int64 = 0,
-    configure: (inout AppConfiguration) -> Void = { _ in },
+    usesDPoP: Bool = false, issuerSuffix: String = "",
     _ body: @escaping @Sendable (SimulationWorld, SimulatedPhone, SimulatedApp) async throws -> Void
 ) async throws {
     let world = try await SimulationWorld.embedded(tenant: tenant, seed: 42)
     do {
         let phone = try world.addPhone(skew: skew)
         var configuration = world.defaultAppConfiguration(profile: profile)
-        configure(&configuration)
+        configuration.options.usesDPoP = usesDPoP
+        configuration.options.issuer += issuerSuffix
         let app = try phone.install(configuration)
         try await app.launch()
         app.webUser = .alice
