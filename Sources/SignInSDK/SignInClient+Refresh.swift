@@ -25,6 +25,9 @@ extension SignInClient {
         return session.accessToken
     }
 
+    /// Refreshes now, whatever the expiry, and returns the new session.
+    public func renewSession() async throws(SignInError) -> Session { try await refresh(force: true) }
+
     /// Runs a refresh under the profile's strategy (field bug 1).
     func refresh(force: Bool) async throws(SignInError) -> Session {
         let strategy = try configuredOptions().profile.refreshStrategy

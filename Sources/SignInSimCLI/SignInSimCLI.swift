@@ -11,7 +11,9 @@ public enum SignInSimCLI {
             keychain, refresh) against an OpenID Connect issuer, with tools for the JOSE
             objects involved.
             """,
-        subcommands: [versionCommand, jwkCommand, jwtCommand, serveCommand])
+        subcommands: [
+            versionCommand, jwkCommand, jwtCommand, serveCommand, signInCommand, appleSignInCommand,
+        ])
 
     /// Runs the process's command line and exits.
     public static func main() async -> Never {

@@ -16,7 +16,8 @@ public import WebAuthSession
 public final class SimulatedApp: Sendable {
     public let bundleID: String
     public let configuration: AppConfiguration
-    unowned let phone: SimulatedPhone
+    /// The phone the app is installed on.
+    public unowned let phone: SimulatedPhone
     /// The app's window scene, foreground-active or not, presenting a sheet or not.
     let scene = WebPresentationContext(isForegroundActive: false)
     private let runtime = Mutex(Runtime())

@@ -57,15 +57,16 @@ public final class SimulationWorld: Sendable {
     }
 
     /// Adds a phone: booted, unlocked, with a passcode, its clock `skew` seconds off.
-    public func addPhone(name: String? = nil, skew: Int64 = 0, hasPasscode: Bool = true) throws(DeviceError)
-        -> SimulatedPhone
-    {
+    ///   - appleURL: the simulated Apple the phone's Apple ID talks to (default: the embedded one).
+    public func addPhone(
+        name: String? = nil, skew: Int64 = 0, hasPasscode: Bool = true, appleURL: String? = nil
+    ) throws(DeviceError) -> SimulatedPhone {
         let index = phones.withLock { $0.count }
         let device = try SimulatedDevice(
             scheduler: scheduler, skew: skew, seed: seed &+ UInt64(index + 1) &* 0x9E37_79B9_7F4A_7C15,
             hasPasscode: hasPasscode, transport: CookieJarRoutingTransport(curl: curl))
         let phone = SimulatedPhone(
-            name: name ?? "phone-\(index + 1)", device: device, appleURL: identity?.appleURL,
+            name: name ?? "phone-\(index + 1)", device: device, appleURL: appleURL ?? identity?.appleURL,
             appleTransport: curl)
         phones.withLock { $0.append(phone) }
         return phone

@@ -1,0 +1,240 @@
+import AppleID
+import Clocks
+import HTTPCore
+import JSON
+import SignInSDK
+import Simulator
+import WebAuthSession
+
+extension SignInSimCLI {
+    static let signInCommand = CommandSpec(
+        name: "sign-in",
+        abstract: "Sign in through the web flow as a native app would, and print the session.",
+        discussion: """
+            Runs the app's SDK on a simulated phone: discovery, the authorize request with PKCE
+            S256, state and nonce in a web authentication session whose scripted user fills the
+            login form and approves consent, the callback checks, the code exchange, the ID token
+            checks and the keychain write; then optionally a refresh and a sign-out. Prints the
+            session as JSON (subject, ID token claims, expiry, scope, whether a refresh token is
+            held) and exits 0, or exits 1 with the step and the reason. Without --issuer it
+            starts the embedded issuer in process and signs in as alice@example.com.
+            """,
+        options: [
+            .option(
+                "issuer", value: "url", help: "The issuer (default: an embedded issuer started in process)."),
+            .option("client-id", value: "id", help: "The client id (default: com.example.app)."),
+            .option(
+                "redirect-uri", value: "uri",
+                help: "The redirect URI (default: com.example.app://auth/callback)."),
+            .option(
+                "username", value: "name",
+                help: "What the user types as username (default: alice@example.com)."),
+            .option(
+                "password", value: "secret",
+                help: "What the user types as password (default: alice-password)."),
+            .option(
+                "username-field", value: "name", help: "The login form's username field (default: username)."),
+            .option(
+                "password-field", value: "name", help: "The login form's password field (default: password)."),
+            .option(
+                "fill", value: "name=value", help: "Another form field the user fills (repeatable).",
+                repeatable: true
+            ),
+            .option(
+                "scope", value: "scopes",
+                help: "Space-separated scopes (default: openid profile email offline_access)."),
+            .option(
+                "client-secret", value: "secret", help: "A client secret, for issuers without public clients."
+            ),
+            .option(
+                "profile", value: "name", help: "The SDK behaviour profile (default, naive, strict-clock, …)."
+            ),
+            .flag("shared-session", help: "Use the system browser's cookies (not an ephemeral session)."),
+            .flag("refresh", help: "Refresh the tokens after signing in."),
+            .flag("sign-out", help: "Sign out (end session) at the end."),
+        ],
+        run: { arguments, context in
+            try await SignInRun(arguments).run(context: context)
+        })
+
+    static let appleSignInCommand = CommandSpec(
+        name: "apple-sign-in",
+        abstract: "Sign in with Apple natively, exchange at the issuer, print the session.",
+        discussion: """
+            Performs native Sign in with Apple on a simulated phone (the simulated Apple's
+            authorization for the given Apple ID), then Auth0's token exchange at the issuer's
+            /oauth/token with user_profile built from the name, and prints the session as JSON.
+            Without --issuer it starts the embedded issuer and its Apple in process.
+            """,
+        options: [
+            .option(
+                "issuer", value: "url", help: "The issuer (default: an embedded issuer started in process)."),
+            .option("apple", value: "url", help: "The simulated Apple (signinsim serve's apple: URL)."),
+            .option(
+                "client-id", value: "id", help: "The client id and bundle id (default: com.example.app)."),
+            .option("email", value: "address", help: "The Apple ID's email.", required: true),
+            .option("given-name", value: "name", help: "The Apple ID's given name."),
+            .option("family-name", value: "name", help: "The Apple ID's family name."),
+            .option(
+                "profile", value: "name",
+                help: "The SDK behaviour profile (default, never-send-user-profile, …)."),
+        ],
+        run: { arguments, context in
+            try await AppleSignInRun(arguments).run(context: context)
+        })
+}
+
+/// `sign-in`'s options, checked, and the run.
+struct SignInRun {
+    var issuer: String?
+    var clientID: String
+    var redirectURI: String
+    var user: WebUserScript
+    var scopes: [String]?
+    var clientSecret: String?
+    var profile: BehaviorProfile
+    var sharedSession: Bool
+    var refresh: Bool
+    var signOut: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        issuer = arguments.value("issuer")
+        clientID = arguments.value("client-id") ?? "com.example.app"
+        redirectURI = arguments.value("redirect-uri") ?? "com.example.app://auth/callback"
+        var others = FormParameters()
+        for pair in arguments.allValues("fill") {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw UsageError(
+                    "The value '\(pair)' is invalid for '--fill <name=value>': expected NAME=VALUE")
+            }
+            others.append(String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
+        }
+        user = .signIn(
+            username: arguments.value("username") ?? "alice@example.com",
+            password: arguments.value("password") ?? "alice-password",
+            usernameField: arguments.value("username-field") ?? "username",
+            passwordField: arguments.value("password-field") ?? "password", otherFields: others)
+        scopes = arguments.value("scope").map { $0.split(separator: " ").map(String.init) }
+        clientSecret = arguments.value("client-secret")
+        do {
+            profile = try BehaviorProfile(named: arguments.value("profile") ?? "default")
+        } catch {
+            throw UsageError("The value is invalid for '--profile <name>': \(error.message)")
+        }
+        sharedSession = arguments.flag("shared-session")
+        refresh = arguments.flag("refresh")
+        signOut = arguments.flag("sign-out")
+    }
+
+    func run(context: CLIContext) async throws -> ExitCode {
+        let world = try await OneShotWorld.start(issuer: issuer, apple: nil)
+        var options = SignInOptions(
+            issuer: issuer ?? world.identity!.issuerURL, clientID: clientID, redirectURI: redirectURI,
+            clientSecret: clientSecret, prefersEphemeralSession: !sharedSession, profile: profile)
+        if let scopes { options.scopes = scopes }
+        let app = try await OneShotWorld.launchApp(in: world, options: options)
+        app.webUser = user
+        var report: [String: JSONValue] = [:]
+        var step = "sign-in"
+        do {
+            var session = try await app.perform { try await $0.signIn() }
+            if refresh {
+                step = "refresh"
+                let before = session.accessToken
+                session = try await app.perform { try await $0.renewSession() }
+                report["refreshed"] = .bool(session.accessToken != before)
+            }
+            var summary = session.summary.objectValue ?? [:]
+            if signOut {
+                step = "sign-out"
+                summary["signed_out_at_issuer"] = .bool(try await app.perform { try await $0.signOut() })
+            }
+            for (key, value) in report { summary[key] = value }
+            context.printJSON(.object(summary))
+            await world.shutdown()
+            return .success
+        } catch {
+            let pages = app.lastWebTrace.map {
+                "\($0.method.rawValue) \(URLParts.stripQueryAndFragment($0.url)) → \($0.status ?? 0)"
+            }
+            let trace = pages.isEmpty ? "" : "\n  pages: " + pages.joined(separator: "\n         ")
+            await world.shutdown()
+            throw CommandFailure("step \(step): \(error)\(trace)")
+        }
+    }
+}
+
+/// `apple-sign-in`'s options, checked, and the run.
+struct AppleSignInRun {
+    var issuer: String?
+    var apple: String?
+    var clientID: String
+    var account: AppleIDAccount
+    var profile: BehaviorProfile
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        issuer = arguments.value("issuer")
+        apple = arguments.value("apple")
+        if issuer != nil, apple == nil {
+            throw UsageError(
+                "'--apple <url>' is required with '--issuer <url>' (the simulated Apple to authorize at)")
+        }
+        clientID = arguments.value("client-id") ?? "com.example.app"
+        account = AppleIDAccount(
+            email: arguments.value("email") ?? "", givenName: arguments.value("given-name"),
+            familyName: arguments.value("family-name"))
+        do {
+            profile = try BehaviorProfile(named: arguments.value("profile") ?? "default")
+        } catch {
+            throw UsageError("The value is invalid for '--profile <name>': \(error.message)")
+        }
+    }
+
+    func run(context: CLIContext) async throws -> ExitCode {
+        let world = try await OneShotWorld.start(issuer: issuer, apple: apple)
+        let options = SignInOptions(
+            issuer: issuer ?? world.identity!.issuerURL, clientID: clientID,
+            redirectURI: "\(clientID)://auth/callback", profile: profile)
+        let app = try await OneShotWorld.launchApp(in: world, options: options, appleURL: apple)
+        app.phone.appleAccount = account
+        do {
+            let session = try await app.perform { try await $0.signInWithApple() }
+            context.printJSON(session.summary)
+            await world.shutdown()
+            return .success
+        } catch {
+            await world.shutdown()
+            throw CommandFailure("step apple-sign-in: \(error)")
+        }
+    }
+}
+
+/// The world of a one-shot command: the embedded issuer in process, or a real one.
+enum OneShotWorld {
+    static func start(issuer: String?, apple: String?) async throws -> SimulationWorld {
+        if issuer != nil { return SimulationWorld.external() }
+        do {
+            return try await SimulationWorld.embedded(epoch: SystemWallClock().now())
+        } catch {
+            throw CommandFailure("cannot start the embedded issuer: \(error.message)")
+        }
+    }
+
+    static func launchApp(in world: SimulationWorld, options: SignInOptions, appleURL: String? = nil)
+        async throws -> SimulatedApp
+    {
+        do {
+            let phone = try world.addPhone(appleURL: appleURL)
+            let app = try phone.install(AppConfiguration(bundleID: options.clientID, options: options))
+            try await app.launch()
+            if let error = app.configureError { throw CommandFailure("step configure: \(error)") }
+            return app
+        } catch let failure as CommandFailure {
+            await world.shutdown()
+            throw failure
+        } catch {
+            await world.shutdown()
+            throw CommandFailure("step launch: \(error)")
+        }
+    }
+}

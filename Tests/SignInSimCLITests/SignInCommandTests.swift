@@ -1,0 +1,88 @@
+import JSON
+import TestSupport
+import Testing
+
+/// The one-shot QA commands, run through the built binary against the embedded issuer.
+@Suite("signinsim sign-in and apple-sign-in")
+struct SignInCommandTests {
+    /// The full web flow, a refresh and a sign-out print the session and exit 0.
+    @Test("sign-in --refresh --sign-out")
+    func signInRefreshSignOut() throws {
+        let result = try SignInSimBinary.run(["sign-in", "--refresh", "--sign-out"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let session = try JSONValue.parse(result.standardOutput)
+        #expect(session["subject"]?.stringValue == "auth0|alice")
+        #expect(session["claims"]?["email"]?.stringValue == "alice@example.com")
+        #expect(session["has_refresh_token"]?.boolValue == true)
+        #expect(session["refreshed"]?.boolValue == true)
+        #expect(session["signed_out_at_issuer"]?.boolValue == true)
+        #expect(!result.standardOutput.contains("access_token"))
+    }
+
+    /// Another user, by the login form.
+    @Test("sign-in as bob")
+    func signInAsBob() throws {
+        let result = try SignInSimBinary.run([
+            "sign-in", "--username", "bob@example.com", "--password", "bob-password",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try JSONValue.parse(result.standardOutput)["subject"]?.stringValue == "auth0|bob")
+    }
+
+    /// A wrong password exits 1 naming the step, the reason and the pages, without secrets.
+    @Test("a wrong password exits 1 with the step")
+    func wrongPassword() throws {
+        let result = try SignInSimBinary.run(["sign-in", "--password", "wrong"])
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("Error: step sign-in: web_session_failed: login_rejected"))
+        #expect(result.standardError.contains("Wrong email or password."))
+        #expect(!result.standardError.contains("state="))
+        #expect(!result.standardError.contains("wrong"))
+    }
+
+    /// An unreachable issuer fails at configure.
+    @Test("an unreachable issuer exits 1")
+    func unreachableIssuer() throws {
+        let result = try SignInSimBinary.run(["sign-in", "--issuer", "http://127.0.0.1:9"])
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("Error: step configure: transport"))
+    }
+
+    /// An unknown SDK profile is a usage error.
+    @Test("an unknown profile exits 64")
+    func unknownProfile() throws {
+        let result = try SignInSimBinary.run(["sign-in", "--profile", "sloppy"])
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("unknown SDK profile \"sloppy\""))
+    }
+
+    /// Native Apple: the exchange carries the name, which lands in the issuer's ID token.
+    @Test("apple-sign-in")
+    func appleSignIn() throws {
+        let result = try SignInSimBinary.run([
+            "apple-sign-in", "--email", "ann@example.com", "--given-name", "Ann", "--family-name", "Lee",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let session = try JSONValue.parse(result.standardOutput)
+        #expect(session["subject"]?.stringValue?.hasPrefix("apple|") == true)
+        #expect(session["claims"]?["name"]?.stringValue == "Ann Lee")
+    }
+
+    /// Without user_profile (the faulty profile) the name never reaches the issuer.
+    @Test("apple-sign-in with never-send-user-profile")
+    func appleSignInWithoutProfile() throws {
+        let result = try SignInSimBinary.run([
+            "apple-sign-in", "--email", "ann@example.com", "--given-name", "Ann", "--family-name", "Lee",
+            "--profile", "never-send-user-profile",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try JSONValue.parse(result.standardOutput)["claims"]?["name"] == nil)
+    }
+
+    /// `--issuer` without `--apple` is a usage error.
+    @Test("apple-sign-in --issuer needs --apple")
+    func appleNeedsApple() throws {
+        let result = try SignInSimBinary.run(["apple-sign-in", "--issuer", "http://x", "--email", "a@b.c"])
+        #expect(result.status == 64)
+    }
+}
