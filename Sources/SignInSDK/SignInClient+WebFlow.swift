@@ -103,8 +103,11 @@ extension SignInClient {
                 .stateMismatch, "the callback's state matches no pending sign-in (unknown or used)")
         }
         if metadata.authorizationResponseIssParameterSupported {
-            // RFC 9207 §2.4: simple string comparison with the issuer from discovery.
-            guard let issuer = callback.issuer else {
+            // RFC 9207 §2.4: simple string comparison with the issuer from discovery. An error
+            // response without `iss` (django-oauth-toolkit sends its denials so) carries no
+            // code to steal, so it is reported as the error it is; a code never passes without.
+            let errorWithoutIssuer = callback.issuer == nil && callback.error != nil && callback.code == nil
+            guard let issuer = callback.issuer ?? (errorWithoutIssuer ? metadata.issuer : nil) else {
                 throw SignInError(
                     .issuerMismatch, "the issuer advertises RFC 9207 but the callback has no iss")
             }

@@ -101,6 +101,19 @@ import Testing
         #expect(harness.storage.keys.isEmpty)
     }
 
+    /// An error response without `iss` is still the issuer's error (no code to protect).
+    @Test func errorResponseWithoutIssIsTheError() async throws {
+        let harness = try await SDKHarness().configured()
+        harness.agent.behavior.withLock {
+            $0 = .callback({ url in
+                let state = try! FormURLEncoding.decode(URLParts(url)!.query!)["state"]!
+                return "com.example.app://auth/callback?error=access_denied&state=\(state)"
+            })
+        }
+        let error = await capture { try await harness.client.signIn() }
+        #expect(error?.code == .authorizationDenied && error?.oauthError == "access_denied")
+    }
+
     /// Without the RFC 9207 advertisement, a callback without `iss` is fine.
     @Test func callbackWithoutIssIsFineWhenNotAdvertised() async throws {
         let issuer = FakeIssuer()

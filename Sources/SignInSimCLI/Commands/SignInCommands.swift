@@ -50,6 +50,7 @@ extension SignInSimCLI {
                 "profile", value: "name", help: "The SDK behaviour profile (default, naive, strict-clock, …)."
             ),
             .flag("shared-session", help: "Use the system browser's cookies (not an ephemeral session)."),
+            .flag("deny-consent", help: "Deny the consent page instead of approving it."),
             .flag("refresh", help: "Refresh the tokens after signing in."),
             .flag("sign-out", help: "Sign out (end session) at the end."),
         ],
@@ -113,7 +114,8 @@ struct SignInRun {
             username: arguments.value("username") ?? "alice@example.com",
             password: arguments.value("password") ?? "alice-password",
             usernameField: arguments.value("username-field") ?? "username",
-            passwordField: arguments.value("password-field") ?? "password", otherFields: others)
+            passwordField: arguments.value("password-field") ?? "password", otherFields: others,
+            consent: arguments.flag("deny-consent") ? .deny : .approve)
         scopes = arguments.value("scope").map { $0.split(separator: " ").map(String.init) }
         clientSecret = arguments.value("client-secret")
         do {
