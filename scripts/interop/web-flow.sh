@@ -84,5 +84,5 @@ check "oidc-provider-mock: no client secret is refused (invalid_client)" 1 \
     "'invalid_client' in err" \
     -- sign-in --issuer "$OIDC_PROVIDER_MOCK_ISSUER" --client-id com.example.app --fill sub=alice
 
-echo "web-flow interop: $passed passed, $failed failed"
+echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
