@@ -31,6 +31,7 @@ public final class SimulatedApp: Sendable {
         var operations: [UInt64: Task<Void, Never>] = [:]
         var nextOperation: UInt64 = 0
         var configureError: SignInError?
+        var presentationWaits = 0
     }
 
     init(configuration: AppConfiguration, phone: SimulatedPhone) {
@@ -56,6 +57,11 @@ public final class SimulatedApp: Sendable {
 
     /// Whether a web sheet of this app is up.
     public var isPresentingSheet: Bool { scene.isPresenting }
+
+    /// How many sign-ins found no foreground-active scene and waited for one.
+    public var presentationWaits: Int { runtime.withLock { $0.presentationWaits } }
+
+    func notePresentationWait() { runtime.withLock { $0.presentationWaits += 1 } }
 
     /// The pages the last web sheet visited.
     public var lastWebTrace: [WebPageVisit] { runtime.withLock { $0.lastTrace } }
@@ -256,6 +262,7 @@ struct DeviceWebAuthenticationAgent: WebAuthenticationUserAgent {
     /// Waits (in real time, bounded) for the scene to become foreground-active: a scenario
     /// foregrounds the app in a later step while this call is pending.
     func waitUntilPresentable() async -> Bool {
+        app.notePresentationWait()
         for _ in 0..<500 {
             if canPresent() { return true }
             try? await Task.sleep(for: .milliseconds(10))

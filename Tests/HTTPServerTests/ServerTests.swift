@@ -205,7 +205,7 @@ struct MicroHTTPServerTests {
         let transport = CurlTransport()
         let url = server.baseURL + "/slow"
         let slow = Task { try await transport.send(HTTPRequest(url: url)) }
-        try await withTimeout(.seconds(2)) {
+        try await withTimeout(.seconds(20)) {
             while entered.values.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         }
         try await withTimeout(.seconds(10)) { await server.shutdown() }

@@ -288,7 +288,7 @@ final class FakeUserAgent: WebAuthenticationUserAgent {
     func canPresent() -> Bool { presentable.withLock { $0 } }
 
     func waitUntilPresentable() async -> Bool {
-        for _ in 0..<100 where !canPresent() { try? await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<1000 where !canPresent() { try? await Task.sleep(for: .milliseconds(5)) }
         return canPresent()
     }
 

@@ -81,7 +81,7 @@ struct ServeTests {
         #expect(armed.status == 201)
         let slow = Task { try await Self.transport.send(HTTPRequest(url: issuer + "/.well-known/jwks.json")) }
         _ = try await serve.standardErrorLine(containing: "POST /_admin/faults 201")
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .milliseconds(1000))
         serve.send(SIGTERM)
         let response = try await withTimeout(.seconds(10)) { try await slow.value }
         #expect(response.status == 200)

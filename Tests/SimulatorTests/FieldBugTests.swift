@@ -109,10 +109,17 @@ import WebAuthSession
         try await withSignedOutApp(profile: profile(faulty, .presentWhileInactive)) { _, _, app in
             try app.background()
             let attempt = Task { await signInError { try await app.perform { try await $0.signIn() } } }
-            try await Task.sleep(for: .milliseconds(100))
-            try app.foreground()
-            let error = await attempt.value
-            #expect(error?.code == (faulty ? .presentationFailed : nil))
+            if faulty {
+                // The faulty SDK presents at once from the background scene and fails.
+                #expect(await attempt.value?.code == .presentationFailed)
+                #expect(app.presentationWaits == 0)
+            } else {
+                // The correct SDK holds the sign-in until the scene is foreground-active again.
+                try await waitUntil { app.presentationWaits == 1 }
+                #expect(app.isPresentingSheet == false)
+                try app.foreground()
+                #expect(await attempt.value == nil)
+            }
         }
     }
 

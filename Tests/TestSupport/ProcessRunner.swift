@@ -40,42 +40,51 @@ public enum ProcessRunner {
         _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
         timeout: Duration = .seconds(60)
     ) throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var merged = ProcessInfo.processInfo.environment
-        merged.merge(environment) { _, new in new }
-        process.environment = merged
         let outputFile = try TemporaryDirectory.shared.file(named: "out-\(UUID().uuidString)")
         let errorFile = try TemporaryDirectory.shared.file(named: "err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputFile)
-        let error = try FileHandle(forWritingTo: errorFile)
+        let output = open(outputFile.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let error = open(errorFile.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let inputPipe = try ClosedOnExecPipe()
         defer {
-            try? output.close()
-            try? error.close()
+            close(output)
+            close(error)
             try? FileManager.default.removeItem(at: outputFile)
             try? FileManager.default.removeItem(at: errorFile)
         }
-        process.standardOutput = output
-        process.standardError = error
-        let inputPipe = Pipe()
-        process.standardInput = inputPipe
-        try process.run()
-        if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
-        try inputPipe.fileHandleForWriting.close()
+        let process: ChildProcess
+        do {
+            defer { close(inputPipe.readEnd) }
+            process = try ChildProcess(
+                executable.path, arguments, environment: ChildProcess.environment(with: environment),
+                streams: .init(input: inputPipe.readEnd, output: output, error: error))
+        } catch {
+            close(inputPipe.writeEnd)
+            throw error
+        }
+        if let input {
+            // The child reads as we write; a child that exits early closes its end (EPIPE).
+            var bytes = Array(input.utf8)[...]
+            while !bytes.isEmpty {
+                let written = bytes.withUnsafeBytes { write(inputPipe.writeEnd, $0.baseAddress, $0.count) }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { break }
+                bytes = bytes.dropFirst(written)
+            }
+        }
+        close(inputPipe.writeEnd)
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        var exit = process.exit
+        while exit == nil {
             if ContinuousClock.now > deadline {
-                process.terminate()
+                process.send(SIGKILL)
                 throw Timeout(
                     description: "\(executable.lastPathComponent) \(arguments) ran longer than \(timeout)")
             }
             Thread.sleep(forTimeInterval: 0.005)
+            exit = process.exit
         }
         return ProcessResult(
-            status: process.terminationStatus,
+            status: exit!.status,
             standardOutput: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
             standardError: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
     }

@@ -7,21 +7,30 @@ import Synchronization
 /// A process still running when this is released is killed, so a failed test leaves nothing
 /// behind.
 public final class RunningProcess {
-    public let process: Process
-    private let output = StreamCollector()
-    private let errors = StreamCollector()
+    public let process: ChildProcess
+    private let output: StreamCollector
+    private let errors: StreamCollector
 
     public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var merged = ProcessInfo.processInfo.environment
-        merged.merge(environment) { _, new in new }
-        process.environment = merged
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output.pipe
-        process.standardError = errors.pipe
-        try process.run()
+        let outputPipe = try ClosedOnExecPipe()
+        let errorPipe = try ClosedOnExecPipe()
+        let nullDevice = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer {
+            close(outputPipe.writeEnd)
+            close(errorPipe.writeEnd)
+            close(nullDevice)
+        }
+        do {
+            process = try ChildProcess(
+                executable.path, arguments, environment: ChildProcess.environment(with: environment),
+                streams: .init(input: nullDevice, output: outputPipe.writeEnd, error: errorPipe.writeEnd))
+        } catch {
+            close(outputPipe.readEnd)
+            close(errorPipe.readEnd)
+            throw error
+        }
+        output = StreamCollector(reading: outputPipe.readEnd)
+        errors = StreamCollector(reading: errorPipe.readEnd)
     }
 
     /// Starts the built `signinsim` binary.
@@ -31,17 +40,13 @@ public final class RunningProcess {
         try RunningProcess(SignInSimBinary.url, arguments, environment: environment)
     }
 
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-
     /// Everything written to standard output so far.
     public var standardOutput: String { output.text }
     /// Everything written to standard error so far.
     public var standardError: String { errors.text }
 
     /// Sends a signal (`SIGTERM`, `SIGINT`) to the process.
-    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    public func send(_ signal: Int32) { process.send(signal) }
 
     /// The first line of standard output, without its newline, once it is complete.
     public func firstLine(within limit: Duration = .seconds(30)) async throws -> String {
@@ -64,8 +69,8 @@ public final class RunningProcess {
     /// Waits for the process to end and both streams to be read to their end.
     public func waitForExit(within limit: Duration = .seconds(30)) async throws -> ProcessExit {
         try await poll(limit, waitingFor: "the process to exit") {
-            guard !process.isRunning, output.isFinished, errors.isFinished else { return nil }
-            return ProcessExit(status: process.terminationStatus, reason: process.terminationReason)
+            guard let exit = process.exit, output.isFinished, errors.isFinished else { return nil }
+            return exit
         }
     }
 
@@ -86,28 +91,39 @@ public final class RunningProcess {
 /// How a process ended: its exit status, or the signal that killed it.
 public struct ProcessExit: Sendable, Equatable {
     public let status: Int32
-    public let reason: Process.TerminationReason
+    public let reason: Reason
+
+    public enum Reason: Sendable, Equatable {
+        case exit
+        case uncaughtSignal
+    }
 
     /// Exited by itself with status 0.
     public var isCleanExit: Bool { reason == .exit && status == 0 }
 }
 
-/// One output stream of a child process, read as it is written.
-private final class StreamCollector {
-    let pipe = Pipe()
+/// One output stream of a child process, read on a thread of its own as it is written.
+private final class StreamCollector: Sendable {
     private let buffer = StreamBuffer()
 
-    init() {
+    init(reading descriptor: Int32) {
         let buffer = self.buffer
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                buffer.finish()
-            } else {
-                buffer.append(chunk)
+        let thread = Thread {
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    buffer.append(Data(chunk[..<count]))
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
             }
+            close(descriptor)
+            buffer.finish()
         }
+        thread.start()
     }
 
     var text: String { String(decoding: buffer.data, as: UTF8.self) }
