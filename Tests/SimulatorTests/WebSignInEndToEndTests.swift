@@ -84,3 +84,18 @@ import WebAuthSession
         }
     }
 }
+
+/// DPoP with a server nonce required: the SDK retries once with the issuer's `DPoP-Nonce`.
+@Suite struct DPoPNonceEndToEndTests {
+    @Test func signInRetriesWithTheServerNonce() async throws {
+        var tenant = Tenant.default
+        tenant.requireDPoPNonce = true
+        try await withSignedOutApp(tenant: tenant, usesDPoP: true) { _, phone, app in
+            let session = try await app.perform { try await $0.signIn() }
+            #expect(session.tokenType == "DPoP")
+            let tokenRequests = phone.device.network.log.filter { $0.request.path == "/oauth/token" }
+            #expect(tokenRequests.count == 2)  // use_dpop_nonce, then the retry with the nonce
+            _ = try await app.perform { try await $0.getAccessToken(forceRefresh: true) }
+        }
+    }
+}
