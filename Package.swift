@@ -115,7 +115,10 @@ let package = Package(
             name: "signinsim", dependencies: ["SignInSimCLI"], swiftSettings: strictSettings),
         .executableTarget(
             name: "signinsim-bench",
-            dependencies: ["Cryptography", "JOSE", "JSON", "HTTPCore", "HTTPClient"],
+            dependencies: [
+                "Cryptography", "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer",
+                "AppleID", "SignInSDK", "Simulator",
+            ],
             path: "Sources/Benchmarks",
             swiftSettings: strictSettings),
 

@@ -267,6 +267,13 @@ case "apple":
         FileHandle.standardError.write(Data("signinsim-bench: \(error)\n".utf8))
         exit(1)
     }
+case "client":
+    do {
+        try await benchClient(seconds: seconds, devices: option("--devices").flatMap { Int($0) } ?? 1000)
+    } catch {
+        FileHandle.standardError.write(Data("signinsim-bench: \(error)\n".utf8))
+        exit(1)
+    }
 case "crypto":
     do {
         try benchCrypto(seconds: seconds)
@@ -275,6 +282,6 @@ case "crypto":
         exit(1)
     }
 default:
-    FileHandle.standardError.write(Data("usage: signinsim-bench crypto|apple [--seconds S]\n".utf8))
+    FileHandle.standardError.write(Data("usage: signinsim-bench crypto|apple|client [--seconds S]\n".utf8))
     exit(64)
 }

@@ -3,13 +3,6 @@ import Foundation
 /// The `application/x-www-form-urlencoded` format, as OAuth uses it for form bodies and
 /// query strings (RFC 6749 Appendix B; WHATWG URL §5).
 public enum FormURLEncoding {
-    /// Bytes left as they are: RFC 3986 unreserved characters.
-    private static let unreserved: CharacterSet = {
-        var set = CharacterSet()
-        set.insert(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        return set
-    }()
-
     /// Longest form or query text `decode` accepts.
     public static let maximumLength = 4 * 1024 * 1024
 
@@ -24,9 +17,37 @@ public enum FormURLEncoding {
         return parts.joined(separator: "&")
     }
 
-    /// Percent-encodes everything but unreserved characters.
+    /// Percent-encodes every UTF-8 byte but the unreserved characters (RFC 3986 §2.1, §2.3).
+    ///
+    /// Byte-wise over UTF-8 rather than Foundation's `addingPercentEncoding`, which bridges
+    /// through CFString on Linux and showed up in client profiles (every token request and
+    /// authorize URL is encoded here).
     public static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+        let utf8 = text.utf8
+        if utf8.allSatisfy(isUnreserved) { return text }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count * 3)
+        for byte in utf8 {
+            if isUnreserved(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
     }
 
     /// Decodes `a=1&b=2`; `+` is a space, a pair without `=` has an empty value, empty pairs

@@ -25,14 +25,14 @@ public final class SimulatedPhone: Sendable {
     /// - Parameters:
     ///   - device: a device whose `network` wraps a `CookieJarRoutingTransport` (as
     ///     `SimulatedPhone.makeDevice` builds it), so browser sheets keep their cookies.
-    init(name: String, device: SimulatedDevice, appleURL: String?, appleTransport: any HTTPTransport) {
+    init(name: String, device: SimulatedDevice, appleURL: String?, curl: CurlTransport) {
         self.name = name
         self.device = device
         self.appleURL = appleURL
-        self.appleTransport = appleTransport
+        appleTransport = curl
         let network = device.network
         browser = WebBrowser(cookieJar: CookieJar()) { jar in
-            BrowserSessionTransport(jar: jar, network: network)
+            BrowserSessionTransport(jar: jar, curl: curl, network: network)
         }
     }
 

@@ -67,7 +67,7 @@ public final class SimulationWorld: Sendable {
             hasPasscode: hasPasscode, transport: CookieJarRoutingTransport(curl: curl))
         let phone = SimulatedPhone(
             name: name ?? "phone-\(index + 1)", device: device, appleURL: appleURL ?? identity?.appleURL,
-            appleTransport: curl)
+            curl: curl)
         phones.withLock { $0.append(phone) }
         return phone
     }
