@@ -34,23 +34,43 @@ struct FlowFloor {
     }
 }
 
-/// Sequential loopback round trips per second through the same libcurl transport the phones
-/// use, against a handler that answers at once: the cheapest request the flows could make.
-func loopbackRequestsPerSecond(seconds: Double) async throws -> Double {
+/// Loopback round trips per second through the same libcurl transport the phones use, against
+/// a handler that answers at once: the cheapest request the flows could make. `concurrency`
+/// senders share the transport, as the phones of one world share theirs.
+func loopbackRequestsPerSecond(seconds: Double, concurrency: Int = 1) async throws -> Double {
     let server = MicroHTTPServer { _ in .json(["ok": true]) }
     try server.start()
     defer { Task { await server.shutdown() } }
     let transport = CurlTransport(cookieJar: nil)
     let request = HTTPRequest.form(url: server.baseURL + "/token", parameters: ["grant_type": "x"])
     for _ in 0..<50 { _ = try await transport.send(request) }
+    return try await throughput(seconds: seconds, concurrency: concurrency) { _ in
+        _ = try await transport.send(request)
+    }
+}
+
+/// Operations per second of `concurrency` loops, each running `operation(loopIndex)` until
+/// `seconds` have passed.
+func throughput(
+    seconds: Double, concurrency: Int, _ operation: @escaping @Sendable (Int) async throws -> Void
+) async throws -> Double {
     let clock = ContinuousClock()
     let start = clock.now
-    var count = 0
-    while clock.now - start < .milliseconds(Int64(seconds * 1000)) {
-        _ = try await transport.send(request)
-        count += 1
+    let limit = Duration.milliseconds(Int64(seconds * 1000))
+    let total = try await withThrowingTaskGroup(of: Int.self) { group in
+        for index in 0..<concurrency {
+            group.addTask {
+                var count = 0
+                while clock.now - start < limit {
+                    try await operation(index)
+                    count += 1
+                }
+                return count
+            }
+        }
+        return try await group.reduce(0, +)
     }
-    return Double(count) / benchSeconds(clock.now - start)
+    return Double(total) / benchSeconds(clock.now - start)
 }
 
 func seconds(_ duration: Duration) -> Double {
@@ -73,47 +93,67 @@ func residentMemory() -> (peak: Double, current: Double) {
     return (field("VmHWM"), field("VmRSS"))
 }
 
-/// Full sign-ins on simulated phones against the embedded issuer over loopback, next to their floor.
-func benchClient(seconds: Double, devices: Int) async throws {
-    print("openssl speed -seconds 1 ecdsap256 rsa2048 …")
+/// Full sign-ins on simulated phones against the embedded issuer over loopback, next to their
+/// floor: one phone at a time (latency-bound), then `concurrency` phones at once (throughput,
+/// against a floor measured with the same number of concurrent requests and `openssl speed
+/// -multi` over every core).
+func benchClient(seconds: Double, devices: Int, concurrency: Int) async throws {
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    print("openssl speed -seconds 1 ecdsap256 rsa2048, alone and with -multi \(cores) …")
     let rates = try await withCheckedThrowingContinuation { continuation in
         DispatchQueue.global().async { continuation.resume(with: Result { try runOpenSSLSpeed(seconds: 1) }) }
     }
-    let requestRate = try await loopbackRequestsPerSecond(seconds: min(seconds, 3))
-    let world = try await SimulationWorld.embedded(epoch: Int64(Date().timeIntervalSince1970))
-    let clock = ContinuousClock()
-
-    // The app is launched once (discovery and keys fetched and cached, as an app does at
-    // start); each flow is then a whole sign-in from a fresh ephemeral sheet to sign-out.
-    let webPhone = try world.addPhone()
-    let webApp = try webPhone.install(world.defaultAppConfiguration())
-    try await webApp.launch()
-    webApp.webUser = .signIn(username: "alice@example.com", password: "alice-password")
-    _ = try await webApp.perform { try await $0.signIn() }
-    try await webApp.perform { try await $0.signOut() }
-    @Sendable func webFlow(_ index: Int) async throws {
-        _ = try await webApp.perform { try await $0.signIn() }
-        _ = try await webApp.perform { try await $0.renewSession() }
-        try await webApp.perform { try await $0.signOut() }
+    let allCoreRates = try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(with: Result { try runOpenSSLSpeed(seconds: 1, processes: cores) })
+        }
     }
-    let applePhone = try world.addPhone()
-    applePhone.appleAccount = AppleIDAccount(
-        email: "bench@example.com", givenName: "Bench", familyName: "User")
-    let appleApp = try applePhone.install(world.defaultAppConfiguration())
-    try await appleApp.launch()
-    _ = try await appleApp.perform { try await $0.signInWithApple() }
-    @Sendable func appleFlow(_ index: Int) async throws {
+    let world = try await SimulationWorld.embedded(epoch: Int64(Date().timeIntervalSince1970))
+
+    // Each phone's app is launched once (discovery and keys fetched and cached, as an app does
+    // at start); each flow is then a whole sign-in from a fresh ephemeral sheet to sign-out.
+    var webApps: [SimulatedApp] = []
+    var applePhones: [SimulatedPhone] = []
+    var appleApps: [SimulatedApp] = []
+    for index in 0..<concurrency {
+        let webPhone = try world.addPhone()
+        let webApp = try webPhone.install(world.defaultAppConfiguration())
+        try await webApp.launch()
+        webApp.webUser = .signIn(username: "alice@example.com", password: "alice-password")
+        _ = try await webApp.perform { try await $0.signIn() }
+        try await webApp.perform { try await $0.signOut() }
+        webApps.append(webApp)
+
+        let applePhone = try world.addPhone()
+        applePhone.appleAccount = AppleIDAccount(
+            email: "bench\(index)@example.com", givenName: "Bench", familyName: "User")
+        let appleApp = try applePhone.install(world.defaultAppConfiguration())
+        try await appleApp.launch()
         _ = try await appleApp.perform { try await $0.signInWithApple() }
-        try await appleApp.perform { try await $0.signOut(callEndSession: false) }
+        applePhones.append(applePhone)
+        appleApps.append(appleApp)
+    }
+    let web = webApps
+    let apple = appleApps
+    @Sendable func webFlow(_ phone: Int) async throws {
+        let app = web[phone]
+        _ = try await app.perform { try await $0.signIn() }
+        _ = try await app.perform { try await $0.renewSession() }
+        try await app.perform { try await $0.signOut() }
+    }
+    @Sendable func appleFlow(_ phone: Int) async throws {
+        let app = apple[phone]
+        _ = try await app.perform { try await $0.signInWithApple() }
+        try await app.perform { try await $0.signOut(callEndSession: false) }
     }
     // Count one flow's requests from the device's network log.
-    _ = webPhone.device.network.drainLog()
+    _ = webApps[0].phone.device.network.drainLog()
     try await webFlow(0)
-    let webRequests = webPhone.device.network.drainLog().count
-    _ = applePhone.device.network.drainLog()
+    let webRequests = webApps[0].phone.device.network.drainLog().count
+    _ = applePhones[0].device.network.drainLog()
     try await appleFlow(0)
     // Native authorization reaches the simulated Apple outside the app's network: one more.
-    let appleRequests = applePhone.device.network.drainLog().count + 1
+    let appleRequests = applePhones[0].device.network.drainLog().count + 1
     // Web: the issuer signs access and ID tokens at the exchange and the refresh (4 ES256);
     // the app verifies both ID tokens, the issuer the id_token_hint at sign-out (3 verifies).
     let webFloor = FlowFloor(requests: Double(webRequests), ecSigns: 4, ecVerifies: 3)
@@ -123,53 +163,80 @@ func benchClient(seconds: Double, devices: Int) async throws {
     let appleFloor = FlowFloor(
         requests: Double(appleRequests), ecSigns: 3, ecVerifies: 2, rsaSigns: 2, rsaVerifies: 1)
 
-    func run(_ name: String, _ flow: (Int) async throws -> Void) async throws -> Double {
-        let start = clock.now
-        var count = 0
-        while clock.now - start < .milliseconds(Int64(seconds * 1000)) {
-            count += 1
-            try await flow(count)
-        }
-        return Double(count) / benchSeconds(clock.now - start)
+    // Rounds interleave the loopback floor with the flows, so that a noisy neighbour on the
+    // machine weighs on both; each row reports the median round.
+    let rounds = 3
+    let slice = seconds / Double(rounds)
+    struct Row {
+        let label: String
+        let floor: FlowFloor
+        let concurrency: Int
+        let flow: @Sendable (Int) async throws -> Void
+        var samples: [(rate: Double, floor: Double)] = []
     }
-    let webRate = try await run("web", webFlow)
-    let appleRate = try await run("apple", appleFlow)
+    var rows = [
+        Row(label: "web flow, one phone", floor: webFloor, concurrency: 1, flow: webFlow),
+        Row(
+            label: "web flow, \(concurrency) phones at once", floor: webFloor, concurrency: concurrency,
+            flow: webFlow),
+        Row(label: "native Apple, one phone", floor: appleFloor, concurrency: 1, flow: appleFlow),
+        Row(
+            label: "native Apple, \(concurrency) phones at once", floor: appleFloor, concurrency: concurrency,
+            flow: appleFlow),
+    ]
+    var loopback: [Int: [Double]] = [:]
+    for _ in 0..<rounds {
+        for index in rows.indices {
+            let row = rows[index]
+            let requestRate = try await loopbackRequestsPerSecond(
+                seconds: slice / 2, concurrency: row.concurrency)
+            loopback[row.concurrency, default: []].append(requestRate)
+            let rate = try await throughput(seconds: slice, concurrency: row.concurrency, row.flow)
+            let floorRate = row.floor.flowsPerSecond(
+                requestsPerSecond: requestRate, rates: row.concurrency == 1 ? rates : allCoreRates)
+            rows[index].samples.append((rate, floorRate))
+        }
+    }
 
     print("")
     print(
-        "full sign-ins on simulated phones against the embedded issuer, loopback, one at a time, \(Int(seconds)) s each:"
-    )
+        "full sign-ins on simulated phones against the embedded issuer over loopback "
+            + "(\(rounds) rounds of \(String(format: "%.1f", slice)) s per row, median round):")
+    let loneLoopback = (loopback[1] ?? []).sorted()
+    let crowdLoopback = (loopback[concurrency] ?? []).sorted()
     print(
         String(
-            format: "  loopback round trip (trivial handler, same transport)   %9.0f requests/s", requestRate)
-    )
-    for (name, rate, floor) in [
-        (
-            "web flow   (authorize, login, consent, exchange, verify, keychain, refresh, sign-out)", webRate,
-            webFloor
-        ),
-        (
-            "native Apple (Apple authorize, exchange with user_profile, verify, keychain, local sign-out)",
-            appleRate,
-            appleFloor
-        ),
-    ] {
-        let floorRate = floor.flowsPerSecond(requestsPerSecond: requestRate, rates: rates)
-        print("  \(name)")
-        print(
-            String(
-                format: "    measured %8.1f flows/s   floor %8.1f flows/s (%@)", rate, floorRate,
-                floor.summary))
-        print(
-            String(
-                format: "    ratio    %7.1f%%   target >= 50%%: %@", rate / floorRate * 100,
-                rate / floorRate >= 0.5 ? "meets" : "BELOW"))
-    }
+            format: "  loopback round trip (trivial handler, same transport): %.0f requests/s alone, "
+                + "%.0f with %d at once",
+            loneLoopback[loneLoopback.count / 2], crowdLoopback[crowdLoopback.count / 2], concurrency))
     print(
         String(
             format:
-                "  openssl speed: ECDSA P-256 %.0f sign/s, %.0f verify/s; RSA 2048 %.0f sign/s, %.0f verify/s",
-            rates.ecdsaSign, rates.ecdsaVerify, rates.rsaSign, rates.rsaVerify))
+                "  openssl speed: ECDSA P-256 %.0f sign/s, %.0f verify/s; RSA 2048 %.0f sign/s, %.0f verify/s"
+                + " (one core); x%.2f ECDSA sign on %d cores",
+            rates.ecdsaSign, rates.ecdsaVerify, rates.rsaSign, rates.rsaVerify,
+            allCoreRates.ecdsaSign / rates.ecdsaSign, cores))
+    print(
+        "  web flow: authorize, login, exchange, verify, keychain, refresh, sign-out; floor: \(webFloor.summary)"
+    )
+    print(
+        "  native Apple: Apple authorize, exchange with user_profile, verify, keychain, sign-out; "
+            + "floor: \(appleFloor.summary)")
+    for row in rows {
+        let ordered = row.samples.sorted { $0.rate / $0.floor < $1.rate / $1.floor }
+        let median = ordered[ordered.count / 2]
+        let ratio = median.rate / median.floor
+        print(
+            String(
+                format:
+                    "    %-34@ %7.1f flows/s   floor %7.1f flows/s   ratio %5.1f%% (rounds %.1f–%.1f%%)   "
+                    + "target >= 50%%: %@",
+                row.label.padding(toLength: 34, withPad: " ", startingAt: 0), median.rate, median.floor,
+                ratio * 100,
+                ordered.first!.rate / ordered.first!.floor * 100,
+                ordered.last!.rate / ordered.last!.floor * 100,
+                ratio >= 0.5 ? "meets" : "BELOW"))
+    }
     await world.shutdown()
 
     // Memory: many phones alive at once, each with an app launched and a session in its keychain.

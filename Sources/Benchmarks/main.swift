@@ -35,10 +35,14 @@ struct OpenSSLRates {
     var rsaVerify = 0.0
 }
 
-func runOpenSSLSpeed(seconds: Int) throws -> OpenSSLRates {
+func runOpenSSLSpeed(seconds: Int, processes: Int = 1) throws -> OpenSSLRates {
     // popen rather than Foundation's Process: Process's pipe never reached end of file when
     // used from the async benchmarks here.
-    guard let pipe = popen("openssl speed -seconds \(seconds) ecdsap256 rsa2048 2>/dev/null", "r") else {
+    guard
+        let pipe = popen(
+            "openssl speed -seconds \(seconds)\(processes > 1 ? " -multi \(processes)" : "") ecdsap256 rsa2048 2>/dev/null",
+            "r")
+    else {
         throw CryptoError(.unsupported, "cannot run openssl speed")
     }
     var output = ""
@@ -269,7 +273,9 @@ case "apple":
     }
 case "client":
     do {
-        try await benchClient(seconds: seconds, devices: option("--devices").flatMap { Int($0) } ?? 1000)
+        try await benchClient(
+            seconds: seconds, devices: option("--devices").flatMap { Int($0) } ?? 1000,
+            concurrency: option("--concurrency").flatMap { Int($0) } ?? 4)
     } catch {
         FileHandle.standardError.write(Data("signinsim-bench: \(error)\n".utf8))
         exit(1)
