@@ -9,6 +9,8 @@
 //                  or served; its Apple connection talks to AppleID)
 //   models         SignInSDK (the app's SDK, ports only), Device (keychain, lifecycle, network)
 //   IO adapters    HTTPClient (libcurl), HTTPServer (libmicrohttpd), WebAuthSession (browser model)
+//   scenarios      Scenario (format, results), ScenarioRunner (drives a Simulator world),
+//                  ScenarioReports (console, JSON, JUnit, HAR)
 //   product        SignInSimCLI (commands), signinsim (thin executable)
 import PackageDescription
 
@@ -102,6 +104,20 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
 
+        // MARK: Scenarios
+        // The scenario format and results (pure values), the runner that drives a world, and
+        // the reports written from results.
+        .target(name: "Scenario", dependencies: ["YAML", "JSON"], swiftSettings: strictSettings),
+        .target(
+            name: "ScenarioRunner",
+            dependencies: [
+                "Scenario", "Simulator", "SignInSDK", "Device", "WebAuthSession", "AppleID", "Issuer",
+                "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient", "YAML",
+            ],
+            swiftSettings: strictSettings),
+        .target(
+            name: "ScenarioReports", dependencies: ["Scenario", "JSON"], swiftSettings: strictSettings),
+
         // MARK: Product
         .target(
             name: "SignInSimCLI",
@@ -109,6 +125,7 @@ let package = Package(
                 "JSON", "Clocks", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient", "HTTPServer",
                 "YAML",
                 "AppleID", "Issuer", "SignInSDK", "Device", "WebAuthSession", "Simulator",
+                "Scenario", "ScenarioRunner", "ScenarioReports",
             ],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -174,6 +191,16 @@ let package = Package(
                 "Cryptography",
                 "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport",
             ]),
+        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "YAML", "JSON", "TestSupport"]),
+        .testTarget(
+            name: "ScenarioRunnerTests",
+            dependencies: [
+                "ScenarioRunner", "Scenario", "Simulator", "SignInSDK", "JSON", "HTTPCore", "TestSupport",
+            ]),
+        .testTarget(
+            name: "ScenarioReportsTests",
+            dependencies: ["ScenarioReports", "Scenario", "JSON", "TestSupport"],
+            exclude: ["Golden"]),
         .testTarget(
             name: "SignInSimCLITests",
             dependencies: [

@@ -44,6 +44,11 @@ public final class ConditionedTransport: HTTPTransport {
         public var condition: AppliedCondition
         /// Whether the request reached the inner transport (the server).
         public var reachedServer: Bool
+        /// When the request was sent, in milliseconds since the Unix epoch on the transport's
+        /// clock (a simulated device's virtual clock); 0 without one.
+        public var startedAtMilliseconds: Int64 = 0
+        /// Wall time from send to outcome, in milliseconds.
+        public var durationMilliseconds: Double = 0
     }
 
     private struct State {
@@ -54,6 +59,7 @@ public final class ConditionedTransport: HTTPTransport {
 
     private let inner: any HTTPTransport
     private let sleeper: Sleeper
+    private let now: @Sendable () -> Int64
     private let state: Mutex<State>
     /// The most exchanges the log keeps. Once full it drops its oldest tenth at once, so it
     /// holds between 90% and 100% of this many.
@@ -62,13 +68,16 @@ public final class ConditionedTransport: HTTPTransport {
     /// - Parameters:
     ///   - sleeper: how latency is slept; defaults to `Task.sleep` on the continuous clock. A
     ///     simulated device passes its virtual scheduler's sleep.
+    ///   - now: milliseconds since the Unix epoch, stamped on each logged exchange.
     public init(
         inner: any HTTPTransport, conditions: NetworkConditions = .normal, logLimit: Int = 10_000,
+        now: @escaping @Sendable () -> Int64 = { 0 },
         sleeper: @escaping Sleeper = { try await Task.sleep(for: $0) }
     ) {
         precondition(logLimit > 0, "the log must keep at least one exchange")
         self.inner = inner
         self.sleeper = sleeper
+        self.now = now
         self.logLimit = logLimit
         state = Mutex(State(conditions: conditions))
     }
@@ -151,6 +160,12 @@ public final class ConditionedTransport: HTTPTransport {
             return (.fault(kind), conditions.latency, nil, sequence)
         }
         let target = request.urlWithoutQuery
+        let startedAt = now()
+        let started = ContinuousClock.now
+        func elapsed() -> Double {
+            let (seconds, attoseconds) = (ContinuousClock.now - started).components
+            return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        }
         var reachedServer = false
         let outcome: Result<HTTPResponse, HTTPError>
         do throws(HTTPError) {
@@ -185,13 +200,15 @@ public final class ConditionedTransport: HTTPTransport {
             record(
                 Exchange(
                     sequence: sequence, request: request, outcome: .failure(error), condition: condition,
-                    reachedServer: reachedServer))
+                    reachedServer: reachedServer, startedAtMilliseconds: startedAt,
+                    durationMilliseconds: elapsed()))
             throw error
         }
         record(
             Exchange(
                 sequence: sequence, request: request, outcome: outcome, condition: condition,
-                reachedServer: reachedServer))
+                reachedServer: reachedServer, startedAtMilliseconds: startedAt,
+                durationMilliseconds: elapsed()))
         return try outcome.get()
     }
 

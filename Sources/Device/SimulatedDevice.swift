@@ -49,9 +49,9 @@ public final class SimulatedDevice: Sendable {
         state = Mutex(State(device: device))
         clock = DeviceClock(scheduler: scheduler, skew: skew)
         random = SeededRandom(seed: seed)
-        network = ConditionedTransport(inner: transport) { duration in
-            try await scheduler.sleep(for: duration)
-        }
+        network = ConditionedTransport(
+            inner: transport, now: { scheduler.epochSeconds * 1000 + scheduler.now.milliseconds },
+            sleeper: { duration in try await scheduler.sleep(for: duration) })
     }
 
     /// The world this device lives in.

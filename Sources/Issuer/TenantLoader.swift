@@ -1,5 +1,5 @@
 import JSON
-import YAML
+public import YAML
 
 #if canImport(Glibc)
     import Glibc
@@ -32,6 +32,13 @@ public enum TenantLoader {
         let root = try parse(bytes, format: format, fileName: fileName)
         let decoder = TenantDecoder(fileName: fileName, directory: directory(of: fileName))
         return try decoder.tenant(from: root)
+    }
+
+    /// Reads a tenant document already parsed as YAML, such as the `tenant:` of a scenario;
+    /// errors carry the node positions in `fileName`.
+    public static func load(node: YAMLNode, fileName: String) throws(TenantError) -> Tenant {
+        let decoder = TenantDecoder(fileName: fileName, directory: directory(of: fileName))
+        return try decoder.tenant(from: node)
     }
 
     enum Format {

@@ -49,4 +49,8 @@ extension SignInClient {
 
     /// Whether a session is stored (without refreshing it).
     public func hasStoredSession() throws(SignInError) -> Bool { try loadSession() != nil }
+
+    /// The stored session as it is, without refreshing it: what a test or a debug screen
+    /// inspects. `getSession()` is what an app calls.
+    public func storedSession() throws(SignInError) -> Session? { try loadSession() }
 }

@@ -13,6 +13,8 @@ public enum SignInSimCLI {
             """,
         subcommands: [
             versionCommand, jwkCommand, jwtCommand, serveCommand, signInCommand, appleSignInCommand,
+            runCommand,
+            validateCommand, listCommand,
         ])
 
     /// Runs the process's command line and exits.

@@ -150,7 +150,10 @@ enum RequestLogLine {
 /// SIGINT and SIGTERM delivered as values, so that `serve` can stop the server and exit 0
 /// instead of being killed. While this exists both signals' default actions are off; each
 /// arrives through a Dispatch source and is buffered until `next()` takes it.
-final class TerminationSignals {
+///
+/// Sendable by hand: every stored property is set once in `init`, the stream is Sendable and
+/// Dispatch sources are safe to cancel from any thread.
+final class TerminationSignals: @unchecked Sendable {
     private let stream: AsyncStream<Int32>
     private let sources: [any DispatchSourceSignal]
 

@@ -1,0 +1,79 @@
+public import JSON
+
+/// One check in an `expect` step, with where it is written.
+public struct Expectation: Hashable, Sendable {
+    public var kind: Kind
+    public var location: SourceLocation
+
+    public init(_ kind: Kind, location: SourceLocation) {
+        self.kind = kind
+        self.location = location
+    }
+
+    public enum Kind: Hashable, Sendable {
+        /// A session is stored for the app (read through the SDK, without refreshing).
+        case session(present: Bool, app: String?)
+        /// Claims of the stored session's ID token: each value equal, or `present`/`absent`.
+        case claims([String: ClaimMatch], app: String?)
+        /// The stored session holds a refresh token (or not).
+        case refreshToken(present: Bool, app: String?)
+        /// The stored session's granted scope contains these scopes.
+        case scopes([String], app: String?)
+        /// The previous SDK call's error code (nil: it succeeded).
+        case lastError(String?)
+        /// Requests the device sent: count and parameters.
+        case requests(RequestExpectation)
+        /// Keychain items on the device.
+        case keychainItems(Int)
+        /// Cookies in the device browser's jar for the issuer.
+        case browserCookies(count: Int?, named: String?)
+        /// A user at the embedded issuer, found by email: field values.
+        case issuerUser(email: String, fields: [String: ClaimMatch])
+        /// The app's lifecycle phase (`notRunning`, `foregroundActive`, …).
+        case appPhase(String, app: String?)
+
+        public var needsEmbeddedIssuer: Bool {
+            if case .issuerUser = self { return true }
+            return false
+        }
+    }
+}
+
+/// How a claim or field is matched.
+public enum ClaimMatch: Hashable, Sendable, CustomStringConvertible {
+    case equals(JSONValue)
+    case present
+    case absent
+
+    public var description: String {
+        switch self {
+        case .equals(let value): String(decoding: value.serialized(), as: UTF8.self)
+        case .present: "present"
+        case .absent: "absent"
+        }
+    }
+}
+
+/// Which requests, and how many.
+public struct RequestExpectation: Hashable, Sendable {
+    /// The request path (`/oauth/token`), or nil for any.
+    public var path: String?
+    public var method: String?
+    /// Form or query parameters each matching request must have (or lack).
+    public var parameters: [String: ClaimMatch]
+    /// Exactly this many matching requests (nil: at least one).
+    public var count: Int?
+    /// At least this many.
+    public var atLeast: Int?
+
+    public init(
+        path: String? = nil, method: String? = nil, parameters: [String: ClaimMatch] = [:], count: Int? = nil,
+        atLeast: Int? = nil
+    ) {
+        self.path = path
+        self.method = method
+        self.parameters = parameters
+        self.count = count
+        self.atLeast = atLeast
+    }
+}

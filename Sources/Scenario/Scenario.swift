@@ -1,0 +1,169 @@
+import JSON
+public import YAML
+
+/// One scenario file, parsed and checked: the world to build (issuer, device, apps) and the
+/// steps to replay in it. Environment variables are already substituted and `runFlow`
+/// includes already inlined, so running it reads nothing else.
+public struct Scenario: Hashable, Sendable {
+    public var name: String
+    /// What the scenario proves, for the people reading the report.
+    public var description: String
+    public var tags: [String]
+    /// The variables after `-e` overrides, as the steps saw them.
+    public var env: [String: String]
+    /// The world's seed; the run's `--seed` applies when this is nil.
+    public var seed: UInt64?
+    public var issuer: IssuerTarget
+    public var device: DeviceSetup
+    /// The apps on the device; the first is the one steps act on unless they name another.
+    public var apps: [AppSetup]
+    public var steps: [Step]
+    /// Wall-clock limit for the whole scenario, in seconds (`timeout`).
+    public var timeLimitSeconds: Double?
+    /// Where the scenario starts (the document's first key).
+    public var location: SourceLocation
+
+    public init(
+        name: String, description: String = "", tags: [String] = [], env: [String: String] = [:],
+        seed: UInt64? = nil, issuer: IssuerTarget = .embedded(tenant: nil), device: DeviceSetup = .init(),
+        apps: [AppSetup] = [AppSetup()], steps: [Step] = [], timeLimitSeconds: Double? = nil,
+        location: SourceLocation
+    ) {
+        self.name = name
+        self.description = description
+        self.tags = tags
+        self.env = env
+        self.seed = seed
+        self.issuer = issuer
+        self.device = device
+        self.apps = apps
+        self.steps = steps
+        self.timeLimitSeconds = timeLimitSeconds
+        self.location = location
+    }
+
+    /// Whether a step anywhere in the scenario needs the embedded issuer (admin actions).
+    public var needsEmbeddedIssuer: Bool {
+        func needs(_ steps: [Step]) -> Bool {
+            steps.contains { step in
+                switch step.action {
+                case .issuer: true
+                case .parallel(let inner), .include(_, let inner): needs(inner)
+                case .expect(let expectations): expectations.contains { $0.kind.needsEmbeddedIssuer }
+                default: false
+                }
+            }
+        }
+        return needs(steps)
+    }
+}
+
+/// The issuer a scenario runs against.
+public enum IssuerTarget: Hashable, Sendable {
+    /// SignInSim's own issuer, started fresh for the scenario. `tenant` is a tenant document
+    /// (the format of `serve --tenant`) that adds to or overrides the default tenant.
+    case embedded(tenant: TenantOverride?)
+    /// A real issuer elsewhere, found by discovery.
+    case external(ExternalIssuer)
+
+    public var isEmbedded: Bool {
+        if case .embedded = self { return true }
+        return false
+    }
+}
+
+/// A tenant document written inside a scenario, kept as YAML so the issuer's own loader
+/// checks it (with positions in the scenario file).
+public struct TenantOverride: Hashable, Sendable {
+    public var node: YAMLNode
+    public var file: String
+
+    public init(node: YAMLNode, file: String) {
+        self.node = node
+        self.file = file
+    }
+}
+
+/// How the apps reach a real issuer.
+public struct ExternalIssuer: Hashable, Sendable {
+    public var url: String
+    /// The simulated Apple the phone authorizes at (for `signInWithApple` against a `serve`).
+    public var appleURL: String?
+
+    public init(url: String, appleURL: String? = nil) {
+        self.url = url
+        self.appleURL = appleURL
+    }
+}
+
+/// The simulated phone.
+public struct DeviceSetup: Hashable, Sendable {
+    /// Seconds the device clock is ahead of (positive) or behind (negative) the world.
+    public var skewSeconds: Int64
+    public var hasPasscode: Bool
+    /// The Apple ID signed in on the phone, if any.
+    public var appleAccount: AppleAccountSetup?
+
+    public init(skewSeconds: Int64 = 0, hasPasscode: Bool = true, appleAccount: AppleAccountSetup? = nil) {
+        self.skewSeconds = skewSeconds
+        self.hasPasscode = hasPasscode
+        self.appleAccount = appleAccount
+    }
+}
+
+/// The Apple ID on the phone.
+public struct AppleAccountSetup: Hashable, Sendable {
+    public var email: String
+    public var givenName: String?
+    public var familyName: String?
+    /// Hide My Email: Apple gives the app a private relay address.
+    public var privateRelay: Bool
+
+    public init(
+        email: String, givenName: String? = nil, familyName: String? = nil, privateRelay: Bool = false
+    ) {
+        self.email = email
+        self.givenName = givenName
+        self.familyName = familyName
+        self.privateRelay = privateRelay
+    }
+}
+
+/// One app on the device and how its SDK is configured at launch.
+public struct AppSetup: Hashable, Sendable {
+    public var bundleID: String
+    public var clientID: String
+    public var redirectURI: String
+    public var scopes: [String]
+    public var clientSecret: String?
+    public var audience: String?
+    /// The SDK behaviour profile by name (`default`, `naive`, `persist-late+strict-clock`, …).
+    public var profile: String
+    /// `prefersEphemeralWebBrowserSession = false`: the device browser's cookie jar.
+    public var sharedSession: Bool
+    public var usesDPoP: Bool
+    /// The login form's field names (other issuers name them differently).
+    public var usernameField: String
+    public var passwordField: String
+
+    public init(
+        bundleID: String = "com.example.app", clientID: String = "com.example.app",
+        redirectURI: String = "com.example.app://auth/callback",
+        scopes: [String] = ["openid", "profile", "email", "offline_access"], clientSecret: String? = nil,
+        audience: String? = nil, profile: String = "default", sharedSession: Bool = false,
+        usesDPoP: Bool = false,
+        usernameField: String = "username", passwordField: String = "password"
+    ) {
+        self.bundleID = bundleID
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.clientSecret = clientSecret
+        self.audience = audience
+        self.profile = profile
+        self.sharedSession = sharedSession
+        self.usesDPoP = usesDPoP
+        self.usernameField = usernameField
+        self.passwordField = passwordField
+    }
+}

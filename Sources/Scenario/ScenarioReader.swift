@@ -1,0 +1,144 @@
+import JSON
+import YAML
+
+/// Typed reads of a scenario's YAML nodes that fail with the node's position and what was
+/// expected there.
+struct ScenarioReader {
+    let file: String
+
+    func location(_ node: YAMLNode) -> SourceLocation {
+        SourceLocation(file: file, line: node.mark.line, column: node.mark.column)
+    }
+
+    func error(_ node: YAMLNode, _ message: String) -> ScenarioError {
+        ScenarioError(.invalid, message, at: location(node))
+    }
+
+    /// A mapping whose keys are all in `allowed`.
+    func mapping(_ node: YAMLNode, _ context: String, allowed: [String]) throws(ScenarioError) -> YAMLMapping
+    {
+        guard case .mapping(let mapping) = node else {
+            throw error(node, "\(context) must be a mapping, found \(node.typeDescription)")
+        }
+        for pair in mapping.pairs {
+            guard let key = pair.key.scalar?.value else {
+                throw error(pair.key, "\(context) has a key that is not a string")
+            }
+            guard allowed.contains(key) else {
+                throw error(
+                    pair.key,
+                    "unknown key \"\(key)\" in \(context); expected one of: \(allowed.joined(separator: ", "))"
+                )
+            }
+        }
+        return mapping
+    }
+
+    func string(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> String {
+        guard case .scalar(let scalar) = node, !node.isNull else {
+            throw error(node, "\(context) must be a string, found \(node.typeDescription)")
+        }
+        // Numbers and booleans are fine where text is expected (a password "1234").
+        return scalar.value
+    }
+
+    func optionalString(_ mapping: YAMLMapping, _ key: String, _ context: String) throws(ScenarioError)
+        -> String?
+    {
+        guard let node = mapping[key], !node.isNull else { return nil }
+        return try string(node, "\(context).\(key)")
+    }
+
+    /// An integer; a quoted one too, since `"${COUNT}"` substitutes into a string.
+    func int(_ node: YAMLNode, _ context: String, range: ClosedRange<Int>? = nil) throws(ScenarioError) -> Int
+    {
+        guard let value = node.int ?? node.string.flatMap({ Int($0) }) else {
+            throw error(node, "\(context) must be an integer, found \(node.typeDescription)")
+        }
+        if let range, !range.contains(value) {
+            throw error(
+                node, "\(context) must be from \(range.lowerBound) to \(range.upperBound), found \(value)")
+        }
+        return value
+    }
+
+    func bool(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> Bool {
+        guard let value = node.bool ?? node.string.flatMap({ ["true": true, "false": false][$0] }) else {
+            throw error(node, "\(context) must be true or false, found \(node.typeDescription)")
+        }
+        return value
+    }
+
+    /// A list of strings, written as a sequence or as one space-separated string.
+    func strings(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> [String] {
+        if case .sequence(let sequence) = node {
+            var values: [String] = []
+            for item in sequence.items { values.append(try string(item, "an item of \(context)")) }
+            return values
+        }
+        return try string(node, context).split(separator: " ").map(String.init)
+    }
+
+    /// Seconds, as an integer or with a unit: `90`, `90s`, `15m`, `2h`, `1d` (negative allowed).
+    func seconds(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> Int64 {
+        if let value = node.int { return Int64(value) }
+        guard let text = node.string, let unit = text.last, let amount = Int64(text.dropLast()) else {
+            throw error(
+                node, "\(context) must be seconds: an integer or a number with s, m, h or d (\"15m\")")
+        }
+        switch unit {
+        case "s": return amount
+        case "m": return amount * 60
+        case "h": return amount * 3600
+        case "d": return amount * 86400
+        default:
+            throw error(node, "\(context) has an unknown unit \"\(unit)\"; use s, m, h or d")
+        }
+    }
+
+    /// The node as a JSON value (for claims, user fields and tenant documents).
+    func json(_ node: YAMLNode) throws(ScenarioError) -> JSONValue {
+        switch node {
+        case .scalar:
+            switch node.resolved {
+            case .null?, nil: return .null
+            case .bool(let value)?: return .bool(value)
+            case .int(let value)?: return .int(value)
+            case .double(let value)?: return .double(value)
+            case .string(let value)?: return .string(value)
+            }
+        case .sequence(let sequence):
+            var items: [JSONValue] = []
+            for item in sequence.items { items.append(try json(item)) }
+            return .array(items)
+        case .mapping(let mapping):
+            var members: [String: JSONValue] = [:]
+            for pair in mapping.pairs {
+                guard let key = pair.key.scalar?.value else { throw error(pair.key, "keys must be strings") }
+                members[key] = try json(pair.value)
+            }
+            return .object(members)
+        }
+    }
+
+    /// `present`, `absent`, or a value to equal.
+    func match(_ node: YAMLNode) throws(ScenarioError) -> ClaimMatch {
+        if let text = node.string {
+            if text == "present" { return .present }
+            if text == "absent" { return .absent }
+        }
+        return .equals(try json(node))
+    }
+
+    func matches(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> [String: ClaimMatch] {
+        guard case .mapping(let mapping) = node else {
+            throw error(
+                node, "\(context) must be a mapping of names to values, found \(node.typeDescription)")
+        }
+        var result: [String: ClaimMatch] = [:]
+        for pair in mapping.pairs {
+            result[try string(pair.key, "a key of \(context)")] = try match(pair.value)
+        }
+        return result
+    }
+}

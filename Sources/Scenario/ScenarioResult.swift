@@ -1,0 +1,132 @@
+/// What running one scenario gave: the values every report (console, JSON, JUnit, HAR index)
+/// is written from. Pure data; durations are the only part that differs between two runs with
+/// one seed.
+public struct ScenarioResult: Hashable, Sendable {
+    public enum Status: String, Hashable, Sendable, Codable {
+        /// Every step ran and every expectation held.
+        case passed
+        /// A step failed or an expectation did not hold; `failure` says which.
+        case failed
+        /// Not run: its tags were filtered out, or it needs what the target cannot do.
+        case skipped
+        /// The run was interrupted (SIGINT) or the scenario hit its time limit.
+        case interrupted
+    }
+
+    /// The scenario's `name`.
+    public var name: String
+    /// The file it came from, as given on the command line.
+    public var file: String
+    public var description: String
+    public var tags: [String]
+    public var status: Status
+    /// Why it failed, was skipped or interrupted; nil when it passed.
+    public var failure: StepFailure?
+    /// Each step as it ran, in order (`parallel` blocks as one record with nested steps).
+    public var steps: [StepRecord]
+    /// Wall time in milliseconds (not deterministic).
+    public var durationMilliseconds: Double
+    /// The seed the world ran with.
+    public var seed: UInt64
+    /// Where the HAR of this scenario was written, when `--har-dir` was given.
+    public var harPath: String?
+
+    public init(
+        name: String, file: String, description: String = "", tags: [String] = [], status: Status,
+        failure: StepFailure? = nil, steps: [StepRecord] = [], durationMilliseconds: Double = 0,
+        seed: UInt64 = 0, harPath: String? = nil
+    ) {
+        self.name = name
+        self.file = file
+        self.description = description
+        self.tags = tags
+        self.status = status
+        self.failure = failure
+        self.steps = steps
+        self.durationMilliseconds = durationMilliseconds
+        self.seed = seed
+        self.harPath = harPath
+    }
+}
+
+/// The step that stopped a scenario, and why, in the words a failing test uses.
+public struct StepFailure: Hashable, Sendable {
+    /// The step as written (`signIn`, `expect`, …).
+    public var step: String
+    /// Where the step is written.
+    public var location: SourceLocation
+    /// One sentence: what went wrong.
+    public var message: String
+    /// For a failed expectation: what the scenario expected and what happened.
+    public var expected: String?
+    public var actual: String?
+
+    public init(
+        step: String, location: SourceLocation, message: String, expected: String? = nil,
+        actual: String? = nil
+    ) {
+        self.step = step
+        self.location = location
+        self.message = message
+        self.expected = expected
+        self.actual = actual
+    }
+}
+
+/// One step as it ran.
+public struct StepRecord: Hashable, Sendable {
+    public enum Outcome: String, Hashable, Sendable, Codable {
+        case passed
+        case failed
+        /// Not run: an earlier step failed, or the target cannot do it (an external issuer has
+        /// no admin API), with `note` saying which.
+        case skipped
+    }
+
+    public var step: String
+    public var location: SourceLocation
+    public var outcome: Outcome
+    /// A short note: the error code an SDK call returned, why the step was skipped.
+    public var note: String?
+    /// The steps of a `parallel` block or a `runFlow` include.
+    public var children: [StepRecord]
+    public var durationMilliseconds: Double
+
+    public init(
+        step: String, location: SourceLocation, outcome: Outcome, note: String? = nil,
+        children: [StepRecord] = [], durationMilliseconds: Double = 0
+    ) {
+        self.step = step
+        self.location = location
+        self.outcome = outcome
+        self.note = note
+        self.children = children
+        self.durationMilliseconds = durationMilliseconds
+    }
+}
+
+/// A whole run: every scenario's result, in the order the scenarios were listed (sorted by
+/// file, then position in the file), whatever order they finished in.
+public struct RunSummary: Hashable, Sendable {
+    public var results: [ScenarioResult]
+    /// True when SIGINT stopped the run before every scenario had finished.
+    public var interrupted: Bool
+    /// Wall time of the whole run in milliseconds.
+    public var durationMilliseconds: Double
+    public var seed: UInt64?
+    /// `--shard-split I/N` as given, when sharding.
+    public var shard: String?
+
+    public init(
+        results: [ScenarioResult], interrupted: Bool = false, durationMilliseconds: Double = 0,
+        seed: UInt64? = nil, shard: String? = nil
+    ) {
+        self.results = results
+        self.interrupted = interrupted
+        self.durationMilliseconds = durationMilliseconds
+        self.seed = seed
+        self.shard = shard
+    }
+
+    public func count(_ status: ScenarioResult.Status) -> Int { results.count { $0.status == status } }
+}

@@ -1,0 +1,174 @@
+public import JSON
+
+/// One step of a scenario, with where it is written.
+public struct Step: Hashable, Sendable {
+    public var action: StepAction
+    /// The step's name as written (`signIn`, `advance`, `expect`, …), for reports.
+    public var name: String
+    public var location: SourceLocation
+
+    public init(_ action: StepAction, name: String, location: SourceLocation) {
+        self.action = action
+        self.name = name
+        self.location = location
+    }
+}
+
+/// What a step does.
+public enum StepAction: Hashable, Sendable {
+    /// An app lifecycle action on one app (`app` nil: the scenario's first app).
+    case app(AppAction, app: String?)
+    /// A device action.
+    case device(DeviceAction)
+    /// Moves the world's time forward (tokens and codes age, sleeping work runs).
+    case advance(seconds: Int64)
+    /// A change to the device's network conditions.
+    case network(NetworkChange)
+    /// A call into the app's SDK; `expectedError` is the error code the call must fail with
+    /// (nil: it must succeed).
+    case sdk(SDKCall, app: String?, expectedError: String?)
+    /// Signs an Apple ID in on the phone (nil: signs it out).
+    case appleAccount(AppleAccountSetup?)
+    /// An admin action on the embedded issuer.
+    case issuer(IssuerAction)
+    /// Steps started together; the block ends when all have (races).
+    case parallel([Step])
+    /// A `runFlow` include, inlined: its file and its steps (with its own env applied).
+    case include(file: String, steps: [Step])
+    /// Checks on the state of the world.
+    case expect([Expectation])
+}
+
+/// App lifecycle actions (Device's `AppState` rules decide which are allowed when).
+public enum AppAction: String, Hashable, Sendable, CaseIterable {
+    case install
+    /// Cold launch by the user: a new process and a new SDK, configured at start.
+    case launch
+    /// Launched by the system before the first unlock (prewarming, iOS 15+).
+    case prewarm
+    case foreground
+    case resignActive
+    case background
+    /// The process is killed: in-memory state lost, requests in flight abandoned.
+    case terminate
+    case uninstall
+    /// Deleted and installed again: preferences wiped, keychain kept.
+    case reinstall
+}
+
+/// Device actions.
+public enum DeviceAction: String, Hashable, Sendable, CaseIterable {
+    /// Restart: every app terminated, the keychain locked until the first unlock.
+    case reboot
+    case lock
+    case unlock
+}
+
+/// Changes to the device's network, applied in this order: reset, then the rest.
+public struct NetworkChange: Hashable, Sendable {
+    /// Back to a good network with nothing armed.
+    public var reset: Bool = false
+    public var offline: Bool?
+    public var latencyMilliseconds: Int?
+    /// Every page answers a captive portal's login page.
+    public var captivePortal: Bool?
+    /// The next requests (to `path` when given) fail as if offline.
+    public var failNext: ArmedRequests?
+    /// The next requests reach the server, which answers, but the answer is lost.
+    public var loseResponses: ArmedRequests?
+    /// The next requests are answered with this status by the network (a proxy, a gateway).
+    public var injectedStatus: Int?
+    public var injectedRequests: ArmedRequests?
+
+    public init() {}
+}
+
+/// How many of the next requests, and which.
+public struct ArmedRequests: Hashable, Sendable {
+    public var count: Int
+    /// Only requests whose path is this (nil: any request).
+    public var path: String?
+
+    public init(count: Int = 1, path: String? = nil) {
+        self.count = count
+        self.path = path
+    }
+}
+
+/// SDK calls (`protocols.md` §3).
+public enum SDKCall: Hashable, Sendable {
+    /// The web flow with a scripted user in the sheet.
+    case signIn(WebUserSetup, prompt: String?, scopes: [String]?, loginHint: String?, maxAge: Int?)
+    case handleRedirect(url: String)
+    case getSession
+    case getAccessToken(forceRefresh: Bool)
+    case renewSession
+    case signOut(callEndSession: Bool)
+    case signInWithApple(cancel: Bool, scopes: [String]?, nonce: String?)
+    case userInfo
+    /// `configure(options:)` again, as the app's launch does.
+    case configure
+}
+
+/// What the person does in the web sheet.
+public struct WebUserSetup: Hashable, Sendable {
+    public var username: String
+    public var password: String
+    /// Other fields to fill, in order.
+    public var fields: [FieldValue]
+    /// `approve` or `deny` on a consent page.
+    public var consent: String
+    /// `cancel` (closes the sheet) or `abandon` (leaves it open) at `point`.
+    public var interruption: WebInterruption?
+
+    public init(
+        username: String = "alice@example.com", password: String = "alice-password",
+        fields: [FieldValue] = [],
+        consent: String = "approve", interruption: WebInterruption? = nil
+    ) {
+        self.username = username
+        self.password = password
+        self.fields = fields
+        self.consent = consent
+        self.interruption = interruption
+    }
+}
+
+/// A form field and the value typed into it.
+public struct FieldValue: Hashable, Sendable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// The person stops the web sheet: `cancel` presses Cancel, `abandon` walks away (the app is
+/// then backgrounded or killed by later steps). `point` is `before_load`, `login` or `consent`.
+public struct WebInterruption: Hashable, Sendable {
+    public var kind: Kind
+    public var point: String
+
+    public enum Kind: String, Hashable, Sendable {
+        case cancel
+        case abandon
+    }
+
+    public init(_ kind: Kind, at point: String) {
+        self.kind = kind
+        self.point = point
+    }
+}
+
+/// Admin actions on the embedded issuer (its `/_admin/` API).
+public enum IssuerAction: Hashable, Sendable {
+    /// Arms a fault (`protocols.md` §5 ids or a transport fault) for the next `count` uses.
+    case fault(id: String, count: Int, path: String?, delayMilliseconds: Int?)
+    case clearFaults
+    /// A new signing key (optionally of another algorithm); the old one stays in the JWKS.
+    case rotateKeys(algorithm: String?)
+    /// Creates or updates a user: `{"email", "password", "name", …}`.
+    case user([String: JSONValue])
+}

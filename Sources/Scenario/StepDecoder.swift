@@ -1,0 +1,512 @@
+import JSON
+import YAML
+
+/// Steps: a bare name (`launch`) or a mapping with one key, the step's name, whose value holds
+/// its arguments (`signIn: {username: bob@example.com}`).
+struct StepDecoder {
+    let reader: ScenarioReader
+    let appIDs: [String]
+    let env: [String: String]
+    /// The files being included, outermost first, to refuse include cycles.
+    let includeStack: [String]
+
+    static let sdkSteps = [
+        "configure", "signIn", "handleRedirect", "getSession", "getAccessToken", "renewSession", "signOut",
+        "signInWithApple", "userInfo",
+    ]
+    static let otherSteps = ["advance", "network", "appleAccount", "issuer", "parallel", "runFlow", "expect"]
+    static var allSteps: [String] {
+        AppAction.allCases.map(\.rawValue) + DeviceAction.allCases.map(\.rawValue) + sdkSteps + otherSteps
+    }
+
+    func steps(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> [Step] {
+        guard case .sequence(let sequence) = node else {
+            throw reader.error(node, "\(context) must be a list of steps, found \(node.typeDescription)")
+        }
+        var steps: [Step] = []
+        for item in sequence.items {
+            if let step = try step(item) { steps.append(step) }
+        }
+        return steps
+    }
+
+    /// One step; nil for a `runFlow` whose `when` is false.
+    func step(_ node: YAMLNode) throws(ScenarioError) -> Step? {
+        let name: String
+        let arguments: YAMLNode?
+        let nameNode: YAMLNode
+        switch node {
+        case .scalar:
+            name = try reader.string(node, "a step")
+            arguments = nil
+            nameNode = node
+        case .mapping(let mapping):
+            guard mapping.pairs.count == 1, let pair = mapping.pairs.first else {
+                throw reader.error(
+                    node,
+                    "a step is a mapping with exactly one key, the step's name; found \(mapping.pairs.count) keys"
+                )
+            }
+            name = try reader.string(pair.key, "a step name")
+            arguments = pair.value.isNull ? nil : pair.value
+            nameNode = pair.key
+        case .sequence:
+            throw reader.error(node, "a step must be a name or a mapping, found a sequence")
+        }
+        let location = reader.location(nameNode)
+        guard let action = try action(name, arguments, at: nameNode) else { return nil }
+        return Step(action, name: name, location: location)
+    }
+
+    private func action(_ name: String, _ arguments: YAMLNode?, at node: YAMLNode) throws(ScenarioError)
+        -> StepAction?
+    {
+        if let action = AppAction(rawValue: name) {
+            let mapping = try optionalMapping(arguments, name, allowed: ["app"])
+            return .app(action, app: try app(mapping, name))
+        }
+        if let action = DeviceAction(rawValue: name) {
+            if let arguments { throw reader.error(arguments, "\(name) takes no arguments") }
+            return .device(action)
+        }
+        switch name {
+        case "advance":
+            guard let arguments else {
+                throw reader.error(node, "advance needs a duration: advance: 3600 or 1h")
+            }
+            return .advance(seconds: try reader.seconds(arguments, "advance"))
+        case "network":
+            guard let arguments else { throw reader.error(node, "network needs conditions") }
+            return .network(try network(arguments))
+        case "appleAccount":
+            guard let arguments else { return .appleAccount(nil) }
+            return .appleAccount(
+                try HeaderDecoder(reader: reader, env: env, overrides: [:]).appleAccount(
+                    arguments, "appleAccount"))
+        case "issuer":
+            guard let arguments else {
+                throw reader.error(node, "issuer needs an action: fault, clear_faults, rotate_keys or user")
+            }
+            return .issuer(try issuerAction(arguments))
+        case "parallel":
+            guard let arguments else { throw reader.error(node, "parallel needs a list of steps") }
+            let inner = try steps(arguments, "parallel")
+            guard inner.count >= 2 else { throw reader.error(arguments, "parallel needs at least two steps") }
+            return .parallel(inner)
+        case "runFlow":
+            guard let arguments else { throw reader.error(node, "runFlow needs a file") }
+            return try include(arguments)
+        case "expect":
+            guard let arguments else { throw reader.error(node, "expect needs at least one check") }
+            return .expect(try expectations(arguments))
+        default:
+            if Self.sdkSteps.contains(name) { return try sdk(name, arguments) }
+            throw reader.error(
+                node, "unknown step \"\(name)\"; expected one of: \(Self.allSteps.joined(separator: ", "))")
+        }
+    }
+
+    private func optionalMapping(_ node: YAMLNode?, _ context: String, allowed: [String])
+        throws(ScenarioError)
+        -> YAMLMapping?
+    {
+        guard let node else { return nil }
+        return try reader.mapping(node, context, allowed: allowed)
+    }
+
+    private func app(_ mapping: YAMLMapping?, _ context: String) throws(ScenarioError) -> String? {
+        guard let node = mapping?["app"] else { return nil }
+        let id = try reader.string(node, "\(context).app")
+        guard appIDs.contains(id) else {
+            throw reader.error(node, "no app \(id) on the device; apps: \(appIDs.joined(separator: ", "))")
+        }
+        return id
+    }
+
+    // MARK: SDK calls
+
+    private func sdk(_ name: String, _ arguments: YAMLNode?) throws(ScenarioError) -> StepAction {
+        let common = ["app", "error"]
+        let allowed: [String]
+        switch name {
+        case "signIn":
+            allowed =
+                common + [
+                    "username", "password", "fill", "consent", "cancel", "abandon", "prompt", "scopes",
+                    "login_hint",
+                    "max_age",
+                ]
+        case "handleRedirect": allowed = common + ["url"]
+        case "getAccessToken": allowed = common + ["force"]
+        case "signOut": allowed = common + ["end_session"]
+        case "signInWithApple": allowed = common + ["cancel", "scopes", "nonce"]
+        default: allowed = common
+        }
+        var mapping: YAMLMapping?
+        if name == "handleRedirect", let arguments, case .scalar = arguments {
+            mapping = YAMLMapping(
+                [YAMLPair(key: .scalar(YAMLScalar("url", mark: arguments.mark)), value: arguments)],
+                mark: arguments.mark)
+        } else {
+            mapping = try optionalMapping(arguments, name, allowed: allowed)
+        }
+        let app = try app(mapping, name)
+        var expectedError: String?
+        if let node = mapping?["error"] { expectedError = try reader.string(node, "\(name).error") }
+        let call: SDKCall
+        switch name {
+        case "signIn": call = try signIn(mapping)
+        case "handleRedirect":
+            guard
+                let url = try mapping.flatMap({ (m: YAMLMapping) throws(ScenarioError) in
+                    try reader.optionalString(m, "url", name)
+                })
+            else {
+                throw reader.error(
+                    arguments ?? .scalar(YAMLScalar("", mark: YAMLMark(line: 1, column: 1))),
+                    "handleRedirect needs a url")
+            }
+            call = .handleRedirect(url: url)
+        case "getSession": call = .getSession
+        case "getAccessToken":
+            call = .getAccessToken(
+                forceRefresh: try mapping?["force"].map { (n: YAMLNode) throws(ScenarioError) in
+                    try reader.bool(n, "force")
+                } ?? false)
+        case "renewSession": call = .renewSession
+        case "signOut":
+            call = .signOut(
+                callEndSession: try mapping?["end_session"].map { (n: YAMLNode) throws(ScenarioError) in
+                    try reader.bool(n, "end_session")
+                } ?? true)
+        case "signInWithApple":
+            var scopes: [String]?
+            if let node = mapping?["scopes"] {
+                scopes = try reader.strings(node, "scopes")
+                for scope in scopes ?? [] where scope != "email" && scope != "name" {
+                    throw reader.error(node, "signInWithApple scopes are email and name, found \(scope)")
+                }
+            }
+            call = .signInWithApple(
+                cancel: try mapping?["cancel"].map { (n: YAMLNode) throws(ScenarioError) in
+                    try reader.bool(n, "cancel")
+                } ?? false,
+                scopes: scopes,
+                nonce: try mapping.flatMap { (m: YAMLMapping) throws(ScenarioError) in
+                    try reader.optionalString(m, "nonce", name)
+                })
+        case "userInfo": call = .userInfo
+        default: call = .configure
+        }
+        return .sdk(call, app: app, expectedError: expectedError)
+    }
+
+    static let interruptionPoints = ["before_load", "login", "consent"]
+
+    private func signIn(_ mapping: YAMLMapping?) throws(ScenarioError) -> SDKCall {
+        var user = WebUserSetup()
+        var prompt: String?
+        var scopes: [String]?
+        var loginHint: String?
+        var maxAge: Int?
+        if let mapping {
+            if let value = try reader.optionalString(mapping, "username", "signIn") { user.username = value }
+            if let value = try reader.optionalString(mapping, "password", "signIn") { user.password = value }
+            if let node = mapping["fill"] {
+                guard case .mapping(let fields) = node else {
+                    throw reader.error(node, "signIn.fill must be a mapping of field names to values")
+                }
+                for pair in fields.pairs {
+                    user.fields.append(
+                        FieldValue(
+                            try reader.string(pair.key, "a field name"),
+                            try reader.string(pair.value, "a field value")))
+                }
+            }
+            if let node = mapping["consent"] {
+                let value = try reader.string(node, "signIn.consent")
+                guard value == "approve" || value == "deny" else {
+                    throw reader.error(node, "signIn.consent must be approve or deny, found \(value)")
+                }
+                user.consent = value
+            }
+            for kind in [WebInterruption.Kind.cancel, .abandon] {
+                guard let node = mapping[kind.rawValue] else { continue }
+                guard user.interruption == nil else {
+                    throw reader.error(node, "signIn takes cancel or abandon, not both")
+                }
+                let point = try reader.string(node, "signIn.\(kind.rawValue)")
+                guard Self.interruptionPoints.contains(point) else {
+                    throw reader.error(
+                        node,
+                        "signIn.\(kind.rawValue) must be one of \(Self.interruptionPoints.joined(separator: ", ")), found \(point)"
+                    )
+                }
+                user.interruption = WebInterruption(kind, at: point)
+            }
+            prompt = try reader.optionalString(mapping, "prompt", "signIn")
+            if let node = mapping["scopes"] { scopes = try reader.strings(node, "signIn.scopes") }
+            loginHint = try reader.optionalString(mapping, "login_hint", "signIn")
+            if let node = mapping["max_age"] {
+                maxAge = try reader.int(node, "signIn.max_age", range: 0...Int(Int32.max))
+            }
+        }
+        return .signIn(user, prompt: prompt, scopes: scopes, loginHint: loginHint, maxAge: maxAge)
+    }
+
+    // MARK: Device, issuer
+
+    private func network(_ node: YAMLNode) throws(ScenarioError) -> NetworkChange {
+        let mapping = try reader.mapping(
+            node, "network",
+            allowed: [
+                "reset", "offline", "latency_ms", "captive_portal", "fail_next", "lose_responses", "status",
+            ])
+        var change = NetworkChange()
+        if let node = mapping["reset"] { change.reset = try reader.bool(node, "network.reset") }
+        if let node = mapping["offline"] { change.offline = try reader.bool(node, "network.offline") }
+        if let node = mapping["latency_ms"] {
+            change.latencyMilliseconds = try reader.int(node, "network.latency_ms", range: 0...600_000)
+        }
+        if let node = mapping["captive_portal"] {
+            change.captivePortal = try reader.bool(node, "network.captive_portal")
+        }
+        if let node = mapping["fail_next"] { change.failNext = try armed(node, "network.fail_next") }
+        if let node = mapping["lose_responses"] {
+            change.loseResponses = try armed(node, "network.lose_responses")
+        }
+        if let node = mapping["status"] {
+            let inner = try reader.mapping(node, "network.status", allowed: ["code", "count", "path"])
+            guard let code = inner["code"] else { throw reader.error(node, "network.status needs a code") }
+            change.injectedStatus = try reader.int(code, "network.status.code", range: 100...599)
+            change.injectedRequests = try armed(node, "network.status", extraKeys: ["code"])
+        }
+        return change
+    }
+
+    /// `3`, or `{count: 3, path: /oauth/token}`.
+    private func armed(_ node: YAMLNode, _ context: String, extraKeys: [String] = []) throws(ScenarioError)
+        -> ArmedRequests
+    {
+        if case .scalar = node {
+            return ArmedRequests(count: try reader.int(node, context, range: 1...10_000))
+        }
+        let mapping = try reader.mapping(node, context, allowed: ["count", "path"] + extraKeys)
+        var armed = ArmedRequests()
+        if let node = mapping["count"] {
+            armed.count = try reader.int(node, "\(context).count", range: 1...10_000)
+        }
+        armed.path = try reader.optionalString(mapping, "path", context)
+        return armed
+    }
+
+    private func issuerAction(_ node: YAMLNode) throws(ScenarioError) -> IssuerAction {
+        let mapping = try reader.mapping(
+            node, "issuer",
+            allowed: ["fault", "count", "path", "delay_ms", "clear_faults", "rotate_keys", "user"])
+        let actions = ["fault", "clear_faults", "rotate_keys", "user"].filter { mapping[$0] != nil }
+        guard actions.count == 1 else {
+            throw reader.error(
+                node,
+                "issuer takes one action of fault, clear_faults, rotate_keys, user; found \(actions.count)")
+        }
+        switch actions[0] {
+        case "fault":
+            let id = try reader.string(mapping["fault"]!, "issuer.fault")
+            let count =
+                try mapping["count"].map { (n: YAMLNode) throws(ScenarioError) in
+                    try reader.int(n, "issuer.count", range: 1...1_000_000)
+                } ?? 1
+            let delay = try mapping["delay_ms"].map { (n: YAMLNode) throws(ScenarioError) in
+                try reader.int(n, "issuer.delay_ms", range: 0...600_000)
+            }
+            return .fault(
+                id: id, count: count, path: try reader.optionalString(mapping, "path", "issuer"),
+                delayMilliseconds: delay)
+        case "clear_faults":
+            return .clearFaults
+        case "rotate_keys":
+            let value = mapping["rotate_keys"]!
+            if value.bool != nil { return .rotateKeys(algorithm: nil) }
+            return .rotateKeys(algorithm: try reader.string(value, "issuer.rotate_keys"))
+        default:
+            let user = mapping["user"]!
+            guard case .object(let fields) = try reader.json(user), fields["email"]?.stringValue != nil else {
+                throw reader.error(user, "issuer.user must be a mapping with at least an email")
+            }
+            return .user(fields)
+        }
+    }
+
+    // MARK: runFlow
+
+    private func include(_ node: YAMLNode) throws(ScenarioError) -> StepAction? {
+        var fileNode = node
+        var flowEnv = env
+        if case .mapping = node {
+            let mapping = try reader.mapping(node, "runFlow", allowed: ["file", "env", "when"])
+            guard let file = mapping["file"] else { throw reader.error(node, "runFlow needs a file") }
+            fileNode = file
+            if let envNode = mapping["env"] {
+                let values = try ScenarioLoader.variables(envNode, reader: reader, context: "runFlow.env")
+                for (key, value) in values { flowEnv[key] = value }
+            }
+            if let when = mapping["when"], !(try condition(when)) { return nil }
+        }
+        let relative = try reader.string(fileNode, "runFlow.file")
+        let path = Self.resolve(relative, from: reader.file)
+        guard !includeStack.contains(path) else {
+            throw reader.error(
+                fileNode,
+                "runFlow includes \(relative) again (a cycle: \(includeStack.joined(separator: " → ")))")
+        }
+        guard includeStack.count < ScenarioLoader.maximumIncludeDepth else {
+            throw reader.error(
+                fileNode, "runFlow includes nest deeper than \(ScenarioLoader.maximumIncludeDepth)")
+        }
+        let bytes = try ScenarioLoader.read(path, from: reader.location(fileNode))
+        let root = try ScenarioLoader.document(bytes, file: path)
+        let included = ScenarioReader(file: path)
+        var stepsNode = root
+        if case .mapping = root {
+            let mapping = try included.mapping(root, "a flow", allowed: ["description", "env", "steps"])
+            if let envNode = mapping["env"] {
+                // The flow's own defaults; the including runFlow's env and the scenario's win.
+                for (key, value) in try ScenarioLoader.variables(envNode, reader: included, context: "env")
+                where flowEnv[key] == nil {
+                    flowEnv[key] = value
+                }
+            }
+            guard let steps = mapping["steps"] else { throw included.error(root, "the flow has no steps") }
+            stepsNode = steps
+        }
+        let substituted = try Substitution(env: flowEnv, file: path).apply(to: stepsNode)
+        let decoder = StepDecoder(
+            reader: included, appIDs: appIDs, env: flowEnv, includeStack: includeStack + [path])
+        return .include(file: path, steps: try decoder.steps(substituted, "the flow's steps"))
+    }
+
+    /// `when:` after substitution: true unless empty, `false`, `0`, `no` or `off`; or
+    /// `A == B` / `A != B` comparing text.
+    private func condition(_ node: YAMLNode) throws(ScenarioError) -> Bool {
+        if let value = node.bool { return value }
+        let text = try Substitution(env: env, file: reader.file).substitute(
+            try reader.string(node, "runFlow.when"), mark: node.mark)
+        for (operation, equal) in [(" == ", true), (" != ", false)] {
+            if let range = text.range(of: operation) {
+                let left = text[..<range.lowerBound].trimmingSpaces
+                let right = text[range.upperBound...].trimmingSpaces
+                return (left == right) == equal
+            }
+        }
+        return !["", "false", "0", "no", "off"].contains(text.trimmingSpaces.lowercased())
+    }
+
+    /// A path relative to the including file's folder.
+    static func resolve(_ path: String, from file: String) -> String {
+        if path.hasPrefix("/") { return path }
+        guard let slash = file.lastIndex(of: "/") else { return path }
+        return String(file[...slash]) + path
+    }
+
+    // MARK: expect
+
+    private func expectations(_ node: YAMLNode) throws(ScenarioError) -> [Expectation] {
+        let mapping = try reader.mapping(
+            node, "expect",
+            allowed: [
+                "app", "session", "claims", "refresh_token", "scopes", "error", "requests", "keychain",
+                "cookies",
+                "issuer_user", "app_phase",
+            ])
+        let app = try app(mapping, "expect")
+        var result: [Expectation] = []
+        for pair in mapping.pairs {
+            let key = pair.key.scalar?.value ?? ""
+            let value = pair.value
+            let location = reader.location(pair.key)
+            let kind: Expectation.Kind
+            switch key {
+            case "app": continue
+            case "session": kind = .session(present: try presence(value, "expect.session"), app: app)
+            case "refresh_token":
+                kind = .refreshToken(present: try presence(value, "expect.refresh_token"), app: app)
+            case "claims": kind = .claims(try reader.matches(value, "expect.claims"), app: app)
+            case "scopes": kind = .scopes(try reader.strings(value, "expect.scopes"), app: app)
+            case "error": kind = .lastError(value.isNull ? nil : try reader.string(value, "expect.error"))
+            case "keychain":
+                if case .mapping = value {
+                    let inner = try reader.mapping(value, "expect.keychain", allowed: ["items"])
+                    guard let items = inner["items"] else {
+                        throw reader.error(value, "expect.keychain needs items")
+                    }
+                    kind = .keychainItems(try reader.int(items, "expect.keychain.items", range: 0...100_000))
+                } else {
+                    kind = .keychainItems(try reader.int(value, "expect.keychain", range: 0...100_000))
+                }
+            case "cookies":
+                let inner = try reader.mapping(value, "expect.cookies", allowed: ["count", "name"])
+                kind = .browserCookies(
+                    count: try inner["count"].map { (n: YAMLNode) throws(ScenarioError) in
+                        try reader.int(n, "expect.cookies.count", range: 0...10_000)
+                    },
+                    named: try reader.optionalString(inner, "name", "expect.cookies"))
+            case "issuer_user":
+                guard case .mapping(let inner) = value, let email = inner["email"] else {
+                    throw reader.error(value, "expect.issuer_user must be a mapping with an email")
+                }
+                var fields = try reader.matches(value, "expect.issuer_user")
+                fields["email"] = nil
+                kind = .issuerUser(
+                    email: try reader.string(email, "expect.issuer_user.email"), fields: fields)
+            case "app_phase":
+                kind = .appPhase(try reader.string(value, "expect.app_phase"), app: app)
+            default:
+                if case .sequence(let items) = value {
+                    for item in items.items {
+                        result.append(
+                            Expectation(.requests(try requests(item)), location: reader.location(item)))
+                    }
+                    continue
+                }
+                kind = .requests(try requests(value))
+            }
+            result.append(Expectation(kind, location: location))
+        }
+        guard !result.isEmpty else { throw reader.error(node, "expect needs at least one check") }
+        return result
+    }
+
+    private func presence(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> Bool {
+        if let value = node.bool { return value }
+        switch try reader.string(node, context) {
+        case "present": return true
+        case "absent": return false
+        default: throw reader.error(node, "\(context) must be present or absent")
+        }
+    }
+
+    private func requests(_ node: YAMLNode) throws(ScenarioError) -> RequestExpectation {
+        let mapping = try reader.mapping(
+            node, "expect.requests", allowed: ["path", "method", "params", "count", "at_least"])
+        var expectation = RequestExpectation()
+        expectation.path = try reader.optionalString(mapping, "path", "expect.requests")
+        expectation.method = try reader.optionalString(mapping, "method", "expect.requests")?.uppercased()
+        if let node = mapping["params"] {
+            expectation.parameters = try reader.matches(node, "expect.requests.params")
+        }
+        if let node = mapping["count"] {
+            expectation.count = try reader.int(node, "expect.requests.count", range: 0...1_000_000)
+        }
+        if let node = mapping["at_least"] {
+            expectation.atLeast = try reader.int(node, "expect.requests.at_least", range: 0...1_000_000)
+        }
+        return expectation
+    }
+}
+
+extension StringProtocol {
+    fileprivate var trimmingSpaces: String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}

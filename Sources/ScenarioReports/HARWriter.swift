@@ -1,0 +1,166 @@
+public import JSON
+public import Scenario
+
+/// Writes recorded exchanges as an HTTP Archive, the format browsers' network panels, proxies
+/// and HAR viewers read (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/).
+///
+/// Secrets are replaced as `redaction` says before anything is written, in URLs, headers, query
+/// parameters and bodies alike. Two custom fields (HAR 1.2 allows names starting with `_`) say
+/// what the standard cannot: `_source`, who sent the request (`device`, `apple`, `issuer`), and
+/// `_error`, the transport error of an exchange that got no response.
+public enum HARWriter {
+    /// The HAR document as UTF-8 JSON with sorted keys and a final newline.
+    public static func render(
+        _ exchanges: [RecordedExchange], creator: String, version: String, redaction: Redaction = .default
+    ) -> [UInt8] {
+        let text = document(exchanges, creator: creator, version: version, redaction: redaction)
+            .prettyPrinted()
+        return Array(text.utf8) + [UInt8(ascii: "\n")]
+    }
+
+    /// The HAR document as a value: `{"log": {...}}` (HAR 1.2 §log).
+    public static func document(
+        _ exchanges: [RecordedExchange], creator: String, version: String, redaction: Redaction = .default
+    ) -> JSONValue {
+        [
+            "log": [
+                "version": "1.2",
+                "creator": ["name": .string(creator), "version": .string(version)],
+                "pages": [],
+                "entries": .array(exchanges.map { entry($0, redaction: redaction) }),
+            ]
+        ]
+    }
+
+    /// One `entries` element (HAR 1.2 §entries).
+    static func entry(_ exchange: RecordedExchange, redaction: Redaction) -> JSONValue {
+        var entry: [String: JSONValue] = [
+            "startedDateTime": .string(
+                UTCTimestamp.iso8601(millisecondsSinceEpoch: exchange.startedAtMilliseconds)),
+            "time": Durations.milliseconds(exchange.timeMilliseconds),
+            "request": request(exchange, redaction: redaction),
+            "response": response(exchange, redaction: redaction),
+            "cache": [:],
+            // Only the whole exchange is measured; -1 marks the phases HAR lets us leave unknown.
+            "timings": [
+                "blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 0,
+                "wait": Durations.milliseconds(exchange.timeMilliseconds), "receive": 0,
+            ],
+            "_source": .string(exchange.source),
+        ]
+        if let error = exchange.error { entry["_error"] = .string(error) }
+        return .object(entry)
+    }
+
+    /// HAR 1.2 §request.
+    private static func request(_ exchange: RecordedExchange, redaction: Redaction) -> JSONValue {
+        let queryPairs = HTTPMessageParts.query(of: exchange.url).map(FormURLCoding.pairs) ?? []
+        var request: [String: JSONValue] = [
+            "method": .string(exchange.method),
+            "url": .string(redaction.redacted(url: exchange.url)),
+            "httpVersion": "HTTP/1.1",
+            "cookies": .array(
+                requestCookies(HTTPMessageParts.values(of: "cookie", in: exchange.requestHeaders))),
+            "headers": headers(exchange.requestHeaders, redaction: redaction),
+            "queryString": nameValueList(redaction.redacted(pairs: queryPairs)),
+            "headersSize": -1,
+            "bodySize": 0,
+        ]
+        guard !exchange.requestBody.isEmpty else { return .object(request) }
+        let contentType = HTTPMessageParts.value(of: "content-type", in: exchange.requestHeaders)
+        let body = ShownBody(exchange.requestBody, contentType: contentType, redaction: redaction)
+        // HAR 1.2 §postData.
+        var postData: [String: JSONValue] = [
+            "mimeType": .string(contentType ?? ""), "text": .string(body.text),
+        ]
+        if body.isBase64 {
+            // HAR has no encoding for request bodies; the member content uses, prefixed as a
+            // custom one, keeps a binary body lossless.
+            postData["_encoding"] = "base64"
+        } else if body.isForm {
+            postData["params"] = nameValueList(
+                redaction.redacted(pairs: FormURLCoding.pairs(body.original[...])))
+        }
+        request["postData"] = .object(postData)
+        request["bodySize"] = .int(Int64(body.size))
+        return .object(request)
+    }
+
+    /// HAR 1.2 §response; status 0 and empty content when no response arrived.
+    private static func response(_ exchange: RecordedExchange, redaction: Redaction) -> JSONValue {
+        guard let status = exchange.status else {
+            return [
+                "status": 0, "statusText": "", "httpVersion": "", "cookies": [],
+                "headers": headers(exchange.responseHeaders, redaction: redaction),
+                "content": ["size": 0, "mimeType": "x-unknown"],
+                "redirectURL": "", "headersSize": -1, "bodySize": -1,
+            ]
+        }
+        let headers = exchange.responseHeaders
+        let cookies = HTTPMessageParts.values(of: "set-cookie", in: headers).compactMap {
+            responseCookie($0, receivedAtMilliseconds: exchange.startedAtMilliseconds)
+        }
+        let location = HTTPMessageParts.value(of: "location", in: headers)
+        let contentType = HTTPMessageParts.value(of: "content-type", in: headers)
+        let body = ShownBody(exchange.responseBody, contentType: contentType, redaction: redaction)
+        // HAR 1.2 §content.
+        var content: [String: JSONValue] = [
+            "size": .int(Int64(body.size)), "mimeType": .string(contentType ?? ""),
+            "text": .string(body.text),
+        ]
+        if body.isBase64 { content["encoding"] = "base64" }
+        return [
+            "status": .int(Int64(status)),
+            "statusText": .string(HTTPMessageParts.reasonPhrase(for: status)),
+            "httpVersion": "HTTP/1.1",
+            "cookies": .array(cookies),
+            "headers": self.headers(headers, redaction: redaction),
+            "content": .object(content),
+            "redirectURL": .string(location.map { redaction.redacted(url: $0) } ?? ""),
+            "headersSize": -1,
+            "bodySize": .int(Int64(body.size)),
+        ]
+    }
+
+    private static func headers(_ fields: [HeaderField], redaction: Redaction) -> JSONValue {
+        .array(
+            fields.map { field in
+                let field = redaction.redacted(field)
+                return ["name": .string(field.name), "value": .string(field.value)]
+            })
+    }
+
+    private static func nameValueList(_ pairs: [(name: String, value: String)]) -> JSONValue {
+        .array(pairs.map { ["name": .string($0.name), "value": .string($0.value)] })
+    }
+}
+
+/// A body as a HAR shows it: UTF-8 text with secrets replaced, or base64 when it is not text
+/// (an image, a compressed body).
+///
+/// Its size is that of what is shown, so that a redacted body does not give away the length of
+/// the password it hid, and `bodySize` agrees with `text`.
+private struct ShownBody {
+    /// The body as received, when it is UTF-8.
+    var original: String
+    var text: String
+    var isBase64: Bool
+    var isForm: Bool
+    var size: Int
+
+    init(_ bytes: [UInt8], contentType: String?, redaction: Redaction) {
+        isForm = HTTPMessageParts.mediaTypeEssence(contentType) == "application/x-www-form-urlencoded"
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            original = ""
+            self.text = Base64.encode(bytes)
+            isBase64 = true
+            isForm = false
+            size = bytes.count
+            return
+        }
+        original = text
+        self.text = isForm ? redaction.redacted(formText: text) : redaction.redacted(jsonText: text) ?? text
+        isBase64 = false
+        size = self.text.utf8.count
+    }
+}

@@ -1,0 +1,231 @@
+import HTTPCore
+import JOSE
+import JSON
+import Scenario
+import SignInSDK
+import Simulator
+
+/// Checks `expect` items against the world. A failed check throws `StepStop` with what was
+/// expected and what was found; a check the target cannot make returns the reason.
+struct ExpectationChecker {
+    let world: ScenarioWorld
+    let lastError: String?
+
+    func check(_ expectation: Expectation, step: Step) async throws -> String? {
+        func fail(_ message: String, expected: String, actual: String) -> StepStop {
+            let location = expectation.location
+            return StepStop(
+                failure: StepFailure(
+                    step: step.name, location: location, message: message, expected: expected, actual: actual)
+            )
+        }
+        switch expectation.kind {
+        case .session(let present, let app):
+            let session = try await storedSession(app, step: step, location: expectation.location)
+            guard (session != nil) == present else {
+                throw fail(
+                    "expected the session to be \(present ? "present" : "absent")",
+                    expected: present ? "present" : "absent",
+                    actual: session == nil ? "absent" : describe(session!))
+            }
+        case .refreshToken(let present, let app):
+            let session = try await storedSession(app, step: step, location: expectation.location)
+            let actual = session?.refreshToken != nil
+            guard actual == present else {
+                throw fail(
+                    "expected a refresh token to be \(present ? "held" : "absent")",
+                    expected: present ? "present" : "absent",
+                    actual: session == nil ? "no session" : (actual ? "present" : "absent"))
+            }
+        case .claims(let matches, let app):
+            guard let session = try await storedSession(app, step: step, location: expectation.location)
+            else {
+                throw fail(
+                    "expected ID token claims, but no session is stored", expected: "a session",
+                    actual: "absent")
+            }
+            let claims = session.claims.json.objectValue ?? [:]
+            for (name, match) in matches.sorted(by: { $0.key < $1.key }) {
+                if let problem = Self.mismatch(claims[name], match) {
+                    throw fail(
+                        "claim \(name): \(problem)", expected: "\(name): \(match)",
+                        actual: Self.describe(claims[name]))
+                }
+            }
+        case .scopes(let scopes, let app):
+            guard let session = try await storedSession(app, step: step, location: expectation.location)
+            else {
+                throw fail(
+                    "expected granted scopes, but no session is stored", expected: "a session",
+                    actual: "absent")
+            }
+            let granted = Set((session.scope ?? "").split(separator: " ").map(String.init))
+            let missing = scopes.filter { !granted.contains($0) }
+            guard missing.isEmpty else {
+                throw fail(
+                    "scopes not granted: \(missing.joined(separator: " "))",
+                    expected: scopes.joined(separator: " "),
+                    actual: session.scope ?? "(none)")
+            }
+        case .lastError(let code):
+            guard lastError == code else {
+                throw fail(
+                    "the last SDK call's error", expected: code ?? "no error", actual: lastError ?? "no error"
+                )
+            }
+        case .requests(let expectation):
+            try checkRequests(expectation, fail: fail)
+        case .keychainItems(let count):
+            let actual = world.phone.device.keychain.count
+            guard actual == count else {
+                throw fail("keychain items on the device", expected: "\(count)", actual: "\(actual)")
+            }
+        case .browserCookies(let count, let name):
+            let issuerHost = URLParts(world.issuerURL)?.host ?? ""
+            var cookies = world.phone.browser.cookieJar.cookies().filter {
+                $0.domain.trimmingPrefix(".").lowercased() == issuerHost
+            }
+            if let name { cookies = cookies.filter { $0.name == name } }
+            let actual = cookies.count
+            if let count {
+                guard actual == count else {
+                    throw fail(
+                        "cookies for the issuer in the device browser's jar\(name.map { " named \($0)" } ?? "")",
+                        expected: "\(count)",
+                        actual: "\(actual): \(cookies.map(\.name).joined(separator: ", "))")
+                }
+            } else if actual == 0 {
+                throw fail(
+                    "no cookie \(name ?? "") in the device browser's jar", expected: "at least 1", actual: "0"
+                )
+            }
+        case .issuerUser(let email, let fields):
+            guard world.isEmbedded else { return "issuer_user needs the embedded issuer" }
+            let response = try await world.admin(.get, "users")
+            let users = (try? JSONValue.parse(response.body))?["users"]?.arrayValue ?? []
+            guard
+                let user = users.first(where: { $0["email"]?.stringValue?.lowercased() == email.lowercased() }
+                )?.objectValue
+            else {
+                throw fail("no user \(email) at the issuer", expected: email, actual: "no such user")
+            }
+            for (name, match) in fields.sorted(by: { $0.key < $1.key }) {
+                if let problem = Self.mismatch(user[name], match) {
+                    throw fail(
+                        "user \(email), \(name): \(problem)", expected: "\(name): \(match)",
+                        actual: Self.describe(user[name]))
+                }
+            }
+        case .appPhase(let phase, let app):
+            let actual = "\(world.app(app).state.phase)"
+            guard actual == phase else { throw fail("the app's phase", expected: phase, actual: actual) }
+        }
+        return nil
+    }
+
+    private func storedSession(_ app: String?, step: Step, location: SourceLocation) async throws -> Session?
+    {
+        let target = world.app(app)
+        do {
+            return try await target.perform { try await $0.storedSession() }
+        } catch {
+            throw StepStop(
+                failure: StepFailure(
+                    step: step.name, location: location,
+                    message:
+                        "cannot read the session of \(target.bundleID): \(error.code.rawValue): \(error.message)"
+                ))
+        }
+    }
+
+    private func describe(_ session: Session) -> String {
+        "present (sub \(session.subject ?? "?"), refresh token \(session.refreshToken == nil ? "absent" : "present"))"
+    }
+
+    private func checkRequests(
+        _ expectation: RequestExpectation, fail: (String, String, String) -> StepStop
+    ) throws {
+        let log = world.phone.device.network.log.filter { exchange in
+            if let path = expectation.path, exchange.request.path != path { return false }
+            if let method = expectation.method, exchange.request.method.rawValue != method { return false }
+            return true
+        }
+        let matching = log.filter { exchange in
+            let parameters = Self.parameters(of: exchange.request)
+            return expectation.parameters.allSatisfy { name, match in
+                Self.mismatch(parameters[name].map(JSONValue.string), match) == nil
+            }
+        }
+        let what = [expectation.method, expectation.path].compactMap { $0 }.joined(separator: " ")
+        let subject = what.isEmpty ? "requests" : "\(what) requests"
+        let condition =
+            expectation.parameters.isEmpty
+            ? ""
+            : " with "
+                + expectation.parameters.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+                .joined(separator: ", ")
+        if let count = expectation.count {
+            guard matching.count == count else {
+                throw fail(
+                    "\(subject)\(condition)", "\(count)",
+                    "\(matching.count) (of \(log.count) \(subject))")
+            }
+        } else {
+            let atLeast = expectation.atLeast ?? 1
+            guard matching.count >= atLeast else {
+                throw fail(
+                    "\(subject)\(condition)", "at least \(atLeast)",
+                    "\(matching.count) (of \(log.count) \(subject))")
+            }
+        }
+    }
+
+    /// Query and form parameters (the last value of a repeated name).
+    static func parameters(of request: HTTPRequest) -> [String: String] {
+        var result: [String: String] = [:]
+        if let query = URLParts.query(of: request.url), let pairs = try? FormURLEncoding.decode(query) {
+            for pair in pairs { result[pair.name] = pair.value }
+        }
+        let contentType = request.headers["Content-Type"]?.lowercased() ?? ""
+        if contentType.hasPrefix(MediaType.formURLEncoded),
+            let text = String(validating: request.body, as: UTF8.self),
+            let pairs = try? FormURLEncoding.decode(text)
+        {
+            for pair in pairs { result[pair.name] = pair.value }
+        }
+        return result
+    }
+
+    /// Why `value` does not match, or nil when it does.
+    static func mismatch(_ value: JSONValue?, _ match: ClaimMatch) -> String? {
+        switch match {
+        case .present: return value == nil || value == .null ? "absent, expected present" : nil
+        case .absent: return value == nil || value == .null ? nil : "present, expected absent"
+        case .equals(let expected):
+            guard let value else { return "absent" }
+            if value == expected { return nil }
+            // A number or boolean written in YAML matches the same text in a form parameter.
+            if case .string(let text) = value, text == expected.scalarText { return nil }
+            if case .array(let items) = value, items.contains(expected) { return nil }
+            return "is \(describe(value))"
+        }
+    }
+
+    static func describe(_ value: JSONValue?) -> String {
+        guard let value else { return "absent" }
+        return String(decoding: value.serialized(), as: UTF8.self)
+    }
+}
+
+extension JSONValue {
+    /// The text of a scalar as it would appear in a form parameter.
+    fileprivate var scalarText: String? {
+        switch self {
+        case .string(let text): text
+        case .int(let value): String(value)
+        case .bool(let value): value ? "true" : "false"
+        case .double(let value): String(value)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,323 @@
+import AppleID
+import Device
+import Foundation
+import HTTPCore
+import JSON
+import Scenario
+import SignInSDK
+import Simulator
+import Synchronization
+import WebAuthSession
+
+/// Why a step stopped the scenario.
+struct StepStop: Error {
+    var failure: StepFailure
+}
+
+/// Runs one scenario's steps in its world, recording each step.
+final class ScenarioExecution: Sendable {
+    let world: ScenarioWorld
+    /// The error code of the last SDK call (nil: it succeeded), shared by parallel steps.
+    private let lastError = Mutex<String?>(nil)
+    /// Top-level steps finished so far and the one running, for a report cut short.
+    private let progress = Mutex<(records: [StepRecord], current: Step?)>(([], nil))
+
+    func completedRecords() -> [StepRecord] { progress.withLock { $0.records } }
+    func currentStep() -> Step? { progress.withLock { $0.current } }
+
+    init(world: ScenarioWorld) {
+        self.world = world
+    }
+
+    /// Runs the scenario's steps, keeping progress for a report cut short.
+    func runScenario(_ steps: [Step]) async -> (records: [StepRecord], failure: StepFailure?) {
+        await run(steps, tracking: true)
+    }
+
+    /// Runs steps in order; the first failure stops them, and the rest are recorded as skipped.
+    func run(_ steps: [Step], tracking: Bool = false) async -> (records: [StepRecord], failure: StepFailure?)
+    {
+        var records: [StepRecord] = []
+        var failure: StepFailure?
+        for step in steps {
+            if failure != nil || Task.isCancelled {
+                records.append(
+                    StepRecord(
+                        step: step.name, location: step.location, outcome: .skipped,
+                        note: failure != nil ? "an earlier step failed" : "interrupted"))
+                continue
+            }
+            if tracking { progress.withLock { $0.current = step } }
+            let (record, stop) = await run(step)
+            records.append(record)
+            if tracking { progress.withLock { $0.records.append(record) } }
+            failure = stop
+        }
+        return (records, failure)
+    }
+
+    private func run(_ step: Step) async -> (StepRecord, StepFailure?) {
+        let started = ContinuousClock.now
+        var record = StepRecord(step: step.name, location: step.location, outcome: .passed)
+        var stop: StepFailure?
+        do {
+            switch step.action {
+            case .parallel(let steps):
+                let results = await withTaskGroup(of: (Int, StepRecord, StepFailure?).self) { group in
+                    for (index, inner) in steps.enumerated() {
+                        group.addTask {
+                            let (record, stop) = await self.run(inner)
+                            return (index, record, stop)
+                        }
+                    }
+                    var collected: [(Int, StepRecord, StepFailure?)] = []
+                    for await result in group { collected.append(result) }
+                    return collected.sorted { $0.0 < $1.0 }
+                }
+                record.children = results.map(\.1)
+                stop = results.compactMap(\.2).first
+            case .include(_, let steps):
+                let (records, failure) = await run(steps)
+                record.children = records
+                stop = failure
+            default:
+                record.note = try await perform(step)
+            }
+        } catch let skip as StepSkip {
+            record.outcome = .skipped
+            record.note = skip.reason
+        } catch let halt as StepStop {
+            stop = halt.failure
+        } catch {
+            stop = StepFailure(step: step.name, location: step.location, message: "\(error)")
+        }
+        if stop != nil { record.outcome = .failed }
+        record.durationMilliseconds = milliseconds(since: started)
+        return (record, stop)
+    }
+
+    /// Performs one simple step; returns a note for the report.
+    private func perform(_ step: Step) async throws -> String? {
+        switch step.action {
+        case .app(let action, let id):
+            try await appAction(action, app: world.app(id))
+            return nil
+        case .device(let action):
+            switch action {
+            case .reboot: try world.phone.reboot()
+            case .lock: try world.phone.lock()
+            case .unlock: try world.phone.unlock()
+            }
+            return nil
+        case .advance(let seconds):
+            world.world.advance(by: seconds)
+            // Work woken by the advance (latency sleeps, deadlines) gets to run.
+            await Task.yield()
+            return world.isEmbedded ? nil : "device clock only: a real issuer keeps its own time"
+        case .network(let change):
+            applyNetwork(change)
+            return nil
+        case .appleAccount(let account):
+            world.phone.appleAccount = account.map(ScenarioWorld.appleIDAccount)
+            return nil
+        case .issuer(let action):
+            guard world.isEmbedded else { throw StepSkip(reason: "needs the embedded issuer's admin API") }
+            try await issuerAction(action, step: step)
+            return nil
+        case .sdk(let call, let app, let expectedError):
+            return try await sdk(call, app: app, expectedError: expectedError, step: step)
+        case .expect(let expectations):
+            let checker = ExpectationChecker(world: world, lastError: lastError.withLock { $0 })
+            var skipped: [String] = []
+            for expectation in expectations {
+                if let reason = try await checker.check(expectation, step: step) { skipped.append(reason) }
+            }
+            if !skipped.isEmpty, skipped.count == expectations.count {
+                throw StepSkip(reason: skipped.joined(separator: "; "))
+            }
+            return skipped.isEmpty ? nil : "not checked: " + skipped.joined(separator: "; ")
+        case .parallel, .include:
+            return nil
+        }
+    }
+
+    private func appAction(_ action: AppAction, app: SimulatedApp) async throws {
+        switch action {
+        case .install:
+            _ = try world.phone.install(app.configuration)
+        case .launch:
+            try await app.launch(.userTap)
+        case .prewarm:
+            try await app.launch(.prewarm)
+        case .foreground: try app.foreground()
+        case .resignActive: try app.resignActive()
+        case .background: try app.background()
+        case .terminate: try app.terminate()
+        case .uninstall: try app.uninstall()
+        case .reinstall: try app.reinstall()
+        }
+    }
+
+    private func applyNetwork(_ change: NetworkChange) {
+        let network = world.phone.device.network
+        if change.reset { network.setConditions(.normal) }
+        if let offline = change.offline { network.setOffline(offline) }
+        if let latency = change.latencyMilliseconds { network.setLatency(.milliseconds(latency)) }
+        if let portal = change.captivePortal { network.setCaptivePortal(portal ? CaptivePortal() : nil) }
+        func match(_ armed: ArmedRequests) -> RequestMatch { RequestMatch(pathPrefix: armed.path) }
+        if let armed = change.failNext { network.failNext(armed.count, matching: match(armed)) }
+        if let armed = change.loseResponses {
+            network.loseResponses(ofNext: armed.count, matching: match(armed))
+        }
+        if let status = change.injectedStatus {
+            let armed = change.injectedRequests ?? ArmedRequests()
+            network.injectStatus(status, forNext: armed.count, matching: match(armed))
+        }
+    }
+
+    private func issuerAction(_ action: IssuerAction, step: Step) async throws {
+        let response: HTTPResponse
+        switch action {
+        case .fault(let id, let count, let path, let delay):
+            var body: [String: JSONValue] = ["fault": .string(id), "count": .int(Int64(count))]
+            if let path { body["path"] = .string(path) }
+            if let delay { body["delay_ms"] = .int(Int64(delay)) }
+            response = try await world.admin(.post, "faults", body: .object(body))
+        case .clearFaults:
+            response = try await world.admin(.delete, "faults")
+        case .rotateKeys(let algorithm):
+            response = try await world.admin(
+                .post, "keys/rotate", body: .object(algorithm.map { ["alg": .string($0)] } ?? [:]))
+        case .user(let fields):
+            response = try await world.admin(.post, "users", body: .object(fields))
+        }
+        guard response.status < 300 else {
+            let reason =
+                (try? JSONValue.parse(response.body))?["error_description"]?.stringValue
+                ?? "status \(response.status)"
+            throw StepStop(
+                failure: StepFailure(
+                    step: step.name, location: step.location, message: "the issuer refused: \(reason)"))
+        }
+    }
+
+    // MARK: SDK calls
+
+    private func sdk(_ call: SDKCall, app id: String?, expectedError: String?, step: Step) async throws
+        -> String?
+    {
+        let app = world.app(id)
+        let setup = world.setup(id)
+        let outcome: Result<String?, SignInError>
+        do throws(SignInError) {
+            outcome = .success(try await invoke(call, app: app, setup: setup))
+        } catch {
+            outcome = .failure(error)
+        }
+        let code: String?
+        switch outcome {
+        case .success: code = nil
+        case .failure(let error): code = error.code.rawValue
+        }
+        lastError.withLock { $0 = code }
+        switch (outcome, expectedError) {
+        case (.success(let note), nil):
+            return note
+        case (.failure(let error), nil):
+            var message = "\(step.name) failed: \(error.code.rawValue): \(error.message)"
+            let pages = app.lastWebTrace
+            if case .signIn = call, !pages.isEmpty {
+                message +=
+                    " (pages: "
+                    + pages.map {
+                        "\($0.method.rawValue) \(URLParts.stripQueryAndFragment($0.url)) → \($0.status ?? 0)"
+                    }
+                    .joined(separator: ", ") + ")"
+            }
+            throw StepStop(
+                failure: StepFailure(
+                    step: step.name, location: step.location, message: message, expected: "success",
+                    actual: error.code.rawValue))
+        case (.success, let expected?):
+            throw StepStop(
+                failure: StepFailure(
+                    step: step.name, location: step.location,
+                    message: "\(step.name) succeeded, but the scenario expects error \(expected)",
+                    expected: expected, actual: "success"))
+        case (.failure(let error), let expected?):
+            guard error.code.rawValue == expected else {
+                throw StepStop(
+                    failure: StepFailure(
+                        step: step.name, location: step.location,
+                        message:
+                            "\(step.name) failed with \(error.code.rawValue) (\(error.message)), not \(expected)",
+                        expected: expected, actual: error.code.rawValue))
+            }
+            return "error \(expected), as expected"
+        }
+    }
+
+    private func invoke(_ call: SDKCall, app: SimulatedApp, setup: AppSetup) async throws(SignInError)
+        -> String?
+    {
+        switch call {
+        case .signIn(let user, let prompt, let scopes, let loginHint, let maxAge):
+            var fields: FormParameters = [
+                setup.usernameField: user.username, setup.passwordField: user.password,
+            ]
+            for field in user.fields { fields.append(field.name, field.value) }
+            var interruption: WebUserScript.Interruption?
+            if let stop = user.interruption, let point = WebUserScript.Point(rawValue: stop.point) {
+                interruption = stop.kind == .cancel ? .cancel(at: point) : .abandon(at: point)
+            }
+            app.webUser = WebUserScript(
+                fields: fields, consent: user.consent == "deny" ? .deny : .approve, interruption: interruption
+            )
+            var request = SignInRequestOptions()
+            request.prompt = prompt
+            request.scopes = scopes
+            request.loginHint = loginHint
+            request.maxAge = maxAge
+            let options = request
+            let session = try await app.perform { try await $0.signIn(options: options) }
+            return session.subject.map { "signed in as \($0)" }
+        case .handleRedirect(let url):
+            _ = try await app.perform { try await $0.handleRedirect(url: url) }
+        case .getSession:
+            let session = try await app.perform { try await $0.getSession() }
+            return session == nil ? "no session" : nil
+        case .getAccessToken(let force):
+            _ = try await app.perform { try await $0.getAccessToken(forceRefresh: force) }
+        case .renewSession:
+            _ = try await app.perform { try await $0.renewSession() }
+        case .signOut(let callEndSession):
+            let ended = try await app.perform { try await $0.signOut(callEndSession: callEndSession) }
+            return callEndSession && !ended ? "the issuer's end-session call failed; signed out locally" : nil
+        case .signInWithApple(let cancel, let scopes, let nonce):
+            app.cancelsAppleSheet = cancel
+            let appleScopes: [AppleAuthorizationScope] = (scopes ?? ["name", "email"]).map {
+                $0 == "email" ? .email : .fullName
+            }
+            let session = try await app.perform {
+                try await $0.signInWithApple(scopes: appleScopes, nonce: nonce)
+            }
+            return session.subject.map { "signed in as \($0)" }
+        case .userInfo:
+            _ = try await app.perform { try await $0.userInfo() }
+        case .configure:
+            let options = app.configuration.options
+            try await app.perform { try await $0.configure(options: options) }
+        }
+        return nil
+    }
+}
+
+/// A step the target cannot perform, reported as skipped with the reason.
+struct StepSkip: Error {
+    var reason: String
+}
+
+func milliseconds(since start: ContinuousClock.Instant) -> Double {
+    let (seconds, attoseconds) = (ContinuousClock.now - start).components
+    return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+}

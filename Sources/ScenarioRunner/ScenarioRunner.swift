@@ -1,0 +1,136 @@
+import Foundation
+public import Scenario
+import Synchronization
+
+/// Runs one scenario in a fresh world: builds it from the header, replays the steps, and
+/// tears it down, whatever happens.
+public enum ScenarioRunner {
+    /// What one run gave: the result, and every HTTP exchange of the device for the HAR.
+    public struct Outcome: Sendable {
+        public var result: ScenarioResult
+        public var exchanges: [RecordedExchange]
+    }
+
+    /// Runs `scenario` with `seed` (the scenario's own seed wins). A scenario that outlives
+    /// `timeLimitSeconds` (its own `timeout` wins) is stopped and reported as interrupted.
+    public static func run(_ scenario: Scenario, seed: UInt64, timeLimitSeconds: Double = 120) async
+        -> Outcome
+    {
+        let started = ContinuousClock.now
+        let seed = scenario.seed ?? seed
+        var result = ScenarioResult(
+            name: scenario.name, file: scenario.location.file, description: scenario.description,
+            tags: scenario.tags,
+            status: .passed, seed: seed)
+        let world: ScenarioWorld
+        do {
+            world = try await ScenarioWorld.build(scenario, seed: seed)
+        } catch let error as ScenarioError {
+            result.status = .failed
+            result.failure = StepFailure(step: "setup", location: error.location, message: error.message)
+            result.durationMilliseconds = milliseconds(since: started)
+            return Outcome(result: result, exchanges: [])
+        } catch {
+            result.status = .failed
+            result.failure = StepFailure(
+                step: "setup", location: scenario.location, message: "cannot build the world: \(error)")
+            result.durationMilliseconds = milliseconds(since: started)
+            return Outcome(result: result, exchanges: [])
+        }
+        let execution = ScenarioExecution(world: world)
+        let limit = scenario.timeLimitSeconds ?? timeLimitSeconds
+        let ending = await ScenarioRunner.race(limit: limit) { await execution.runScenario(scenario.steps) }
+        switch ending {
+        case .finished(let records, let failure):
+            result.steps = records
+            if let failure {
+                result.status = .failed
+                result.failure = failure
+            }
+        case .timedOut, .cancelled:
+            let timedOut = ending.isTimeout
+            result.status = .interrupted
+            result.steps = execution.completedRecords()
+            result.failure = StepFailure(
+                step: execution.currentStep()?.name ?? "run",
+                location: execution.currentStep()?.location ?? scenario.location,
+                message: timedOut
+                    ? "the scenario ran longer than its time limit of \(Int(limit)) s"
+                    : "the run was interrupted")
+        }
+        let exchanges = world.exchanges()
+        // Terminating the apps cancels SDK calls still in flight (a timed-out step).
+        await world.shutdown()
+        result.durationMilliseconds = milliseconds(since: started)
+        return Outcome(result: result, exchanges: exchanges)
+    }
+}
+
+extension ScenarioRunner {
+    enum Ending {
+        case finished([StepRecord], StepFailure?)
+        case timedOut
+        case cancelled
+
+        var isTimeout: Bool {
+            if case .timedOut = self { return true }
+            return false
+        }
+    }
+
+    /// Runs `body` until it finishes, `limit` seconds pass, or the calling task is cancelled,
+    /// whichever comes first. A body still running is left to the world's shutdown to stop.
+    static func race(
+        limit: Double, _ body: @escaping @Sendable () async -> ([StepRecord], StepFailure?)
+    ) async -> Ending {
+        let gate = ResumeOnce<Ending>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                gate.arm(continuation)
+                Task {
+                    let (records, failure) = await body()
+                    gate.resume(.finished(records, failure))
+                }
+                Task {
+                    try? await Task.sleep(for: .milliseconds(Int64(limit * 1000)))
+                    gate.resume(.timedOut)
+                }
+            }
+        } onCancel: {
+            gate.resume(.cancelled)
+        }
+    }
+}
+
+/// A continuation resumed by whichever of several racers comes first; a resume before the
+/// continuation is armed is kept and delivered when it is.
+final class ResumeOnce<Value: Sendable>: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Value, Never>?, value: Value?, done: Bool)>(
+        (nil, nil, false))
+
+    func arm(_ continuation: CheckedContinuation<Value, Never>) {
+        let pending: Value? = state.withLock { state in
+            if let value = state.value, !state.done {
+                state.done = true
+                return value
+            }
+            state.continuation = continuation
+            return nil
+        }
+        if let pending { continuation.resume(returning: pending) }
+    }
+
+    func resume(_ value: Value) {
+        let continuation: CheckedContinuation<Value, Never>? = state.withLock { state in
+            guard !state.done, state.value == nil else { return nil }
+            guard let continuation = state.continuation else {
+                state.value = value
+                return nil
+            }
+            state.done = true
+            state.continuation = nil
+            return continuation
+        }
+        continuation?.resume(returning: value)
+    }
+}

@@ -1,0 +1,136 @@
+import AppleID
+import Clocks
+import Foundation
+import HTTPClient
+import HTTPCore
+import Issuer
+import JSON
+import Scenario
+import SignInSDK
+import Simulator
+
+/// The world one scenario runs in, built fresh from its header: the embedded issuer (with the
+/// scenario's tenant) or a real one, one phone, its apps installed (not launched).
+final class ScenarioWorld: Sendable {
+    let scenario: Scenario
+    let world: SimulationWorld
+    let phone: SimulatedPhone
+    /// Apps by bundle id, in the header's order.
+    let apps: [String: SimulatedApp]
+    let setups: [String: AppSetup]
+    let firstApp: String
+    /// The issuer the apps use.
+    let issuerURL: String
+
+    private init(
+        scenario: Scenario, world: SimulationWorld, phone: SimulatedPhone, apps: [String: SimulatedApp],
+        issuerURL: String
+    ) {
+        self.scenario = scenario
+        self.world = world
+        self.phone = phone
+        self.apps = apps
+        self.setups = Dictionary(uniqueKeysWithValues: scenario.apps.map { ($0.bundleID, $0) })
+        self.firstApp = scenario.apps[0].bundleID
+        self.issuerURL = issuerURL
+    }
+
+    var isEmbedded: Bool { world.identity != nil }
+
+    /// Builds the world. Throws a `ScenarioError` for what the header got wrong (a tenant the
+    /// issuer refuses, an unknown SDK profile), which makes the scenario invalid, not failed.
+    static func build(_ scenario: Scenario, seed: UInt64) async throws -> ScenarioWorld {
+        let world: SimulationWorld
+        let issuerURL: String
+        var appleURL: String?
+        switch scenario.issuer {
+        case .embedded(let override):
+            var tenant = Tenant.default
+            if let override {
+                do {
+                    tenant = try TenantLoader.load(node: override.node, fileName: override.file)
+                } catch {
+                    throw ScenarioError(
+                        .invalid, "tenant: \(error.message)",
+                        at: SourceLocation(
+                            file: override.file, line: error.line ?? override.node.mark.line,
+                            column: error.column ?? override.node.mark.column))
+                }
+            }
+            world = try await SimulationWorld.embedded(tenant: tenant, seed: seed)
+            issuerURL = world.identity!.issuerURL
+        case .external(let external):
+            world = SimulationWorld.external(seed: seed)
+            issuerURL = external.url
+            appleURL = external.appleURL
+        }
+        do {
+            let phone = try world.addPhone(
+                skew: scenario.device.skewSeconds, hasPasscode: scenario.device.hasPasscode,
+                appleURL: appleURL)
+            if let account = scenario.device.appleAccount { phone.appleAccount = appleIDAccount(account) }
+            var apps: [String: SimulatedApp] = [:]
+            for setup in scenario.apps {
+                let profile: BehaviorProfile
+                do {
+                    profile = try BehaviorProfile(named: setup.profile)
+                } catch {
+                    throw ScenarioError(.invalid, error.message, at: scenario.location)
+                }
+                var options = SignInOptions(
+                    issuer: issuerURL, clientID: setup.clientID, redirectURI: setup.redirectURI,
+                    clientSecret: setup.clientSecret, prefersEphemeralSession: !setup.sharedSession,
+                    profile: profile)
+                options.scopes = setup.scopes
+                options.audience = setup.audience
+                options.usesDPoP = setup.usesDPoP
+                apps[setup.bundleID] = try phone.install(
+                    AppConfiguration(bundleID: setup.bundleID, options: options))
+            }
+            return ScenarioWorld(
+                scenario: scenario, world: world, phone: phone, apps: apps, issuerURL: issuerURL)
+        } catch {
+            await world.shutdown()
+            throw error
+        }
+    }
+
+    static func appleIDAccount(_ setup: AppleAccountSetup) -> AppleIDAccount {
+        AppleIDAccount(
+            email: setup.email, givenName: setup.givenName, familyName: setup.familyName,
+            privateRelay: setup.privateRelay)
+    }
+
+    func app(_ id: String?) -> SimulatedApp { apps[id ?? firstApp]! }
+    func setup(_ id: String?) -> AppSetup { setups[id ?? firstApp]! }
+
+    /// The issuer's admin API (embedded issuer only).
+    func admin(_ method: HTTPMethod, _ path: String, body: JSONValue? = nil) async throws -> HTTPResponse {
+        let url = issuerURL + "/_admin/" + path
+        let request =
+            body.map { HTTPRequest.json(method, url: url, body: $0) } ?? HTTPRequest(method: method, url: url)
+        return try await world.curl.send(request)
+    }
+
+    /// Every exchange the phone's network saw, as report values.
+    func exchanges() -> [RecordedExchange] {
+        phone.device.network.log.map { exchange in
+            var recorded = RecordedExchange(
+                source: "device", startedAtMilliseconds: exchange.startedAtMilliseconds,
+                method: exchange.request.method.rawValue, url: exchange.request.url,
+                requestHeaders: exchange.request.headers.map { HeaderField($0.name, $0.value) },
+                requestBody: exchange.request.body, timeMilliseconds: exchange.durationMilliseconds)
+            switch exchange.outcome {
+            case .success(let response):
+                recorded.status = response.status
+                recorded.responseHeaders = response.headers.map { HeaderField($0.name, $0.value) }
+                recorded.responseBody = response.body
+            case .failure(let error):
+                recorded.error = error.message
+            }
+            return recorded
+        }
+    }
+
+    func shutdown() async { await world.shutdown() }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import Scenario
+import ScenarioReports
+import ScenarioRunner
+import Synchronization
+
+extension SignInSimCLI {
+    static let scenarioPathsArgument = ArgumentSpec.argument(
+        "path", help: "Scenario files or folders (default: scenarios).", optional: true, variadic: true)
+    static let envOption = OptionSpec.option(
+        "env", short: "e", value: "KEY=VALUE",
+        help: "Set a scenario variable, overriding its env (repeatable).",
+        repeatable: true)
+
+    static let runCommand = CommandSpec(
+        name: "run",
+        abstract: "Run scenarios end to end and report the results.",
+        discussion: """
+            Each scenario runs in a fresh world: its own embedded issuer and Apple (or the real
+            issuer it names), one simulated phone and its apps. Every file is checked before
+            anything runs. Exit status: 0 all passed, 1 a scenario failed, 2 a scenario is
+            invalid, 64 usage, 130 interrupted (the reports still hold what finished).
+            """,
+        options: [
+            envOption,
+            .option("seed", value: "n", help: "The run's seed; a scenario's own seed wins (default: 0)."),
+            .option("jobs", short: "j", value: "n", help: "Scenarios at once (default: the core count)."),
+            .option(
+                "include-tags", value: "tags",
+                help: "Run only scenarios with one of these comma-separated tags."),
+            .option(
+                "exclude-tags", value: "tags", help: "Skip scenarios with any of these comma-separated tags."),
+            .option("shard-split", value: "I/N", help: "Run shard I of N (from 1), for CI matrices."),
+            .flag("fail-fast", help: "Stop starting scenarios after the first failure."),
+            .option(
+                "timeout", value: "seconds",
+                help: "Time limit per scenario (default: 120; a scenario's own wins)."
+            ),
+            .option("report-json", value: "file", help: "Write the JSON report here (atomically)."),
+            .option("junit", value: "file", help: "Write a JUnit XML report here (atomically)."),
+            .option("har-dir", value: "dir", help: "Write a HAR 1.2 file per scenario into this folder."),
+            .flag("no-redact", help: "Keep passwords and client secrets in HAR files."),
+        ],
+        arguments: [scenarioPathsArgument],
+        run: { arguments, context in try await RunCommand(arguments, context: context).run() })
+
+    static let validateCommand = CommandSpec(
+        name: "validate",
+        abstract: "Check scenario files without running them.",
+        discussion: "Prints file:line:column: reason for each invalid file and exits 2, or exits 0.",
+        options: [envOption],
+        arguments: [scenarioPathsArgument],
+        run: { arguments, context in
+            let loaded = try ScenarioFiles(arguments)
+            for error in loaded.errors { context.writeError("\(error)\n") }
+            context.writeOut("\(loaded.scenarios.count) valid, \(loaded.errors.count) invalid\n")
+            return loaded.errors.isEmpty ? .success : .invalidInput
+        })
+
+    static let listCommand = CommandSpec(
+        name: "list",
+        abstract: "List scenarios with their tags and descriptions.",
+        options: [
+            envOption,
+            .option("include-tags", value: "tags", help: "Only scenarios with one of these tags."),
+            .option("exclude-tags", value: "tags", help: "Not scenarios with any of these tags."),
+        ],
+        arguments: [scenarioPathsArgument],
+        run: { arguments, context in
+            let loaded = try ScenarioFiles(arguments)
+            for error in loaded.errors { context.writeError("\(error)\n") }
+            let selection = try RunCommand.selection(arguments)
+            for scenario in loaded.scenarios where selection.admits(tags: scenario.tags) {
+                let tags = scenario.tags.isEmpty ? "" : " [\(scenario.tags.joined(separator: ", "))]"
+                context.writeOut("\(scenario.location.file): \(scenario.name)\(tags)\n")
+                if !scenario.description.isEmpty {
+                    let summary = scenario.description.split(separator: "\n").first.map(String.init) ?? ""
+                    context.writeOut("    \(summary)\n")
+                }
+            }
+            return loaded.errors.isEmpty ? .success : .invalidInput
+        })
+}
+
+/// The scenario files named on the command line, loaded and checked.
+struct ScenarioFiles {
+    var scenarios: [Scenario] = []
+    var errors: [ScenarioError] = []
+
+    init(_ arguments: ParsedArguments) throws {
+        var overrides: [String: String] = [:]
+        for pair in arguments.allValues("env") {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw UsageError("The value '\(pair)' is invalid for '-e <KEY=VALUE>': expected KEY=VALUE")
+            }
+            overrides[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        let paths = arguments.positionals.isEmpty ? ["scenarios"] : arguments.positionals
+        let files: [String]
+        do {
+            files = try ScenarioDiscovery.files(in: paths)
+        } catch {
+            throw CommandFailure(error.message, exitCode: .invalidInput)
+        }
+        for file in files {
+            do {
+                scenarios.append(try ScenarioLoader.load(path: file, overrides: overrides))
+            } catch {
+                errors.append(error)
+            }
+        }
+    }
+}
+
+/// `signinsim run`.
+struct RunCommand {
+    let arguments: ParsedArguments
+    let context: CLIContext
+
+    init(_ arguments: ParsedArguments, context: CLIContext) {
+        self.arguments = arguments
+        self.context = context
+    }
+
+    static func tags(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty
+        }
+    }
+
+    static func selection(_ arguments: ParsedArguments) throws -> ScenarioSelection {
+        var selection = ScenarioSelection(
+            includeTags: tags(arguments.value("include-tags")),
+            excludeTags: tags(arguments.value("exclude-tags")))
+        if let split = arguments.value("shard-split") {
+            let parts = split.split(separator: "/")
+            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
+                (1...count).contains(index)
+            else {
+                throw UsageError(
+                    "The value '\(split)' is invalid for '--shard-split <I/N>': expected I/N with 1 <= I <= N"
+                )
+            }
+            selection.shard = (index, count)
+        }
+        return selection
+    }
+
+    func run() async throws -> ExitCode {
+        var options = ScenarioSuite.Options()
+        if let seed = try arguments.integer("seed", valueName: "n") {
+            guard seed >= 0 else { throw UsageError("The value for '--seed <n>' must not be negative") }
+            options.seed = UInt64(seed)
+        }
+        if let jobs = try arguments.integer("jobs", valueName: "n") {
+            guard (1...64).contains(jobs) else {
+                throw UsageError("The value for '--jobs <n>' must be 1 to 64")
+            }
+            options.jobs = Int(jobs)
+        }
+        if let limit = try arguments.integer("timeout", valueName: "seconds") {
+            guard limit > 0 else { throw UsageError("The value for '--timeout <seconds>' must be positive") }
+            options.timeLimitSeconds = Double(limit)
+        }
+        options.failFast = arguments.flag("fail-fast")
+        let selection = try Self.selection(arguments)
+        let loaded = try ScenarioFiles(arguments)
+        if !loaded.errors.isEmpty {
+            for error in loaded.errors { context.writeError("\(error)\n") }
+            context.writeError("\(loaded.errors.count) invalid scenario file(s); nothing was run\n")
+            return .invalidInput
+        }
+        let files = Set(selection.shardFiles(loaded.scenarios.map(\.location.file)))
+        let chosen = loaded.scenarios.filter {
+            files.contains($0.location.file) && selection.admits(tags: $0.tags)
+        }
+        let harDirectory = arguments.value("har-dir")
+        let redaction: Redaction = arguments.flag("no-redact") ? .disabled : .default
+        let isTerminal = isatty(STDOUT_FILENO) == 1
+        let console = ConsoleReporter(isTerminal: isTerminal, environment: context.environment)
+        let suite = ScenarioSuite(options: options)
+        let started = ContinuousClock.now
+        let progress = Mutex((done: 0, failed: 0))
+        let total = chosen.count
+        let context = self.context
+
+        let signals = TerminationSignals()
+        defer { signals.cancel() }
+        let runTask = Task {
+            await suite.run(chosen) { outcome in
+                var result = outcome.result
+                if let harDirectory {
+                    let path = harDirectory + "/" + Self.harFileName(for: result)
+                    let bytes = HARWriter.render(
+                        outcome.exchanges, creator: "signinsim", version: SignInSimCLI.version,
+                        redaction: redaction)
+                    do {
+                        try AtomicFile.write(bytes, to: path)
+                        result.harPath = path
+                    } catch {
+                        context.writeError("signinsim: cannot write \(path): \(error)\n")
+                    }
+                }
+                let (done, failed) = progress.withLock { counts in
+                    counts.done += 1
+                    if result.status == .failed { counts.failed += 1 }
+                    return (counts.done, counts.failed)
+                }
+                if isTerminal, total > 1 {
+                    context.writeOut(console.progress(done: done, total: total, failed: failed))
+                }
+                if result.status != .passed || !isTerminal || total == 1 {
+                    context.writeOut(console.line(for: result) + "\n")
+                }
+            }
+        }
+        let interrupted = Mutex(false)
+        let watcher = Task {
+            _ = await signals.next()
+            interrupted.withLock { $0 = true }
+            suite.stop()
+            runTask.cancel()
+        }
+        var results = await runTask.value
+        watcher.cancel()
+        if let harDirectory {
+            for index in results.indices where results[index].status != .skipped {
+                results[index].harPath = harDirectory + "/" + Self.harFileName(for: results[index])
+            }
+        }
+        let wasInterrupted = interrupted.withLock { $0 }
+        let summary = RunSummary(
+            results: results, interrupted: wasInterrupted,
+            durationMilliseconds: Double((ContinuousClock.now - started).components.seconds) * 1000
+                + Double((ContinuousClock.now - started).components.attoseconds) / 1e15,
+            seed: options.seed, shard: arguments.value("shard-split"))
+        if isTerminal, total > 1 {
+            context.writeOut(console.progress(done: total, total: total, failed: 0) + "\r")
+        }
+        context.writeOut(console.summary(summary) + "\n")
+        try write(JSONReport.render(summary), to: arguments.value("report-json"))
+        try write(JUnitReport.render(summary), to: arguments.value("junit"))
+        if wasInterrupted { return .interrupted }
+        return summary.count(.failed) + summary.count(.interrupted) > 0 ? .failure : .success
+    }
+
+    private func write(_ bytes: [UInt8], to path: String?) throws {
+        guard let path else { return }
+        do {
+            try AtomicFile.write(bytes, to: path)
+        } catch {
+            throw CommandFailure("cannot write the report: \(error)")
+        }
+    }
+
+    /// `folder-file-name.har`: unique per scenario file, readable in a listing.
+    static func harFileName(for result: ScenarioResult) -> String {
+        var name = result.file
+        for ext in [".yaml", ".yml", ".json"] where name.hasSuffix(ext) {
+            name = String(name.dropLast(ext.count))
+        }
+        let safe = name.unicodeScalars.map { scalar -> Character in
+            let ok = CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "_"
+            return ok && scalar.isASCII ? Character(scalar) : "-"
+        }
+        return String(safe).trimmingCharacters(in: CharacterSet(charactersIn: "-.")) + ".har"
+    }
+}

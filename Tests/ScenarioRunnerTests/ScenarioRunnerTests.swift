@@ -1,0 +1,230 @@
+import Foundation
+import JSON
+import Scenario
+import ScenarioRunner
+import Synchronization
+import TestSupport
+import Testing
+
+/// The runner against the embedded issuer: outcomes with their step and place, selection,
+/// sharding, determinism, time limits and interruption.
+@Suite struct ScenarioRunnerTests {
+    static func scenario(_ text: String, file: String = "runner.yaml") throws -> Scenario {
+        try ScenarioLoader.parse(Array(text.utf8), file: file)
+    }
+
+    static let signInAndRefresh = """
+        name: sign in and refresh
+        steps:
+          - launch
+          - signIn
+          - advance: 2h
+          - getAccessToken
+          - expect:
+              session: present
+              requests: [{path: /oauth/token, params: {grant_type: refresh_token}, count: 1}]
+        """
+
+    @Test("a passing scenario records every step")
+    func passes() async throws {
+        let outcome = await ScenarioRunner.run(try Self.scenario(Self.signInAndRefresh), seed: 1)
+        #expect(outcome.result.status == .passed, "\(String(describing: outcome.result.failure))")
+        #expect(
+            outcome.result.steps.map(\.step) == ["launch", "signIn", "advance", "getAccessToken", "expect"])
+        #expect(outcome.result.steps.allSatisfy { $0.outcome == .passed })
+        #expect(outcome.exchanges.contains { $0.url.hasSuffix("/oauth/token") && $0.status == 200 })
+    }
+
+    @Test("a failed expectation names the check's place, expected and actual; later steps are skipped")
+    func failsAtTheCheck() async throws {
+        let outcome = await ScenarioRunner.run(
+            try Self.scenario(
+                """
+                name: wrong user
+                steps:
+                  - launch
+                  - signIn
+                  - expect:
+                      session: present
+                      claims: {email: bob@example.com}
+                  - signOut
+                """), seed: 1)
+        let result = outcome.result
+        #expect(result.status == .failed)
+        let failure = try #require(result.failure)
+        #expect(failure.step == "expect")
+        #expect(failure.location == SourceLocation(file: "runner.yaml", line: 7, column: 7))
+        #expect(failure.expected == #"email: "bob@example.com""#)
+        #expect(failure.actual == #""alice@example.com""#)
+        #expect(result.steps.map(\.outcome) == [.passed, .passed, .failed, .skipped])
+    }
+
+    @Test("SDK errors: expected ones pass, unexpected ones fail with the code")
+    func sdkErrors() async throws {
+        let expected = await ScenarioRunner.run(
+            try Self.scenario(
+                """
+                name: deny
+                steps:
+                  - launch
+                  - signIn: {consent: deny, error: authorization_denied}
+                  - expect: {error: authorization_denied, session: absent}
+                """), seed: 1)
+        #expect(expected.result.status == .passed, "\(String(describing: expected.result.failure))")
+        let unexpected = await ScenarioRunner.run(
+            try Self.scenario(
+                "name: offline\nsteps:\n  - launch\n  - network: {offline: true}\n  - signIn\n"),
+            seed: 1)
+        #expect(unexpected.result.status == .failed)
+        #expect(
+            unexpected.result.failure?.actual == "web_session_failed"
+                || unexpected.result.failure?.actual == "transport")
+        #expect(unexpected.result.failure?.location.line == 5)
+        let wrong = await ScenarioRunner.run(
+            try Self.scenario("name: w\nsteps:\n  - launch\n  - signIn: {error: canceled_login}\n"), seed: 1)
+        #expect(wrong.result.status == .failed)
+        #expect(
+            wrong.result.failure?.expected == "canceled_login" && wrong.result.failure?.actual == "success")
+    }
+
+    @Test("an invalid tenant or profile fails at setup with its place")
+    func setupErrors() async throws {
+        let tenant = await ScenarioRunner.run(
+            try Self.scenario("name: t\nissuer: {tenant: {clients: [{client_id: 5}]}}\nsteps: [launch]\n"),
+            seed: 1)
+        #expect(tenant.result.status == .failed)
+        #expect(tenant.result.failure?.step == "setup")
+        #expect(tenant.result.failure?.location.line == 2)
+        let profile = await ScenarioRunner.run(
+            try Self.scenario("name: p\nprofile: sloppy\nsteps: [launch]\n"), seed: 1)
+        #expect(profile.result.failure?.message.contains("unknown SDK profile") == true)
+    }
+
+    @Test("parallel steps race; single flight shares one refresh")
+    func parallelRace() async throws {
+        let correct = await ScenarioRunner.run(
+            try Self.scenario(
+                """
+                name: single flight
+                steps:
+                  - launch
+                  - signIn
+                  - parallel:
+                      - getAccessToken: {force: true}
+                      - getAccessToken: {force: true}
+                  - expect:
+                      session: present
+                      requests: [{path: /oauth/token, params: {grant_type: refresh_token}, count: 1}]
+                """), seed: 3)
+        #expect(correct.result.status == .passed, "\(String(describing: correct.result.failure))")
+        #expect(correct.result.steps[2].children.count == 2)
+    }
+
+    @Test("selection: any-of include, any-of exclude")
+    func selection() {
+        let selection = ScenarioSelection(includeTags: ["smoke", "web"], excludeTags: ["slow"])
+        #expect(selection.admits(tags: ["web"]))
+        #expect(!selection.admits(tags: ["apple"]))
+        #expect(!selection.admits(tags: ["smoke", "slow"]))
+        #expect(ScenarioSelection().admits(tags: []))
+        #expect(!ScenarioSelection(includeTags: ["smoke"]).admits(tags: []))
+    }
+
+    @Test("sharding puts every scenario in exactly one shard", arguments: [1, 2, 3, 7])
+    func sharding(count: Int) {
+        let files = (0..<20).map { "scenarios/s\($0).yaml" }
+        var seen: [String] = []
+        for index in 1...count {
+            let shard = ScenarioSelection(shard: (index, count)).shardFiles(files)
+            #expect(abs(shard.count - files.count / count) <= 1)
+            seen += shard
+        }
+        #expect(seen.sorted() == files.sorted())
+        #expect(Set(seen).count == files.count)
+    }
+
+    @Test("two runs with one seed make the same choices; another seed makes others")
+    func determinism() async throws {
+        let scenario = try Self.scenario(Self.signInAndRefresh)
+        func fingerprint(_ seed: UInt64) async -> [String] {
+            let outcome = await ScenarioRunner.run(scenario, seed: seed)
+            return outcome.exchanges.compactMap { exchange -> String? in
+                let body = String(decoding: exchange.requestBody, as: UTF8.self)
+                // Authorize URLs carry state, nonce and the PKCE challenge; token requests the
+                // code, the verifier and the refresh token. ECDSA signatures are random by design.
+                guard exchange.url.contains("/authorize") || exchange.url.hasSuffix("/oauth/token") else {
+                    return nil
+                }
+                return (exchange.url + " " + body).replacing(#/127\.0\.0\.1:\d+/#, with: "HOST")
+            }
+        }
+        let first = await fingerprint(11)
+        let second = await fingerprint(11)
+        let other = await fingerprint(12)
+        #expect(first.count == 3)  // the authorize URL, the code exchange, the refresh
+        #expect(first == second)
+        #expect(first != other)
+    }
+
+    @Test("a scenario over its time limit is interrupted at the step that was running")
+    func timeLimit() async throws {
+        let scenario = try Self.scenario(
+            """
+            name: slow
+            timeout: 1s
+            steps:
+              - launch
+              - issuer: {fault: http-delay, delay_ms: 5000, path: /oauth/token}
+              - signIn
+            """)
+        let outcome = await ScenarioRunner.run(scenario, seed: 1)
+        #expect(outcome.result.status == .interrupted)
+        #expect(outcome.result.failure?.step == "signIn")
+        #expect(outcome.result.failure?.message.contains("time limit") == true)
+    }
+
+    @Test("a suite runs jobs in parallel, keeps the given order, and stop() interrupts it")
+    func suite() async throws {
+        let scenarios = try (0..<4).map { try Self.scenario(Self.signInAndRefresh, file: "s\($0).yaml") }
+        var options = ScenarioSuite.Options()
+        options.jobs = 2
+        let finished = Mutex(0)
+        let results = await ScenarioSuite(options: options).run(scenarios) { _ in
+            finished.withLock { $0 += 1 }
+        }
+        #expect(results.map(\.file) == ["s0.yaml", "s1.yaml", "s2.yaml", "s3.yaml"])
+        #expect(results.allSatisfy { $0.status == .passed })
+        #expect(finished.withLock { $0 } == 4)
+
+        let slow = try (0..<3).map {
+            try Self.scenario(
+                """
+                name: slow \($0)
+                steps:
+                  - launch
+                  - issuer: {fault: http-delay, delay_ms: 3000, path: /oauth/token}
+                  - signIn
+                """, file: "slow\($0).yaml")
+        }
+        options.jobs = 1
+        let suite = ScenarioSuite(options: options)
+        let run = Task { await suite.run(slow) { _ in } }
+        try await Task.sleep(for: .milliseconds(300))
+        suite.stop()
+        run.cancel()
+        let interrupted = await run.value
+        #expect(interrupted[0].status == .interrupted)
+        #expect(interrupted[1...].allSatisfy { $0.status == .skipped })
+    }
+
+    @Test("seeds derive from the run seed and the scenario, not from scheduling")
+    func seeds() throws {
+        let a = try Self.scenario("name: a\nsteps: [launch]", file: "a.yaml")
+        let b = try Self.scenario("name: b\nsteps: [launch]", file: "b.yaml")
+        #expect(ScenarioSuite.seed(for: a, runSeed: 1) == ScenarioSuite.seed(for: a, runSeed: 1))
+        #expect(ScenarioSuite.seed(for: a, runSeed: 1) != ScenarioSuite.seed(for: b, runSeed: 1))
+        #expect(ScenarioSuite.seed(for: a, runSeed: 1) != ScenarioSuite.seed(for: a, runSeed: 2))
+        let fixed = try Self.scenario("name: f\nseed: 9\nsteps: [launch]")
+        #expect(ScenarioSuite.seed(for: fixed, runSeed: 1) == 9)
+    }
+}

@@ -1,0 +1,256 @@
+import Foundation
+import JSON
+import Scenario
+import TestSupport
+import Testing
+
+/// The scenario format: what parses, and that every refusal names its file, line and column.
+@Suite struct ScenarioLoaderTests {
+    func parse(_ text: String, file: String = "s.yaml", overrides: [String: String] = [:])
+        throws(ScenarioError)
+        -> Scenario
+    {
+        try ScenarioLoader.parse(Array(text.utf8), file: file, overrides: overrides)
+    }
+
+    func error(_ text: String, overrides: [String: String] = [:]) -> ScenarioError? {
+        do {
+            _ = try parse(text, overrides: overrides)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("a full header and every kind of step")
+    func fullScenario() throws {
+        let scenario = try parse(
+            """
+            name: everything
+            description: what it proves
+            tags: [smoke, web]
+            seed: 42
+            timeout: 2m
+            env: {USER: bob@example.com}
+            issuer: {url: embedded, tenant: {users: []}}
+            device: {skew: -5m, passcode: false, apple_account: {email: kim@example.com, given_name: Kim}}
+            apps:
+              - {id: com.example.app, profile: naive, shared_session: true}
+              - {id: com.other.app, dpop: true}
+            steps:
+              - launch
+              - prewarm: {app: com.other.app}
+              - reboot
+              - advance: 1h
+              - network: {offline: true, fail_next: {count: 2, path: /oauth/token}, status: {code: 503, count: 1}}
+              - appleAccount: {email: kim@example.com, private_relay: true}
+              - issuer: {fault: rp-id_token-aud, count: 2}
+              - signIn: {username: "${USER}", fill: {otp: "123456"}, consent: deny, error: authorization_denied}
+              - getAccessToken: {force: true}
+              - signOut: {end_session: false}
+              - signInWithApple: {scopes: [email], nonce: n-1}
+              - handleRedirect: "com.example.app://auth/callback?code=x&state=y"
+              - parallel: [getAccessToken, getAccessToken]
+              - expect:
+                  session: present
+                  claims: {email: bob@example.com, nonce: present}
+                  requests: [{path: /oauth/token, params: {grant_type: refresh_token}, count: 2}]
+                  keychain: 1
+            """)
+        #expect(scenario.name == "everything")
+        #expect(scenario.tags == ["smoke", "web"])
+        #expect(scenario.seed == 42)
+        #expect(scenario.timeLimitSeconds == 120)
+        #expect(scenario.device.skewSeconds == -300)
+        #expect(scenario.device.hasPasscode == false)
+        #expect(scenario.device.appleAccount?.givenName == "Kim")
+        #expect(scenario.apps.map(\.bundleID) == ["com.example.app", "com.other.app"])
+        #expect(scenario.apps[1].clientID == "com.other.app")
+        #expect(scenario.apps[1].redirectURI == "com.other.app://auth/callback")
+        #expect(scenario.apps[0].profile == "naive" && scenario.apps[0].sharedSession)
+        #expect(scenario.apps[1].usesDPoP)
+        #expect(scenario.issuer.isEmbedded)
+        #expect(scenario.steps.count == 14)
+        #expect(scenario.steps[0].location == SourceLocation(file: "s.yaml", line: 13, column: 5))
+        #expect(scenario.steps[3].action == .advance(seconds: 3600))
+        guard case .sdk(.signIn(let user, _, _, _, _), _, let expected) = scenario.steps[7].action else {
+            Issue.record("step 8 is \(scenario.steps[7].action)")
+            return
+        }
+        #expect(user.username == "bob@example.com")
+        #expect(user.fields == [FieldValue("otp", "123456")])
+        #expect(user.consent == "deny")
+        #expect(expected == "authorization_denied")
+        guard case .expect(let checks) = scenario.steps[13].action else {
+            Issue.record("step 14 is \(scenario.steps[13].action)")
+            return
+        }
+        #expect(checks.count == 4)
+        #expect(
+            checks[1].kind
+                == .claims(["email": .equals(.string("bob@example.com")), "nonce": .present], app: nil))
+        #expect(checks[2].location.line == 29)
+    }
+
+    @Test("JSON files are scenarios too")
+    func json() throws {
+        let scenario = try parse(#"{"name": "json", "steps": ["launch", {"advance": 60}]}"#, file: "s.json")
+        #expect(scenario.steps.map(\.name) == ["launch", "advance"])
+    }
+
+    @Test(
+        "refusals carry file, line, column and what was expected",
+        arguments: [
+            ("name: x\nsteps: [launch]\nextra: 1", 3, 1, "unknown key \"extra\" in the scenario"),
+            ("steps: [launch]", 1, 1, "no name"),
+            ("name: x", 1, 1, "no steps"),
+            ("name: x\nsteps: []", 2, 8, "steps is empty"),
+            ("name: x\nsteps:\n  - jump", 3, 5, "unknown step \"jump\""),
+            ("name: x\nsteps:\n  - signIn: {pasword: p}", 3, 14, "unknown key \"pasword\" in signIn"),
+            ("name: x\nsteps:\n  - advance: soon", 3, 14, "advance must be seconds"),
+            ("name: x\nsteps:\n  - advance: 5y", 3, 14, "unknown unit"),
+            ("name: x\nsteps:\n  - {launch: null, signIn: null}", 3, 5, "exactly one key"),
+            ("name: x\nsteps:\n  - launch: {app: com.nope}", 3, 19, "no app com.nope"),
+            ("name: x\nsteps:\n  - signIn: {consent: maybe}", 3, 23, "approve or deny"),
+            ("name: x\nsteps:\n  - signIn: {cancel: halfway}", 3, 22, "must be one of"),
+            ("name: x\nsteps:\n  - parallel: [launch]", 3, 15, "at least two"),
+            ("name: x\nsteps:\n  - network: {status: {count: 2}}", 3, 23, "needs a code"),
+            ("name: x\nsteps:\n  - issuer: {}", 3, 13, "one action"),
+            ("name: x\nsteps:\n  - expect: {session: maybe}", 3, 23, "present or absent"),
+            ("name: x\nsteps:\n  - expect: {keychain: -1}", 3, 24, "from 0"),
+            ("name: x\nseed: -3\nsteps: [launch]", 2, 7, "seed must be"),
+            ("name: x\nissuer: ftp://x\nsteps: [launch]", 2, 9, "embedded or an http(s) URL"),
+            (
+                "name: x\nissuer: {url: 'https://i.example', tenant: {}}\nsteps: [launch]", 2, 44,
+                "embedded issuer only"
+            ),
+            ("name: x\napps: [{id: a}, {id: a}]\nsteps: [launch]", 2, 17, "two apps"),
+            ("name: x\nsteps:\n  - signIn: {username: '${WHO}'}", 3, 24, "undefined variable WHO"),
+            ("name: x\nsteps:\n  - signIn: {username: '${WHO'}", 3, 24, "without a closing"),
+            ("name: [x\nsteps: []", 2, 6, "expected"),
+        ])
+    func refusals(text: String, line: Int, column: Int, fragment: String) {
+        guard let error = error(text) else {
+            Issue.record("accepted: \(text)")
+            return
+        }
+        #expect(error.location.file == "s.yaml")
+        #expect((error.location.line, error.location.column) == (line, column), "\(error)")
+        #expect(error.message.contains(fragment), "\(error)")
+    }
+
+    @Test("syntax errors are told apart from invalid scenarios")
+    func syntaxErrors() {
+        #expect(error("name: [x\nsteps: []")?.code == .syntax)
+        #expect(error("name: x\nsteps: []")?.code == .invalid)
+        #expect(error("")?.code == .invalid)
+    }
+
+    @Test("env, defaults and -e overrides")
+    func variables() throws {
+        let text = """
+            name: "${GREETING} world"
+            env: {GREETING: hello, COUNT: 3}
+            steps:
+              - network: {fail_next: "${COUNT}"}
+              - signIn: {username: "${WHO:-alice@example.com}"}
+            """
+        let plain = try parse(text)
+        #expect(plain.name == "hello world")
+        #expect(plain.steps[0].action == .network(Self.failing(3)))
+        let overridden = try parse(
+            text, overrides: ["GREETING": "goodbye", "COUNT": "7", "WHO": "bob@example.com"])
+        #expect(overridden.name == "goodbye world")
+        #expect(overridden.env["WHO"] == "bob@example.com")
+        #expect(overridden.steps[0].action == .network(Self.failing(7)))
+        guard case .sdk(.signIn(let user, _, _, _, _), _, _) = overridden.steps[1].action else {
+            Issue.record("not a signIn")
+            return
+        }
+        #expect(user.username == "bob@example.com")
+    }
+
+    static func failing(_ count: Int) -> NetworkChange {
+        var change = NetworkChange()
+        change.failNext = ArmedRequests(count: count)
+        return change
+    }
+
+    @Test("runFlow inlines a file with its env and honours when")
+    func includes() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write(
+            """
+            env: {WHO: alice@example.com}
+            steps:
+              - signIn: {username: "${WHO}"}
+            """, named: "login.yaml")
+        let main = try directory.write(
+            """
+            name: includes
+            env: {PLATFORM: ios}
+            steps:
+              - runFlow: login.yaml
+              - runFlow: {file: login.yaml, env: {WHO: bob@example.com}}
+              - runFlow: {file: login.yaml, when: "${PLATFORM} == android"}
+              - runFlow: {file: login.yaml, when: "${PLATFORM} != android"}
+            """, named: "main.yaml")
+        let scenario = try ScenarioLoader.load(path: main)
+        #expect(scenario.steps.count == 3)
+        let users = scenario.steps.compactMap { step -> String? in
+            guard case .include(_, let inner) = step.action,
+                case .sdk(.signIn(let user, _, _, _, _), _, _) = inner[0].action
+            else { return nil }
+            return user.username
+        }
+        #expect(users == ["alice@example.com", "bob@example.com", "alice@example.com"])
+        guard case .include(let file, let inner) = scenario.steps[0].action else { return }
+        #expect(file.hasSuffix("/login.yaml"))
+        #expect(inner[0].location.file == file && inner[0].location.line == 3)
+    }
+
+    @Test("include cycles and missing includes are refused at the runFlow")
+    func includeErrors() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write("steps:\n  - runFlow: b.yaml\n", named: "a.yaml")
+        _ = try directory.write("steps:\n  - runFlow: a.yaml\n", named: "b.yaml")
+        let cyclic = try directory.write("name: c\nsteps:\n  - runFlow: a.yaml\n", named: "c.yaml")
+        #expect(throws: ScenarioError.self) { try ScenarioLoader.load(path: cyclic) }
+        do {
+            _ = try ScenarioLoader.load(path: cyclic)
+        } catch {
+            #expect(error.message.contains("cycle"), "\(error)")
+        }
+        let missing = try directory.write("name: m\nsteps:\n  - runFlow: nowhere.yaml\n", named: "m.yaml")
+        do {
+            _ = try ScenarioLoader.load(path: missing)
+            Issue.record("a missing include was accepted")
+        } catch {
+            #expect(error.code == .unreadable)
+            #expect(error.location.file == missing && error.location.line == 3 && error.location.column == 14)
+        }
+        let broken = try directory.write("steps:\n  - signIn: {x: 1}\n", named: "broken.yaml")
+        let including = try directory.write("name: i\nsteps:\n  - runFlow: broken.yaml\n", named: "i.yaml")
+        do {
+            _ = try ScenarioLoader.load(path: including)
+            Issue.record("a broken include was accepted")
+        } catch {
+            #expect(error.location.file == broken && error.location.line == 2, "\(error)")
+        }
+    }
+
+    @Test("files that cannot be read")
+    func unreadable() throws {
+        do {
+            _ = try ScenarioLoader.load(path: "/nonexistent/scenario.yaml")
+            Issue.record("accepted a missing file")
+        } catch {
+            #expect(error.code == .unreadable)
+            #expect(error.message.contains("does not exist"))
+        }
+        let directory = try TemporaryDirectory()
+        let binary = try directory.file(named: "binary.yaml")
+        try Data([0x6e, 0x61, 0x6d, 0x65, 0x3a, 0x20, 0xff, 0xfe]).write(to: binary)
+        #expect(throws: ScenarioError.self) { try ScenarioLoader.load(path: binary.path) }
+    }
+}
