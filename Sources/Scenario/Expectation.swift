@@ -17,6 +17,8 @@ public struct Expectation: Hashable, Sendable {
         case claims([String: ClaimMatch], app: String?)
         /// The stored session holds a refresh token (or not).
         case refreshToken(present: Bool, app: String?)
+        /// The stored session's token type (`Bearer`, `DPoP`), compared case-insensitively.
+        case tokenType(String, app: String?)
         /// The stored session's granted scope contains these scopes.
         case scopes([String], app: String?)
         /// The previous SDK call's error code (nil: it succeeded).
@@ -61,6 +63,8 @@ public struct RequestExpectation: Hashable, Sendable {
     public var method: String?
     /// Form or query parameters each matching request must have (or lack).
     public var parameters: [String: ClaimMatch]
+    /// Headers (names case-insensitive) each matching request must have (or lack).
+    public var headers: [String: ClaimMatch] = [:]
     /// Exactly this many matching requests (nil: at least one).
     public var count: Int?
     /// At least this many.

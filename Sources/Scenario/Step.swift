@@ -24,9 +24,9 @@ public enum StepAction: Hashable, Sendable {
     case advance(seconds: Int64)
     /// A change to the device's network conditions.
     case network(NetworkChange)
-    /// A call into the app's SDK; `expectedError` is the error code the call must fail with
-    /// (nil: it must succeed).
-    case sdk(SDKCall, app: String?, expectedError: String?)
+    /// A call into the app's SDK; `expectedErrors` are the outcomes allowed: error codes, and
+    /// `none` for success (nil: it must succeed). Several fit a race whose winner is not fixed.
+    case sdk(SDKCall, app: String?, expectedErrors: [String]?)
     /// Signs an Apple ID in on the phone (nil: signs it out).
     case appleAccount(AppleAccountSetup?)
     /// An admin action on the embedded issuer.

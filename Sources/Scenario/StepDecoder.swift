@@ -151,8 +151,11 @@ struct StepDecoder {
             mapping = try optionalMapping(arguments, name, allowed: allowed)
         }
         let app = try app(mapping, name)
-        var expectedError: String?
-        if let node = mapping?["error"] { expectedError = try reader.string(node, "\(name).error") }
+        var expectedErrors: [String]?
+        if let node = mapping?["error"] {
+            expectedErrors = try reader.strings(node, "\(name).error")
+            guard expectedErrors?.isEmpty == false else { throw reader.error(node, "\(name).error is empty") }
+        }
         let call: SDKCall
         switch name {
         case "signIn": call = try signIn(mapping)
@@ -198,7 +201,7 @@ struct StepDecoder {
         case "userInfo": call = .userInfo
         default: call = .configure
         }
-        return .sdk(call, app: app, expectedError: expectedError)
+        return .sdk(call, app: app, expectedErrors: expectedErrors)
     }
 
     static let interruptionPoints = ["before_load", "login", "consent"]
@@ -415,9 +418,8 @@ struct StepDecoder {
         let mapping = try reader.mapping(
             node, "expect",
             allowed: [
-                "app", "session", "claims", "refresh_token", "scopes", "error", "requests", "keychain",
-                "cookies",
-                "issuer_user", "app_phase",
+                "app", "session", "claims", "refresh_token", "token_type", "scopes", "error", "requests",
+                "keychain", "cookies", "issuer_user", "app_phase",
             ])
         let app = try app(mapping, "expect")
         var result: [Expectation] = []
@@ -433,6 +435,7 @@ struct StepDecoder {
                 kind = .refreshToken(present: try presence(value, "expect.refresh_token"), app: app)
             case "claims": kind = .claims(try reader.matches(value, "expect.claims"), app: app)
             case "scopes": kind = .scopes(try reader.strings(value, "expect.scopes"), app: app)
+            case "token_type": kind = .tokenType(try reader.string(value, "expect.token_type"), app: app)
             case "error": kind = .lastError(value.isNull ? nil : try reader.string(value, "expect.error"))
             case "keychain":
                 if case .mapping = value {
@@ -488,12 +491,15 @@ struct StepDecoder {
 
     private func requests(_ node: YAMLNode) throws(ScenarioError) -> RequestExpectation {
         let mapping = try reader.mapping(
-            node, "expect.requests", allowed: ["path", "method", "params", "count", "at_least"])
+            node, "expect.requests", allowed: ["path", "method", "params", "headers", "count", "at_least"])
         var expectation = RequestExpectation()
         expectation.path = try reader.optionalString(mapping, "path", "expect.requests")
         expectation.method = try reader.optionalString(mapping, "method", "expect.requests")?.uppercased()
         if let node = mapping["params"] {
             expectation.parameters = try reader.matches(node, "expect.requests.params")
+        }
+        if let node = mapping["headers"] {
+            expectation.headers = try reader.matches(node, "expect.requests.headers")
         }
         if let node = mapping["count"] {
             expectation.count = try reader.int(node, "expect.requests.count", range: 0...1_000_000)

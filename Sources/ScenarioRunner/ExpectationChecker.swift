@@ -52,6 +52,15 @@ struct ExpectationChecker {
                         actual: Self.describe(claims[name]))
                 }
             }
+        case .tokenType(let type, let app):
+            guard let session = try await storedSession(app, step: step, location: expectation.location)
+            else {
+                throw fail(
+                    "expected a token type, but no session is stored", expected: type, actual: "no session")
+            }
+            guard session.tokenType.lowercased() == type.lowercased() else {
+                throw fail("the stored token type", expected: type, actual: session.tokenType)
+            }
         case .scopes(let scopes, let app):
             guard let session = try await storedSession(app, step: step, location: expectation.location)
             else {
@@ -155,6 +164,9 @@ struct ExpectationChecker {
             return expectation.parameters.allSatisfy { name, match in
                 Self.mismatch(parameters[name].map(JSONValue.string), match) == nil
             }
+                && expectation.headers.allSatisfy { name, match in
+                    Self.mismatch(exchange.request.headers[name].map(JSONValue.string), match) == nil
+                }
         }
         let what = [expectation.method, expectation.path].compactMap { $0 }.joined(separator: " ")
         let subject = what.isEmpty ? "requests" : "\(what) requests"

@@ -100,7 +100,15 @@ final class ScenarioExecution: Sendable {
     private func perform(_ step: Step) async throws -> String? {
         switch step.action {
         case .app(let action, let id):
-            try await appAction(action, app: world.app(id))
+            let app = world.app(id)
+            try await appAction(action, app: app)
+            if action == .launch || action == .prewarm {
+                // The app's configure at launch is an SDK call: its outcome is what `expect:
+                // {error: …}` sees next.
+                let error = app.configureError
+                lastError.withLock { $0 = error?.code.rawValue }
+                return error.map { "configure failed: \($0.code.rawValue): \($0.message)" }
+            }
             return nil
         case .device(let action):
             switch action {
@@ -124,8 +132,8 @@ final class ScenarioExecution: Sendable {
             guard world.isEmbedded else { throw StepSkip(reason: "needs the embedded issuer's admin API") }
             try await issuerAction(action, step: step)
             return nil
-        case .sdk(let call, let app, let expectedError):
-            return try await sdk(call, app: app, expectedError: expectedError, step: step)
+        case .sdk(let call, let app, let expectedErrors):
+            return try await sdk(call, app: app, expectedErrors: expectedErrors, step: step)
         case .expect(let expectations):
             let checker = ExpectationChecker(world: world, lastError: lastError.withLock { $0 })
             var skipped: [String] = []
@@ -203,7 +211,7 @@ final class ScenarioExecution: Sendable {
 
     // MARK: SDK calls
 
-    private func sdk(_ call: SDKCall, app id: String?, expectedError: String?, step: Step) async throws
+    private func sdk(_ call: SDKCall, app id: String?, expectedErrors: [String]?, step: Step) async throws
         -> String?
     {
         let app = world.app(id)
@@ -220,40 +228,37 @@ final class ScenarioExecution: Sendable {
         case .failure(let error): code = error.code.rawValue
         }
         lastError.withLock { $0 = code }
-        switch (outcome, expectedError) {
-        case (.success(let note), nil):
-            return note
-        case (.failure(let error), nil):
-            var message = "\(step.name) failed: \(error.code.rawValue): \(error.message)"
-            let pages = app.lastWebTrace
-            if case .signIn = call, !pages.isEmpty {
-                message +=
-                    " (pages: "
-                    + pages.map {
-                        "\($0.method.rawValue) \(URLParts.stripQueryAndFragment($0.url)) → \($0.status ?? 0)"
-                    }
-                    .joined(separator: ", ") + ")"
-            }
-            throw StepStop(
-                failure: StepFailure(
-                    step: step.name, location: step.location, message: message, expected: "success",
-                    actual: error.code.rawValue))
-        case (.success, let expected?):
-            throw StepStop(
-                failure: StepFailure(
-                    step: step.name, location: step.location,
-                    message: "\(step.name) succeeded, but the scenario expects error \(expected)",
-                    expected: expected, actual: "success"))
-        case (.failure(let error), let expected?):
-            guard error.code.rawValue == expected else {
+        let allowed = expectedErrors ?? ["none"]
+        let actual = code ?? "none"
+        let expected = allowed.count == 1 ? allowed[0] : "one of " + allowed.joined(separator: ", ")
+        guard allowed.contains(actual) else {
+            switch outcome {
+            case .success:
                 throw StepStop(
                     failure: StepFailure(
                         step: step.name, location: step.location,
-                        message:
-                            "\(step.name) failed with \(error.code.rawValue) (\(error.message)), not \(expected)",
-                        expected: expected, actual: error.code.rawValue))
+                        message: "\(step.name) succeeded, but the scenario expects error \(expected)",
+                        expected: expected, actual: "success"))
+            case .failure(let error):
+                var message = "\(step.name) failed: \(error.code.rawValue): \(error.message)"
+                let pages = app.lastWebTrace
+                if case .signIn = call, !pages.isEmpty {
+                    message +=
+                        " (pages: "
+                        + pages.map {
+                            "\($0.method.rawValue) \(URLParts.stripQueryAndFragment($0.url)) → \($0.status ?? 0)"
+                        }
+                        .joined(separator: ", ") + ")"
+                }
+                throw StepStop(
+                    failure: StepFailure(
+                        step: step.name, location: step.location, message: message,
+                        expected: expectedErrors == nil ? "success" : expected, actual: error.code.rawValue))
             }
-            return "error \(expected), as expected"
+        }
+        switch outcome {
+        case .success(let note): return note
+        case .failure(let error): return "error \(error.code.rawValue), as expected: \(error.message)"
         }
     }
 

@@ -68,12 +68,22 @@ extension SignInClient {
                 throw SignInError(
                     .tokenRequestFailed, "userinfo answered \(response.status)", status: response.status)
             }
+            let claims: [String: JSONValue]
             do {
-                return try JSONValue.parseObject(response.body)
+                claims = try JSONValue.parseObject(response.body)
             } catch {
                 throw SignInError(
                     .invalidTokenResponse, "userinfo did not answer a JSON object: \(error.message)")
             }
+            // OpenID Connect Core §5.3.2: the sub of the UserInfo response must be the ID token's,
+            // or the response is not to be used (token substitution).
+            guard let subject = claims["sub"]?.stringValue, subject == session.subject else {
+                throw SignInError(
+                    .invalidTokenResponse,
+                    "userinfo names subject \(claims["sub"]?.stringValue.map { "\"\($0.prefix(64))\"" } ?? "none"), "
+                        + "not the ID token's")
+            }
+            return claims
         }
     }
 }

@@ -227,4 +227,36 @@ import Testing
         let fixed = try Self.scenario("name: f\nseed: 9\nsteps: [launch]")
         #expect(ScenarioSuite.seed(for: fixed, runSeed: 1) == 9)
     }
+
+    @Test("launch's configure outcome, outcome lists, headers and token type are checkable")
+    func moreChecks() async throws {
+        let outcome = await ScenarioRunner.run(
+            try Self.scenario(
+                """
+                name: checks
+                apps: [{id: com.example.app, dpop: true}]
+                steps:
+                  - issuer: {fault: rp-discovery-issuer-not-matching-config}
+                  - launch
+                  - expect: {error: discovery_failed}
+                  - signIn: {error: [discovery_failed, none]}
+                  - signIn: {error: [none]}
+                  - expect:
+                      token_type: dpop
+                      requests: [{path: /oauth/token, headers: {DPoP: present, Authorization: absent}, at_least: 1}]
+                """), seed: 5)
+        #expect(outcome.result.status == .passed, "\(String(describing: outcome.result.failure))")
+        #expect(outcome.result.steps[1].note?.contains("discovery_failed") == true)
+        let wrongHeader = await ScenarioRunner.run(
+            try Self.scenario(
+                """
+                name: bearer has no DPoP header
+                steps:
+                  - launch
+                  - signIn
+                  - expect: {requests: [{path: /oauth/token, headers: {DPoP: present}}]}
+                """), seed: 5)
+        #expect(wrongHeader.result.status == .failed)
+        #expect(wrongHeader.result.failure?.expected == "at least 1")
+    }
 }

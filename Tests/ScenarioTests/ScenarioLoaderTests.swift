@@ -80,7 +80,7 @@ import Testing
         #expect(user.username == "bob@example.com")
         #expect(user.fields == [FieldValue("otp", "123456")])
         #expect(user.consent == "deny")
-        #expect(expected == "authorization_denied")
+        #expect(expected == ["authorization_denied"])
         guard case .expect(let checks) = scenario.steps[13].action else {
             Issue.record("step 14 is \(scenario.steps[13].action)")
             return

@@ -99,3 +99,18 @@ import WebAuthSession
         }
     }
 }
+
+/// UserInfo answers are used only for the signed-in subject (OpenID Connect Core §5.3.2).
+@Suite struct UserInfoEndToEndTests {
+    @Test func userInfoForAnotherSubjectIsRefused() async throws {
+        try await withSignedOutApp { world, _, app in
+            _ = try await app.perform { try await $0.signIn() }
+            let claims = try await app.perform { try await $0.userInfo() }
+            #expect(claims["email"]?.stringValue == "alice@example.com")
+            try world.identity!.issuer.inject(FaultInjection(fault: .userInfoBadSubject))
+            let error = await signInError { try await app.perform { try await $0.userInfo() } }
+            #expect(error?.code == .invalidTokenResponse)
+            #expect(error?.message.contains("not the ID token's") == true)
+        }
+    }
+}
