@@ -30,7 +30,9 @@ public enum ScenarioDiscovery {
             while let relative = walker.nextObject() as? String {
                 let components = relative.split(separator: "/")
                 if components.contains(where: { $0 == includeFolderName || $0.hasPrefix(".") }) { continue }
-                guard let ext = relative.split(separator: ".").last, extensions.contains(ext.lowercased())
+                // scenario.schema.json sits among the scenarios for editors; it is not one.
+                guard let ext = relative.split(separator: ".").last, extensions.contains(ext.lowercased()),
+                    !relative.hasSuffix(".schema.json")
                 else { continue }
                 found.append(base + "/" + relative)
             }

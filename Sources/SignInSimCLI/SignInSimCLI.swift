@@ -14,7 +14,7 @@ public enum SignInSimCLI {
         subcommands: [
             versionCommand, jwkCommand, jwtCommand, serveCommand, signInCommand, appleSignInCommand,
             runCommand,
-            validateCommand, listCommand,
+            validateCommand, listCommand, schemaCommand,
         ])
 
     /// Runs the process's command line and exits.

@@ -254,3 +254,46 @@ import Testing
         #expect(throws: ScenarioError.self) { try ScenarioLoader.load(path: binary.path) }
     }
 }
+
+/// The schema editors use stays the one the CLI prints, and names every step and check.
+@Suite struct ScenarioSchemaTests {
+    static let checkedIn = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../scenarios/scenario.schema.json").standardized
+
+    @Test("the checked-in schema is the one signinsim schema prints")
+    func identical() throws {
+        let file = try String(contentsOf: Self.checkedIn, encoding: .utf8)
+        #expect(file == ScenarioSchema.json)
+    }
+
+    @Test("every step the loader knows is in the schema")
+    func steps() throws {
+        let schema = try JSONValue.parse(Array(ScenarioSchema.json.utf8))
+        let alternatives = schema["$defs"]?["step"]?["oneOf"]?.arrayValue ?? []
+        var names = Set<String>()
+        for alternative in alternatives {
+            for form in alternative["oneOf"]?.arrayValue ?? [alternative] {
+                if let name = form["const"]?.stringValue { names.insert(name) }
+                for key in form["properties"]?.objectValue?.keys ?? [:].keys { names.insert(key) }
+            }
+        }
+        let known = [
+            "install", "launch", "prewarm", "foreground", "resignActive", "background", "terminate",
+            "uninstall",
+            "reinstall", "reboot", "lock", "unlock", "advance", "network", "appleAccount", "issuer",
+            "parallel",
+            "runFlow", "expect", "configure", "signIn", "handleRedirect", "getSession", "getAccessToken",
+            "renewSession", "signOut", "signInWithApple", "userInfo",
+        ]
+        #expect(names == Set(known))
+        // Each of these parses, so the list above is the loader's.
+        for name in known
+        where !["advance", "network", "issuer", "parallel", "runFlow", "expect", "handleRedirect"].contains(
+            name)
+        {
+            #expect(throws: Never.self) {
+                try ScenarioLoader.parse(Array("name: x\nsteps: [\(name)]".utf8), file: "s.yaml")
+            }
+        }
+    }
+}

@@ -57,6 +57,19 @@ extension SignInSimCLI {
             return loaded.errors.isEmpty ? .success : .invalidInput
         })
 
+    static let schemaCommand = CommandSpec(
+        name: "schema",
+        abstract: "Print the JSON Schema of scenario files.",
+        discussion: """
+            The same schema is checked in as scenarios/scenario.schema.json; point an editor's
+            YAML language server at it (# yaml-language-server: $schema=…) for completion and
+            checks while writing scenarios.
+            """,
+        run: { _, context in
+            context.writeOut(ScenarioSchema.json)
+            return .success
+        })
+
     static let listCommand = CommandSpec(
         name: "list",
         abstract: "List scenarios with their tags and descriptions.",

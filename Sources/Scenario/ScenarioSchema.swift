@@ -1,0 +1,1459 @@
+/// The JSON Schema (draft 2020-12) of scenario files, as checked in at
+/// `scenarios/scenario.schema.json` for editors (a test keeps the two identical). It describes
+/// the shape; `ScenarioLoader` checks the rest (variables, includes, app ids, value ranges).
+public enum ScenarioSchema {
+    public static let json = #"""
+        {
+          "$defs": {
+            "env": {
+              "additionalProperties": {
+                "type": [
+                  "string",
+                  "number",
+                  "boolean",
+                  "null"
+                ]
+              },
+              "type": "object"
+            },
+            "requests": {
+              "additionalProperties": false,
+              "properties": {
+                "at_least": {
+                  "minimum": 0,
+                  "type": "integer"
+                },
+                "count": {
+                  "minimum": 0,
+                  "type": "integer"
+                },
+                "headers": {
+                  "additionalProperties": {
+                    "description": "A value to equal, or present / absent."
+                  },
+                  "type": "object"
+                },
+                "method": {
+                  "type": "string"
+                },
+                "params": {
+                  "additionalProperties": {
+                    "description": "A value to equal, or present / absent."
+                  },
+                  "type": "object"
+                },
+                "path": {
+                  "type": "string"
+                }
+              },
+              "type": "object"
+            },
+            "step": {
+              "oneOf": [
+                {
+                  "oneOf": [
+                    {
+                      "const": "install"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "install": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "install"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "launch"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "launch": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "launch"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "prewarm"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "prewarm": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "prewarm"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "foreground"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "foreground": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "foreground"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "resignActive"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "resignActive": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "resignActive"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "background"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "background": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "background"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "terminate"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "terminate": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "terminate"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "uninstall"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "uninstall": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "uninstall"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "reinstall"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "reinstall": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "reinstall"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "const": "reboot"
+                },
+                {
+                  "const": "lock"
+                },
+                {
+                  "const": "unlock"
+                },
+                {
+                  "additionalProperties": false,
+                  "description": "Moves the world's time.",
+                  "properties": {
+                    "advance": {
+                      "description": "Seconds: an integer, or a number with s, m, h or d (\"15m\").",
+                      "oneOf": [
+                        {
+                          "type": "integer"
+                        },
+                        {
+                          "pattern": "^-?[0-9]+[smhd]$",
+                          "type": "string"
+                        }
+                      ]
+                    }
+                  },
+                  "required": [
+                    "advance"
+                  ],
+                  "type": "object"
+                },
+                {
+                  "additionalProperties": false,
+                  "properties": {
+                    "network": {
+                      "additionalProperties": false,
+                      "properties": {
+                        "captive_portal": {
+                          "type": "boolean"
+                        },
+                        "fail_next": {
+                          "oneOf": [
+                            {
+                              "minimum": 1,
+                              "type": "integer"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "count": {
+                                  "minimum": 1,
+                                  "type": "integer"
+                                },
+                                "path": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        },
+                        "latency_ms": {
+                          "minimum": 0,
+                          "type": "integer"
+                        },
+                        "lose_responses": {
+                          "oneOf": [
+                            {
+                              "minimum": 1,
+                              "type": "integer"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "count": {
+                                  "minimum": 1,
+                                  "type": "integer"
+                                },
+                                "path": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        },
+                        "offline": {
+                          "type": "boolean"
+                        },
+                        "reset": {
+                          "type": "boolean"
+                        },
+                        "status": {
+                          "additionalProperties": false,
+                          "properties": {
+                            "code": {
+                              "maximum": 599,
+                              "minimum": 100,
+                              "type": "integer"
+                            },
+                            "count": {
+                              "minimum": 1,
+                              "type": "integer"
+                            },
+                            "path": {
+                              "type": "string"
+                            }
+                          },
+                          "required": [
+                            "code"
+                          ],
+                          "type": "object"
+                        }
+                      },
+                      "type": "object"
+                    }
+                  },
+                  "required": [
+                    "network"
+                  ],
+                  "type": "object"
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "appleAccount"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "appleAccount": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "email": {
+                                  "type": "string"
+                                },
+                                "family_name": {
+                                  "type": "string"
+                                },
+                                "given_name": {
+                                  "type": "string"
+                                },
+                                "private_relay": {
+                                  "type": "boolean"
+                                }
+                              },
+                              "required": [
+                                "email"
+                              ],
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "appleAccount"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "additionalProperties": false,
+                  "description": "Embedded issuer only: one of fault, clear_faults, rotate_keys, user.",
+                  "properties": {
+                    "issuer": {
+                      "additionalProperties": false,
+                      "properties": {
+                        "clear_faults": {
+                          "type": "boolean"
+                        },
+                        "count": {
+                          "minimum": 1,
+                          "type": "integer"
+                        },
+                        "delay_ms": {
+                          "minimum": 0,
+                          "type": "integer"
+                        },
+                        "fault": {
+                          "type": "string"
+                        },
+                        "path": {
+                          "type": "string"
+                        },
+                        "rotate_keys": {
+                          "oneOf": [
+                            {
+                              "type": "boolean"
+                            },
+                            {
+                              "type": "string"
+                            }
+                          ]
+                        },
+                        "user": {
+                          "properties": {
+                            "email": {
+                              "type": "string"
+                            }
+                          },
+                          "required": [
+                            "email"
+                          ],
+                          "type": "object"
+                        }
+                      },
+                      "type": "object"
+                    }
+                  },
+                  "required": [
+                    "issuer"
+                  ],
+                  "type": "object"
+                },
+                {
+                  "additionalProperties": false,
+                  "properties": {
+                    "parallel": {
+                      "items": {
+                        "$ref": "#/$defs/step"
+                      },
+                      "minItems": 2,
+                      "type": "array"
+                    }
+                  },
+                  "required": [
+                    "parallel"
+                  ],
+                  "type": "object"
+                },
+                {
+                  "additionalProperties": false,
+                  "properties": {
+                    "runFlow": {
+                      "oneOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "additionalProperties": false,
+                          "properties": {
+                            "env": {
+                              "$ref": "#/$defs/env"
+                            },
+                            "file": {
+                              "type": "string"
+                            },
+                            "when": {
+                              "oneOf": [
+                                {
+                                  "type": "string"
+                                },
+                                {
+                                  "type": "boolean"
+                                }
+                              ]
+                            }
+                          },
+                          "required": [
+                            "file"
+                          ],
+                          "type": "object"
+                        }
+                      ]
+                    }
+                  },
+                  "required": [
+                    "runFlow"
+                  ],
+                  "type": "object"
+                },
+                {
+                  "additionalProperties": false,
+                  "properties": {
+                    "expect": {
+                      "additionalProperties": false,
+                      "properties": {
+                        "app": {
+                          "type": "string"
+                        },
+                        "app_phase": {
+                          "type": "string"
+                        },
+                        "claims": {
+                          "additionalProperties": {
+                            "description": "A value to equal, or present / absent."
+                          },
+                          "type": "object"
+                        },
+                        "cookies": {
+                          "additionalProperties": false,
+                          "properties": {
+                            "count": {
+                              "minimum": 0,
+                              "type": "integer"
+                            },
+                            "name": {
+                              "type": "string"
+                            }
+                          },
+                          "type": "object"
+                        },
+                        "error": {
+                          "oneOf": [
+                            {
+                              "type": "string"
+                            },
+                            {
+                              "type": "null"
+                            }
+                          ]
+                        },
+                        "issuer_user": {
+                          "properties": {
+                            "email": {
+                              "type": "string"
+                            }
+                          },
+                          "required": [
+                            "email"
+                          ],
+                          "type": "object"
+                        },
+                        "keychain": {
+                          "oneOf": [
+                            {
+                              "minimum": 0,
+                              "type": "integer"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "items": {
+                                  "minimum": 0,
+                                  "type": "integer"
+                                }
+                              },
+                              "required": [
+                                "items"
+                              ],
+                              "type": "object"
+                            }
+                          ]
+                        },
+                        "refresh_token": {
+                          "enum": [
+                            "present",
+                            "absent",
+                            true,
+                            false
+                          ]
+                        },
+                        "requests": {
+                          "oneOf": [
+                            {
+                              "$ref": "#/$defs/requests"
+                            },
+                            {
+                              "items": {
+                                "$ref": "#/$defs/requests"
+                              },
+                              "type": "array"
+                            }
+                          ]
+                        },
+                        "scopes": {
+                          "oneOf": [
+                            {
+                              "items": {
+                                "type": "string"
+                              },
+                              "type": "array"
+                            },
+                            {
+                              "type": "string"
+                            }
+                          ]
+                        },
+                        "session": {
+                          "enum": [
+                            "present",
+                            "absent",
+                            true,
+                            false
+                          ]
+                        },
+                        "token_type": {
+                          "type": "string"
+                        }
+                      },
+                      "type": "object"
+                    }
+                  },
+                  "required": [
+                    "expect"
+                  ],
+                  "type": "object"
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "configure"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "configure": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                },
+                                "error": {
+                                  "description": "The error code(s) allowed; none means success.",
+                                  "oneOf": [
+                                    {
+                                      "type": "string"
+                                    },
+                                    {
+                                      "items": {
+                                        "type": "string"
+                                      },
+                                      "minItems": 1,
+                                      "type": "array"
+                                    }
+                                  ]
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "configure"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "signIn"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "signIn": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "abandon": {
+                                  "enum": [
+                                    "before_load",
+                                    "login",
+                                    "consent"
+                                  ]
+                                },
+                                "app": {
+                                  "type": "string"
+                                },
+                                "cancel": {
+                                  "enum": [
+                                    "before_load",
+                                    "login",
+                                    "consent"
+                                  ]
+                                },
+                                "consent": {
+                                  "enum": [
+                                    "approve",
+                                    "deny"
+                                  ]
+                                },
+                                "error": {
+                                  "description": "The error code(s) allowed; none means success.",
+                                  "oneOf": [
+                                    {
+                                      "type": "string"
+                                    },
+                                    {
+                                      "items": {
+                                        "type": "string"
+                                      },
+                                      "minItems": 1,
+                                      "type": "array"
+                                    }
+                                  ]
+                                },
+                                "fill": {
+                                  "additionalProperties": {
+                                    "type": "string"
+                                  },
+                                  "type": "object"
+                                },
+                                "login_hint": {
+                                  "type": "string"
+                                },
+                                "max_age": {
+                                  "minimum": 0,
+                                  "type": "integer"
+                                },
+                                "password": {
+                                  "type": "string"
+                                },
+                                "prompt": {
+                                  "type": "string"
+                                },
+                                "scopes": {
+                                  "oneOf": [
+                                    {
+                                      "items": {
+                                        "type": "string"
+                                      },
+                                      "type": "array"
+                                    },
+                                    {
+                                      "type": "string"
+                                    }
+                                  ]
+                                },
+                                "username": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "signIn"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "additionalProperties": false,
+                  "properties": {
+                    "handleRedirect": {
+                      "oneOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "additionalProperties": false,
+                          "properties": {
+                            "app": {
+                              "type": "string"
+                            },
+                            "error": {
+                              "description": "The error code(s) allowed; none means success.",
+                              "oneOf": [
+                                {
+                                  "type": "string"
+                                },
+                                {
+                                  "items": {
+                                    "type": "string"
+                                  },
+                                  "minItems": 1,
+                                  "type": "array"
+                                }
+                              ]
+                            },
+                            "url": {
+                              "type": "string"
+                            }
+                          },
+                          "required": [
+                            "url"
+                          ],
+                          "type": "object"
+                        }
+                      ]
+                    }
+                  },
+                  "required": [
+                    "handleRedirect"
+                  ],
+                  "type": "object"
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "getSession"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "getSession": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                },
+                                "error": {
+                                  "description": "The error code(s) allowed; none means success.",
+                                  "oneOf": [
+                                    {
+                                      "type": "string"
+                                    },
+                                    {
+                                      "items": {
+                                        "type": "string"
+                                      },
+                                      "minItems": 1,
+                                      "type": "array"
+                                    }
+                                  ]
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "getSession"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "renewSession"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "renewSession": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                },
+                                "error": {
+                                  "description": "The error code(s) allowed; none means success.",
+                                  "oneOf": [
+                                    {
+                                      "type": "string"
+                                    },
+                                    {
+                                      "items": {
+                                        "type": "string"
+                                      },
+                                      "minItems": 1,
+                                      "type": "array"
+                                    }
+                                  ]
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "renewSession"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "userInfo"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "userInfo": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                },
+                                "error": {
+                                  "description": "The error code(s) allowed; none means success.",
+                                  "oneOf": [
+                                    {
+                                      "type": "string"
+                                    },
+                                    {
+                                      "items": {
+                                        "type": "string"
+                                      },
+                                      "minItems": 1,
+                                      "type": "array"
+                                    }
+                                  ]
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "userInfo"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "getAccessToken"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "getAccessToken": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                },
+                                "error": {
+                                  "description": "The error code(s) allowed; none means success.",
+                                  "oneOf": [
+                                    {
+                                      "type": "string"
+                                    },
+                                    {
+                                      "items": {
+                                        "type": "string"
+                                      },
+                                      "minItems": 1,
+                                      "type": "array"
+                                    }
+                                  ]
+                                },
+                                "force": {
+                                  "type": "boolean"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "getAccessToken"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "signOut"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "signOut": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                },
+                                "end_session": {
+                                  "type": "boolean"
+                                },
+                                "error": {
+                                  "description": "The error code(s) allowed; none means success.",
+                                  "oneOf": [
+                                    {
+                                      "type": "string"
+                                    },
+                                    {
+                                      "items": {
+                                        "type": "string"
+                                      },
+                                      "minItems": 1,
+                                      "type": "array"
+                                    }
+                                  ]
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "signOut"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "signInWithApple"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "signInWithApple": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                },
+                                "cancel": {
+                                  "type": "boolean"
+                                },
+                                "error": {
+                                  "description": "The error code(s) allowed; none means success.",
+                                  "oneOf": [
+                                    {
+                                      "type": "string"
+                                    },
+                                    {
+                                      "items": {
+                                        "type": "string"
+                                      },
+                                      "minItems": 1,
+                                      "type": "array"
+                                    }
+                                  ]
+                                },
+                                "nonce": {
+                                  "type": "string"
+                                },
+                                "scopes": {
+                                  "items": {
+                                    "enum": [
+                                      "name",
+                                      "email"
+                                    ]
+                                  },
+                                  "type": "array"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "signInWithApple"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                }
+              ]
+            }
+          },
+          "$id": "https://signinsim.example/scenario.schema.json",
+          "$schema": "https://json-schema.org/draft/2020-12/schema",
+          "additionalProperties": false,
+          "description": "A scenario for signinsim run: a header describing the world, then the steps replayed in it. See scenarios/README.md.",
+          "properties": {
+            "apps": {
+              "items": {
+                "additionalProperties": false,
+                "properties": {
+                  "audience": {
+                    "type": "string"
+                  },
+                  "client_id": {
+                    "type": "string"
+                  },
+                  "client_secret": {
+                    "type": "string"
+                  },
+                  "dpop": {
+                    "type": "boolean"
+                  },
+                  "id": {
+                    "type": "string"
+                  },
+                  "password_field": {
+                    "type": "string"
+                  },
+                  "profile": {
+                    "type": "string"
+                  },
+                  "redirect_uri": {
+                    "type": "string"
+                  },
+                  "scopes": {
+                    "oneOf": [
+                      {
+                        "items": {
+                          "type": "string"
+                        },
+                        "type": "array"
+                      },
+                      {
+                        "type": "string"
+                      }
+                    ]
+                  },
+                  "shared_session": {
+                    "type": "boolean"
+                  },
+                  "username_field": {
+                    "type": "string"
+                  }
+                },
+                "type": "object"
+              },
+              "minItems": 1,
+              "type": "array"
+            },
+            "description": {
+              "type": "string"
+            },
+            "device": {
+              "additionalProperties": false,
+              "properties": {
+                "apple_account": {
+                  "additionalProperties": false,
+                  "properties": {
+                    "email": {
+                      "type": "string"
+                    },
+                    "family_name": {
+                      "type": "string"
+                    },
+                    "given_name": {
+                      "type": "string"
+                    },
+                    "private_relay": {
+                      "type": "boolean"
+                    }
+                  },
+                  "required": [
+                    "email"
+                  ],
+                  "type": "object"
+                },
+                "passcode": {
+                  "type": "boolean"
+                },
+                "skew": {
+                  "description": "Seconds: an integer, or a number with s, m, h or d (\"15m\").",
+                  "oneOf": [
+                    {
+                      "type": "integer"
+                    },
+                    {
+                      "pattern": "^-?[0-9]+[smhd]$",
+                      "type": "string"
+                    }
+                  ]
+                }
+              },
+              "type": "object"
+            },
+            "env": {
+              "$ref": "#/$defs/env"
+            },
+            "issuer": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "additionalProperties": false,
+                  "properties": {
+                    "apple_url": {
+                      "type": "string"
+                    },
+                    "audience": {
+                      "type": "string"
+                    },
+                    "client_id": {
+                      "type": "string"
+                    },
+                    "client_secret": {
+                      "type": "string"
+                    },
+                    "password_field": {
+                      "type": "string"
+                    },
+                    "redirect_uri": {
+                      "type": "string"
+                    },
+                    "scopes": {
+                      "oneOf": [
+                        {
+                          "items": {
+                            "type": "string"
+                          },
+                          "type": "array"
+                        },
+                        {
+                          "type": "string"
+                        }
+                      ]
+                    },
+                    "tenant": {
+                      "description": "A tenant document, as signinsim serve --tenant reads.",
+                      "type": "object"
+                    },
+                    "url": {
+                      "type": "string"
+                    },
+                    "username_field": {
+                      "type": "string"
+                    }
+                  },
+                  "type": "object"
+                }
+              ]
+            },
+            "name": {
+              "type": "string"
+            },
+            "profile": {
+              "description": "The SDK behaviour profile: default, naive, serialized, single-flight, or field-bug faults joined with +.",
+              "type": "string"
+            },
+            "seed": {
+              "minimum": 0,
+              "type": "integer"
+            },
+            "steps": {
+              "items": {
+                "$ref": "#/$defs/step"
+              },
+              "minItems": 1,
+              "type": "array"
+            },
+            "tags": {
+              "oneOf": [
+                {
+                  "items": {
+                    "type": "string"
+                  },
+                  "type": "array"
+                },
+                {
+                  "type": "string"
+                }
+              ]
+            },
+            "timeout": {
+              "description": "Seconds: an integer, or a number with s, m, h or d (\"15m\").",
+              "oneOf": [
+                {
+                  "type": "integer"
+                },
+                {
+                  "pattern": "^-?[0-9]+[smhd]$",
+                  "type": "string"
+                }
+              ]
+            }
+          },
+          "required": [
+            "name",
+            "steps"
+          ],
+          "title": "SignInSim scenario",
+          "type": "object"
+        }
+
+        """#
+}
