@@ -107,6 +107,8 @@ public final class TemporaryDirectory: Sendable {
     /// Writes text to a new file and returns its path.
     public func write(_ text: String, named name: String) throws -> String {
         let file = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(text.utf8).write(to: file, options: .atomic)
         return file.path
     }

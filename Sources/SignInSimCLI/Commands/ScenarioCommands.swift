@@ -230,18 +230,20 @@ struct RunCommand {
         let interrupted = Mutex(false)
         let watcher = Task {
             _ = await signals.next()
+            // Cancelled once the run is over: that is not a signal.
+            guard !Task.isCancelled else { return }
             interrupted.withLock { $0 = true }
             suite.stop()
             runTask.cancel()
         }
         var results = await runTask.value
+        let wasInterrupted = interrupted.withLock { $0 }
         watcher.cancel()
         if let harDirectory {
             for index in results.indices where results[index].status != .skipped {
                 results[index].harPath = harDirectory + "/" + Self.harFileName(for: results[index])
             }
         }
-        let wasInterrupted = interrupted.withLock { $0 }
         let summary = RunSummary(
             results: results, interrupted: wasInterrupted,
             durationMilliseconds: Double((ContinuousClock.now - started).components.seconds) * 1000

@@ -1,0 +1,165 @@
+import Foundation
+import JSON
+import TestSupport
+import Testing
+
+/// `signinsim run`, `validate`, `list` and `schema` through the built binary: exit codes,
+/// reports on disk, selection, sharding and interruption.
+@Suite("signinsim run")
+struct RunCommandTests {
+    static let passing = """
+        name: passes
+        tags: [smoke]
+        steps:
+          - launch
+          - signIn
+          - expect: {session: present}
+        """
+    static let failing = """
+        name: fails
+        tags: [web]
+        steps:
+          - launch
+          - signIn
+          - expect:
+              claims: {email: bob@example.com}
+        """
+
+    /// A folder of scenarios: name → text.
+    static func folder(_ files: [String: String]) throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory()
+        for (name, text) in files { _ = try directory.write(text, named: name) }
+        return directory
+    }
+
+    @Test("all passing exits 0; a failure exits 1 naming the step, place, expected and actual")
+    func exitCodes() throws {
+        let good = try Self.folder(["a.yaml": Self.passing])
+        let passed = try SignInSimBinary.run(["run", good.url.path], environment: ["NO_COLOR": "1"])
+        #expect(passed.status == 0, "\(passed.standardOutput)\(passed.standardError)")
+        #expect(passed.standardOutput.contains("1 passed, 0 failed"))
+
+        let mixed = try Self.folder(["a.yaml": Self.passing, "b.yaml": Self.failing])
+        let failed = try SignInSimBinary.run(["run", mixed.url.path])
+        #expect(failed.status == 1)
+        #expect(failed.standardOutput.contains("b.yaml:7:7"), "\(failed.standardOutput)")
+        #expect(failed.standardOutput.contains("bob@example.com"))
+        #expect(failed.standardOutput.contains("alice@example.com"))
+        #expect(!failed.standardOutput.contains("\u{1B}["), "no colour off a terminal")
+    }
+
+    @Test("an invalid scenario exits 2 before anything runs")
+    func invalid() throws {
+        let folder = try Self.folder([
+            "a.yaml": Self.passing, "b.yaml": "name: b\nsteps:\n  - signIn: {pasword: x}\n",
+        ])
+        let result = try SignInSimBinary.run([
+            "run", folder.url.path, "--report-json", folder.url.path + "/r.json",
+        ])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("b.yaml:3:14: unknown key \"pasword\" in signIn"))
+        #expect(!FileManager.default.fileExists(atPath: folder.url.path + "/r.json"))
+        let validate = try SignInSimBinary.run(["validate", folder.url.path])
+        #expect(validate.status == 2)
+        #expect(validate.standardOutput.contains("1 valid, 1 invalid"))
+    }
+
+    @Test(
+        "usage mistakes exit 64",
+        arguments: [["--shard-split", "3/2"], ["--jobs", "0"], ["--seed", "x"], ["-e", "NOEQUALS"]])
+    func usage(arguments: [String]) throws {
+        let folder = try Self.folder(["a.yaml": Self.passing])
+        let result = try SignInSimBinary.run(["run", folder.url.path] + arguments)
+        #expect(result.status == 64, "\(result.standardError)")
+    }
+
+    @Test("JSON, JUnit and HAR reports are written")
+    func reports() throws {
+        let folder = try Self.folder(["a.yaml": Self.passing, "b.yaml": Self.failing])
+        let out = folder.url.path
+        let result = try SignInSimBinary.run([
+            "run", out, "--jobs", "2", "--report-json", out + "/reports/run.json", "--junit",
+            out + "/reports/junit.xml",
+            "--har-dir", out + "/har",
+        ])
+        #expect(result.status == 1)
+        let report = try JSONValue.parse(
+            Array(try Data(contentsOf: URL(fileURLWithPath: out + "/reports/run.json"))))
+        #expect(report["totals"]?["passed"]?.int64Value == 1)
+        #expect(report["totals"]?["failed"]?.int64Value == 1)
+        let scenarios = report["scenarios"]?.arrayValue ?? []
+        #expect(scenarios.map { $0["name"]?.stringValue } == ["passes", "fails"])
+        #expect(scenarios[1]["failure"]?["line"]?.int64Value == 7)
+        let junit = try String(contentsOfFile: out + "/reports/junit.xml", encoding: .utf8)
+        #expect(junit.contains("<testsuites"))
+        #expect(junit.contains("<failure"))
+        let hars = try FileManager.default.contentsOfDirectory(atPath: out + "/har")
+        #expect(hars.count == 2)
+        let har = try JSONValue.parse(
+            Array(try Data(contentsOf: URL(fileURLWithPath: out + "/har/" + hars[0]))))
+        #expect((har["log"]?["entries"]?.arrayValue?.count ?? 0) >= 5)
+        let text = try String(contentsOfFile: out + "/har/" + hars[0], encoding: .utf8)
+        #expect(!text.contains("alice-password"), "passwords are redacted")
+        #expect(text.contains("<REDACTED:password>"))
+    }
+
+    @Test("tags select any-of; shards split the files with no overlap")
+    func selection() throws {
+        let folder = try Self.folder(["a.yaml": Self.passing, "b.yaml": Self.failing, "c.yaml": Self.passing])
+        let smoke = try SignInSimBinary.run(["run", folder.url.path, "--include-tags", "smoke"])
+        #expect(smoke.status == 0)
+        #expect(smoke.standardOutput.contains("2 passed, 0 failed"))
+        let notWeb = try SignInSimBinary.run(["run", folder.url.path, "--exclude-tags", "web,other"])
+        #expect(notWeb.status == 0)
+        var listed: [String] = []
+        let reports = try TemporaryDirectory()  // not among the scenarios: a .json there is read as one
+        for index in 1...2 {
+            let shard = try SignInSimBinary.run([
+                "run", folder.url.path, "--shard-split", "\(index)/2", "--report-json",
+                reports.url.path + "/s\(index).json",
+            ])
+            let report = try JSONValue.parse(
+                Array(try Data(contentsOf: URL(fileURLWithPath: reports.url.path + "/s\(index).json"))))
+            listed += (report["scenarios"]?.arrayValue ?? []).compactMap { $0["file"]?.stringValue }
+            #expect(shard.status <= 1)
+        }
+        #expect(listed.sorted() == ["a.yaml", "b.yaml", "c.yaml"].map { folder.url.path + "/" + $0 })
+    }
+
+    @Test("SIGINT: the finished scenarios are reported and the exit code says interrupted")
+    func interrupt() async throws {
+        let slow = """
+            name: slow
+            steps:
+              - launch
+              - issuer: {fault: http-delay, delay_ms: 20000, path: /oauth/token}
+              - signIn
+            """
+        let folder = try Self.folder(["a.yaml": Self.passing, "b.yaml": slow, "c.yaml": slow])
+        let path = folder.url.path
+        let run = try RunningProcess.signInSim([
+            "run", path, "--jobs", "1", "--report-json", path + "/r.json",
+        ])
+        _ = try await run.firstLine()  // the first scenario finished
+        try await Task.sleep(for: .milliseconds(300))
+        run.send(SIGINT)
+        let exit = try await run.waitForExit(within: .seconds(40))
+        #expect(exit.status == 130, "\(run.standardOutput)\(run.standardError)")
+        let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path + "/r.json"))))
+        #expect(report["interrupted"]?.boolValue == true)
+        let statuses = (report["scenarios"]?.arrayValue ?? []).compactMap { $0["status"]?.stringValue }
+        #expect(statuses == ["passed", "interrupted", "skipped"])
+    }
+
+    @Test("list and schema")
+    func listAndSchema() throws {
+        let folder = try Self.folder(["a.yaml": Self.passing, "flows/x.yaml": "steps: [launch]"])
+        let list = try SignInSimBinary.run(["list", folder.url.path])
+        #expect(list.status == 0)
+        #expect(list.standardOutput.contains("a.yaml: passes [smoke]"))
+        #expect(!list.standardOutput.contains("x.yaml"), "flows/ holds includes, not scenarios")
+        let schema = try SignInSimBinary.run(["schema"])
+        #expect(schema.status == 0)
+        #expect(try JSONValue.parse(schema.standardOutput)["title"]?.stringValue == "SignInSim scenario")
+    }
+}
