@@ -1,0 +1,113 @@
+"""Reads signinsim's scenario reports with Python libraries nobody here wrote.
+
+Usage: scenarios_interop.py PATH-TO-signinsim PATH-TO-scenarios
+Prints one line per check and a closing "N passed, N failed" line; exits 1 on any failure.
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+
+import jsonschema
+import yaml
+from haralyzer import HarParser
+from junitparser import JUnitXml
+
+BINARY, SCENARIOS = sys.argv[1], sys.argv[2]
+WORK = tempfile.mkdtemp(prefix="signinsim-scenarios-")
+results = []
+
+
+def check(name, condition, detail=""):
+    results.append(bool(condition))
+    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
+
+
+def scenario_files():
+    files = []
+    for path in glob.glob(os.path.join(SCENARIOS, "**", "*.*"), recursive=True):
+        parts = os.path.relpath(path, SCENARIOS).split(os.sep)
+        if "flows" in parts or path.endswith(".schema.json"):
+            continue
+        if path.endswith((".yaml", ".yml", ".json")):
+            files.append(path)
+    return sorted(files)
+
+
+# 1. The bundled library runs and writes its reports.
+junit_path = os.path.join(WORK, "junit.xml")
+report_path = os.path.join(WORK, "report.json")
+har_dir = os.path.join(WORK, "har")
+process = subprocess.run(
+    [BINARY, "run", SCENARIOS, "--junit", junit_path, "--report-json", report_path, "--har-dir", har_dir],
+    capture_output=True, text=True, timeout=1800,
+)
+check("signinsim run scenarios exits 0", process.returncode == 0, process.stdout[-2000:] + process.stderr[-2000:])
+files = scenario_files()
+report = json.load(open(report_path))
+check("the JSON report lists every bundled scenario", len(report["scenarios"]) == len(files),
+      f"{len(report['scenarios'])} reported, {len(files)} files")
+
+# 2. JUnit: junitparser and the standard library's XML parser agree with the JSON report.
+xml = JUnitXml.fromfile(junit_path)
+cases = [case for suite in xml for case in suite]
+check("junitparser reads one testcase per scenario", len(cases) == len(files), f"{len(cases)} cases")
+check("junitparser sees no failures", all(case.is_passed or case.is_skipped for case in cases),
+      [case.name for case in cases if not (case.is_passed or case.is_skipped)][:5])
+suites = ElementTree.parse(junit_path).getroot()
+check("xml.etree: testsuites totals match", suites.tag == "testsuites" and int(suites.get("tests")) == len(files),
+      f"{suites.tag} tests={suites.get('tests')}")
+suite_files = {suite.get("name") for suite in suites.iter("testsuite")}
+check("xml.etree: one testsuite per file", len(suite_files) == len(files), f"{len(suite_files)} suites")
+
+# 3. HAR: haralyzer reads every file; entries have requests, responses and timings.
+hars = sorted(glob.glob(os.path.join(har_dir, "*.har")))
+check("a HAR per scenario", len(hars) == len(files), f"{len(hars)} HAR files")
+entries_total = 0
+bad = []
+for path in hars:
+    with open(path) as handle:
+        parser = HarParser(json.load(handle))
+    raw = parser.har_data["entries"]
+    entries_total += len(raw)
+    for entry in raw:
+        if not entry["request"]["url"].startswith("http") or "timings" not in entry:
+            bad.append(path)
+            break
+    if parser.har_data.get("creator", {}).get("name") != "signinsim":
+        bad.append(path)
+    if "alice-password" in open(path).read():
+        bad.append(path + " (password not redacted)")
+check("haralyzer reads every HAR with well-formed entries", not bad and entries_total > len(hars), bad[:3])
+check("HAR timestamps are ISO 8601 with milliseconds",
+      all(entry["startedDateTime"].endswith("Z") for path in hars[:5]
+          for entry in json.load(open(path))["log"]["entries"]))
+
+# 4. jsonschema: every bundled scenario matches scenario.schema.json, broken ones do not.
+schema = json.load(open(os.path.join(SCENARIOS, "scenario.schema.json")))
+jsonschema.Draft202012Validator.check_schema(schema)
+validator = jsonschema.Draft202012Validator(schema)
+invalid = []
+for path in files:
+    with open(path) as handle:
+        document = yaml.safe_load(handle)
+    errors = list(validator.iter_errors(document))
+    if errors:
+        invalid.append(f"{path}: {errors[0].message[:120]}")
+check("every bundled scenario matches the schema", not invalid, invalid[:3])
+broken = [
+    {"name": "x", "steps": ["jump"]},
+    {"name": "x", "steps": [{"signIn": {"pasword": "x"}}]},
+    {"steps": ["launch"]},
+    {"name": "x", "steps": ["launch"], "extra": 1},
+]
+check("the schema refuses broken scenarios", all(list(validator.iter_errors(doc)) for doc in broken))
+printed = subprocess.run([BINARY, "schema"], capture_output=True, text=True, timeout=60).stdout
+check("signinsim schema prints the checked-in schema", json.loads(printed) == schema)
+
+passed = sum(results)
+print(f"{passed} passed, {len(results) - passed} failed")
+sys.exit(0 if passed == len(results) else 1)
