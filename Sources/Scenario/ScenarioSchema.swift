@@ -560,10 +560,22 @@ public enum ScenarioSchema {
                 },
                 {
                   "additionalProperties": false,
+                  "description": "Branches started together: each a step, or a list of steps run in order.",
                   "properties": {
                     "parallel": {
                       "items": {
-                        "$ref": "#/$defs/step"
+                        "oneOf": [
+                          {
+                            "$ref": "#/$defs/step"
+                          },
+                          {
+                            "items": {
+                              "$ref": "#/$defs/step"
+                            },
+                            "minItems": 1,
+                            "type": "array"
+                          }
+                        ]
                       },
                       "minItems": 2,
                       "type": "array"
@@ -739,6 +751,44 @@ public enum ScenarioSchema {
                   },
                   "required": [
                     "expect"
+                  ],
+                  "type": "object"
+                },
+                {
+                  "additionalProperties": false,
+                  "description": "Waits (real time, at most 10 s) until the app's sheet is presented or closed, or the device has sent count requests to path.",
+                  "properties": {
+                    "wait": {
+                      "additionalProperties": false,
+                      "properties": {
+                        "app": {
+                          "type": "string"
+                        },
+                        "requests": {
+                          "additionalProperties": false,
+                          "properties": {
+                            "count": {
+                              "minimum": 1,
+                              "type": "integer"
+                            },
+                            "path": {
+                              "type": "string"
+                            }
+                          },
+                          "type": "object"
+                        },
+                        "sheet": {
+                          "enum": [
+                            "presented",
+                            "closed"
+                          ]
+                        }
+                      },
+                      "type": "object"
+                    }
+                  },
+                  "required": [
+                    "wait"
                   ],
                   "type": "object"
                 },

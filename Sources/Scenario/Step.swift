@@ -37,6 +37,17 @@ public enum StepAction: Hashable, Sendable {
     case include(file: String, steps: [Step])
     /// Checks on the state of the world.
     case expect([Expectation])
+    /// Waits (in real time, bounded) until a condition holds: how a `parallel` branch lets
+    /// the other get to a point (its sheet up, its request sent) before acting.
+    case wait(WaitCondition)
+}
+
+/// What a `wait` step waits for.
+public enum WaitCondition: Hashable, Sendable {
+    /// The app's web sheet is up (or, with `presented: false`, closed).
+    case sheet(presented: Bool, app: String?)
+    /// The device has sent at least `count` requests to `path` (any path when nil).
+    case requests(path: String?, count: Int)
 }
 
 /// App lifecycle actions (Device's `AppState` rules decide which are allowed when).

@@ -14,7 +14,9 @@ struct StepDecoder {
         "configure", "signIn", "handleRedirect", "getSession", "getAccessToken", "renewSession", "signOut",
         "signInWithApple", "userInfo",
     ]
-    static let otherSteps = ["advance", "network", "appleAccount", "issuer", "parallel", "runFlow", "expect"]
+    static let otherSteps = [
+        "advance", "network", "appleAccount", "issuer", "parallel", "runFlow", "expect", "wait",
+    ]
     static var allSteps: [String] {
         AppAction.allCases.map(\.rawValue) + DeviceAction.allCases.map(\.rawValue) + sdkSteps + otherSteps
     }
@@ -28,6 +30,27 @@ struct StepDecoder {
             if let step = try step(item) { steps.append(step) }
         }
         return steps
+    }
+
+    /// The branches of a `parallel` block: each a step, or a list of steps run in order.
+    private func branches(_ node: YAMLNode) throws(ScenarioError) -> [Step] {
+        guard case .sequence(let sequence) = node else {
+            throw reader.error(node, "parallel must be a list of steps, found \(node.typeDescription)")
+        }
+        var branches: [Step] = []
+        for item in sequence.items {
+            if case .sequence = item {
+                let inner = try steps(item, "a parallel branch")
+                guard !inner.isEmpty else { throw reader.error(item, "a parallel branch is empty") }
+                branches.append(
+                    Step(
+                        .include(file: reader.file, steps: inner), name: "sequence",
+                        location: reader.location(item)))
+            } else if let step = try step(item) {
+                branches.append(step)
+            }
+        }
+        return branches
     }
 
     /// One step; nil for a `runFlow` whose `when` is false.
@@ -80,6 +103,7 @@ struct StepDecoder {
             return .network(try network(arguments))
         case "appleAccount":
             guard let arguments else { return .appleAccount(nil) }
+            if case .mapping(let mapping) = arguments, mapping.pairs.isEmpty { return .appleAccount(nil) }
             return .appleAccount(
                 try HeaderDecoder(reader: reader, env: env, overrides: [:]).appleAccount(
                     arguments, "appleAccount"))
@@ -90,7 +114,7 @@ struct StepDecoder {
             return .issuer(try issuerAction(arguments))
         case "parallel":
             guard let arguments else { throw reader.error(node, "parallel needs a list of steps") }
-            let inner = try steps(arguments, "parallel")
+            let inner = try branches(arguments)
             guard inner.count >= 2 else { throw reader.error(arguments, "parallel needs at least two steps") }
             return .parallel(inner)
         case "runFlow":
@@ -99,6 +123,9 @@ struct StepDecoder {
         case "expect":
             guard let arguments else { throw reader.error(node, "expect needs at least one check") }
             return .expect(try expectations(arguments))
+        case "wait":
+            guard let arguments else { throw reader.error(node, "wait needs a condition: sheet or requests") }
+            return .wait(try waitCondition(arguments))
         default:
             if Self.sdkSteps.contains(name) { return try sdk(name, arguments) }
             throw reader.error(
@@ -338,6 +365,28 @@ struct StepDecoder {
                 throw reader.error(user, "issuer.user must be a mapping with at least an email")
             }
             return .user(fields)
+        }
+    }
+
+    private func waitCondition(_ node: YAMLNode) throws(ScenarioError) -> WaitCondition {
+        let mapping = try reader.mapping(node, "wait", allowed: ["app", "sheet", "requests"])
+        let app = try app(mapping, "wait")
+        switch (mapping["sheet"], mapping["requests"]) {
+        case (let sheet?, nil):
+            let state = try reader.string(sheet, "wait.sheet")
+            guard state == "presented" || state == "closed" else {
+                throw reader.error(sheet, "wait.sheet must be presented or closed, found \(state)")
+            }
+            return .sheet(presented: state == "presented", app: app)
+        case (nil, let requests?):
+            let inner = try reader.mapping(requests, "wait.requests", allowed: ["path", "count"])
+            let count = try inner["count"].map { (node: YAMLNode) throws(ScenarioError) in
+                try reader.int(node, "wait.requests.count", range: 1...100_000)
+            }
+            return .requests(
+                path: try reader.optionalString(inner, "path", "wait.requests"), count: count ?? 1)
+        default:
+            throw reader.error(node, "wait takes one condition: sheet or requests")
         }
     }
 

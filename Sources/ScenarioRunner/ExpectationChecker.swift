@@ -105,8 +105,8 @@ struct ExpectationChecker {
                 }
             } else if actual == 0 {
                 throw fail(
-                    "no cookie \(name ?? "") in the device browser's jar", expected: "at least 1", actual: "0"
-                )
+                    "no cookie\(name.map { " \($0)" } ?? "") for the issuer in the device browser's jar",
+                    expected: "at least 1", actual: "0")
             }
         case .issuerUser(let email, let fields):
             guard world.isEmbedded else { return "issuer_user needs the embedded issuer" }

@@ -20,10 +20,15 @@ final class ScenarioExecution: Sendable {
     /// The error code of the last SDK call (nil: it succeeded), shared by parallel steps.
     private let lastError = Mutex<String?>(nil)
     /// Top-level steps finished so far and the one running, for a report cut short.
-    private let progress = Mutex<(records: [StepRecord], current: Step?)>(([], nil))
+    /// Top-level steps finished so far, the one running, and the first failure inside a
+    /// `parallel` block still running, for a report cut short.
+    private let progress = Mutex<(records: [StepRecord], current: Step?, branchFailure: StepFailure?)>(
+        ([], nil, nil))
 
     func completedRecords() -> [StepRecord] { progress.withLock { $0.records } }
     func currentStep() -> Step? { progress.withLock { $0.current } }
+    /// A branch of a running `parallel` block that failed while another kept it open.
+    func pendingBranchFailure() -> StepFailure? { progress.withLock { $0.branchFailure } }
 
     init(world: ScenarioWorld) {
         self.world = world
@@ -67,6 +72,9 @@ final class ScenarioExecution: Sendable {
                     for (index, inner) in steps.enumerated() {
                         group.addTask {
                             let (record, stop) = await self.run(inner)
+                            if let stop {
+                                self.progress.withLock { $0.branchFailure = $0.branchFailure ?? stop }
+                            }
                             return (index, record, stop)
                         }
                     }
@@ -144,8 +152,39 @@ final class ScenarioExecution: Sendable {
                 throw StepSkip(reason: skipped.joined(separator: "; "))
             }
             return skipped.isEmpty ? nil : "not checked: " + skipped.joined(separator: "; ")
+        case .wait(let condition):
+            try await wait(for: condition, step: step)
+            return nil
         case .parallel, .include:
             return nil
+        }
+    }
+
+    /// Longest a `wait` step waits, in real time.
+    static let waitLimit = Duration.seconds(10)
+
+    private func wait(for condition: WaitCondition, step: Step) async throws {
+        let holds: @Sendable () -> Bool
+        let description: String
+        switch condition {
+        case .sheet(let presented, let id):
+            let app = world.app(id)
+            holds = { app.isPresentingSheet == presented }
+            description = "the web sheet of \(app.bundleID) to be \(presented ? "presented" : "closed")"
+        case .requests(let path, let count):
+            let network = world.phone.device.network
+            holds = { network.log.count { path == nil || $0.request.path == path } >= count }
+            description = "\(count) request(s)\(path.map { " to \($0)" } ?? "")"
+        }
+        let deadline = ContinuousClock.now + Self.waitLimit
+        while !holds() {
+            guard ContinuousClock.now < deadline else {
+                throw StepStop(
+                    failure: StepFailure(
+                        step: step.name, location: step.location,
+                        message: "waited \(Self.waitLimit) for \(description)"))
+            }
+            try await Task.sleep(for: .milliseconds(2))
         }
     }
 

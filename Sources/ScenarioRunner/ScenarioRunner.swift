@@ -51,12 +51,19 @@ public enum ScenarioRunner {
             let timedOut = ending.isTimeout
             result.status = .interrupted
             result.steps = execution.completedRecords()
-            result.failure = StepFailure(
-                step: execution.currentStep()?.name ?? "run",
-                location: execution.currentStep()?.location ?? scenario.location,
-                message: timedOut
-                    ? "the scenario ran longer than its time limit of \(Int(limit)) s"
-                    : "the run was interrupted")
+            let stopped =
+                timedOut
+                ? "the scenario ran longer than its time limit of \(Int(limit)) s" : "the run was interrupted"
+            if var branch = execution.pendingBranchFailure() {
+                // The real failure: one branch failed while another held the block open.
+                branch.message += " (then \(stopped), waiting for the other branches)"
+                result.status = .failed
+                result.failure = branch
+            } else {
+                result.failure = StepFailure(
+                    step: execution.currentStep()?.name ?? "run",
+                    location: execution.currentStep()?.location ?? scenario.location, message: stopped)
+            }
         }
         let exchanges = world.exchanges()
         // Terminating the apps cancels SDK calls still in flight (a timed-out step).

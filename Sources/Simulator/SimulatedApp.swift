@@ -137,8 +137,10 @@ public final class SimulatedApp: Sendable {
             }
             return (Array(runtime.operations.values), runtime.activeSession)
         }
-        session?.cancel()
+        // Calls first: a call whose sheet closes must already count as abandoned by the kill,
+        // or it could finish as the user's cancel (`canceled_login`) before it is cancelled.
         for operation in operations { operation.cancel() }
+        session?.cancel()
     }
 
     /// The scene is foreground-active exactly when the app is.

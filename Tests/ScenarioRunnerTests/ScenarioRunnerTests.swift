@@ -260,3 +260,54 @@ import Testing
         #expect(wrongHeader.result.failure?.expected == "at least 1")
     }
 }
+
+/// `wait` orders the branches of a race; a branch's failure is reported even when another
+/// branch holds the block open until the time limit.
+@Suite struct ScenarioWaitTests {
+    @Test("a kill while the sheet is up: the call reports transport, nothing is stored")
+    func killDuringSheet() async throws {
+        let outcome = await ScenarioRunner.run(
+            try ScenarioRunnerTests.scenario(
+                """
+                name: kill during the sheet
+                steps:
+                  - launch
+                  - parallel:
+                      - signIn: {abandon: login, error: transport}
+                      - - wait: {sheet: presented}
+                        - terminate
+                  - expect: {app_phase: notRunning, keychain: 0}
+                """), seed: 2)
+        #expect(outcome.result.status == .passed, "\(String(describing: outcome.result.failure))")
+        #expect(outcome.result.steps[1].children.map(\.step) == ["signIn", "sequence"])
+        #expect(outcome.result.steps[1].children[1].children.map(\.step) == ["wait", "terminate"])
+    }
+
+    @Test("a wait that never holds fails after its bound, naming the condition")
+    func waitBound() async throws {
+        let outcome = await ScenarioRunner.run(
+            try ScenarioRunnerTests.scenario(
+                "name: w\nsteps:\n  - launch\n  - wait: {requests: {path: /never, count: 1}}\n"), seed: 2)
+        #expect(outcome.result.status == .failed)
+        #expect(outcome.result.failure?.message.contains("1 request(s) to /never") == true)
+    }
+
+    @Test("a failed branch is the reported failure even when another branch hangs")
+    func branchFailure() async throws {
+        let outcome = await ScenarioRunner.run(
+            try ScenarioRunnerTests.scenario(
+                """
+                name: branch fails
+                timeout: 2s
+                steps:
+                  - launch
+                  - parallel:
+                      - signIn: {abandon: login}
+                      - - wait: {sheet: presented}
+                        - expect: {session: present}
+                """), seed: 2)
+        #expect(outcome.result.status == .failed)
+        #expect(outcome.result.failure?.step == "expect")
+        #expect(outcome.result.failure?.message.contains("time limit") == true)
+    }
+}

@@ -283,14 +283,14 @@ import Testing
             "reinstall", "reboot", "lock", "unlock", "advance", "network", "appleAccount", "issuer",
             "parallel",
             "runFlow", "expect", "configure", "signIn", "handleRedirect", "getSession", "getAccessToken",
-            "renewSession", "signOut", "signInWithApple", "userInfo",
+            "renewSession", "signOut", "signInWithApple", "userInfo", "wait",
         ]
         #expect(names == Set(known))
         // Each of these parses, so the list above is the loader's.
-        for name in known
-        where !["advance", "network", "issuer", "parallel", "runFlow", "expect", "handleRedirect"].contains(
-            name)
-        {
+        let needArguments = [
+            "advance", "network", "issuer", "parallel", "runFlow", "expect", "handleRedirect", "wait",
+        ]
+        for name in known where !needArguments.contains(name) {
             #expect(throws: Never.self) {
                 try ScenarioLoader.parse(Array("name: x\nsteps: [\(name)]".utf8), file: "s.yaml")
             }
