@@ -60,6 +60,10 @@ public enum ClaimMatch: Hashable, Sendable, CustomStringConvertible {
 public struct RequestExpectation: Hashable, Sendable {
     /// The request path (`/oauth/token`), or nil for any.
     public var path: String?
+    /// An endpoint by its role, found in the issuer's discovery document: `discovery`, `jwks`,
+    /// `authorization`, `token`, `userinfo`, `end_session`, `revocation`. Lets one scenario
+    /// check requests against issuers whose paths differ.
+    public var endpoint: String?
     public var method: String?
     /// Form or query parameters each matching request must have (or lack).
     public var parameters: [String: ClaimMatch]

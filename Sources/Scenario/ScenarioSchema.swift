@@ -27,6 +27,17 @@ public enum ScenarioSchema {
                   "minimum": 0,
                   "type": "integer"
                 },
+                "endpoint": {
+                  "enum": [
+                    "discovery",
+                    "jwks",
+                    "authorization",
+                    "token",
+                    "userinfo",
+                    "end_session",
+                    "revocation"
+                  ]
+                },
                 "headers": {
                   "additionalProperties": {
                     "description": "A value to equal, or present / absent."

@@ -232,6 +232,9 @@ struct StepDecoder {
     }
 
     static let interruptionPoints = ["before_load", "login", "consent"]
+    static let endpoints = [
+        "discovery", "jwks", "authorization", "token", "userinfo", "end_session", "revocation",
+    ]
 
     private func signIn(_ mapping: YAMLMapping?) throws(ScenarioError) -> SDKCall {
         var user = WebUserSetup()
@@ -540,9 +543,20 @@ struct StepDecoder {
 
     private func requests(_ node: YAMLNode) throws(ScenarioError) -> RequestExpectation {
         let mapping = try reader.mapping(
-            node, "expect.requests", allowed: ["path", "method", "params", "headers", "count", "at_least"])
+            node, "expect.requests",
+            allowed: ["path", "endpoint", "method", "params", "headers", "count", "at_least"])
         var expectation = RequestExpectation()
         expectation.path = try reader.optionalString(mapping, "path", "expect.requests")
+        if let node = mapping["endpoint"] {
+            let name = try reader.string(node, "expect.requests.endpoint")
+            guard Self.endpoints.contains(name) else {
+                throw reader.error(
+                    node,
+                    "unknown endpoint \(name); expected one of: \(Self.endpoints.joined(separator: ", "))")
+            }
+            guard expectation.path == nil else { throw reader.error(node, "give path or endpoint, not both") }
+            expectation.endpoint = name
+        }
         expectation.method = try reader.optionalString(mapping, "method", "expect.requests")?.uppercased()
         if let node = mapping["params"] {
             expectation.parameters = try reader.matches(node, "expect.requests.params")

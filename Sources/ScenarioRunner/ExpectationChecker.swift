@@ -82,8 +82,11 @@ struct ExpectationChecker {
                     "the last SDK call's error", expected: code ?? "no error", actual: lastError ?? "no error"
                 )
             }
-        case .requests(let expectation):
-            try checkRequests(expectation, fail: fail)
+        case .requests(var requests):
+            if let endpoint = requests.endpoint {
+                requests.path = try await endpointPath(endpoint, step: step, location: expectation.location)
+            }
+            try checkRequests(requests, fail: fail)
         case .keychainItems(let count):
             let actual = world.phone.device.keychain.count
             guard actual == count else {
@@ -145,6 +148,36 @@ struct ExpectationChecker {
                         "cannot read the session of \(target.bundleID): \(error.code.rawValue): \(error.message)"
                 ))
         }
+    }
+
+    /// The path of an endpoint named by its role, from the first app's discovered metadata.
+    private func endpointPath(_ name: String, step: Step, location: SourceLocation) async throws -> String {
+        let metadata: ProviderMetadata
+        do {
+            metadata = try await world.app(nil).perform { try await $0.providerMetadata() }
+        } catch {
+            throw StepStop(
+                failure: StepFailure(
+                    step: step.name, location: location,
+                    message: "cannot find the \(name) endpoint: \(error.code.rawValue): \(error.message)"))
+        }
+        let url: String? =
+            switch name {
+            case "discovery": metadata.issuer.trimmingSuffix("/") + "/.well-known/openid-configuration"
+            case "jwks": metadata.jwksURI
+            case "authorization": metadata.authorizationEndpoint
+            case "token": metadata.tokenEndpoint
+            case "userinfo": metadata.userinfoEndpoint
+            case "end_session": metadata.endSessionEndpoint
+            default: metadata.revocationEndpoint
+            }
+        guard let url else {
+            throw StepStop(
+                failure: StepFailure(
+                    step: step.name, location: location, message: "the issuer advertises no \(name) endpoint")
+            )
+        }
+        return URLParts.path(of: url)
     }
 
     private func describe(_ session: Session) -> String {
@@ -226,6 +259,12 @@ struct ExpectationChecker {
     static func describe(_ value: JSONValue?) -> String {
         guard let value else { return "absent" }
         return String(decoding: value.serialized(), as: UTF8.self)
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }
 

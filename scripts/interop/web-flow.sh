@@ -84,5 +84,20 @@ check "oidc-provider-mock: no client secret is refused (invalid_client)" 1 \
     "'invalid_client' in err" \
     -- sign-in --issuer "$OIDC_PROVIDER_MOCK_ISSUER" --client-id com.example.app --fill sub=alice
 
+# The smoke suite, unchanged, against a real issuer: discovery drives the endpoints.
+smoke_status=0
+timeout 300 "$binary" run "$root/scenarios/smoke" --report-json "$work/smoke.json" \
+    -e ISSUER="$DJANGO_OIDC_ISSUER" -e CLIENT_ID="$DJANGO_OIDC_CLIENT_ID" \
+    -e REDIRECT_URI="$DJANGO_OIDC_REDIRECT_URI" -e USERNAME=alice -e PASSWORD=alice-password \
+    -e LOGIN_PATH=/accounts/login/ >"$work/out" 2>"$work/err" || smoke_status=$?
+if [ "$smoke_status" = 0 ] && grep -q "3 passed, 0 failed" "$work/out"; then
+    echo "ok   django-oauth-toolkit: the bundled smoke scenarios pass unchanged"
+    passed=$((passed + 1))
+else
+    echo "FAIL django-oauth-toolkit: the bundled smoke scenarios (exit $smoke_status)"
+    sed 's/^/     /' "$work/out" "$work/err" | head -20
+    failed=$((failed + 1))
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
