@@ -49,6 +49,8 @@ public final class ConditionedTransport: HTTPTransport {
         public var startedAtMilliseconds: Int64 = 0
         /// Wall time from send to outcome, in milliseconds.
         public var durationMilliseconds: Double = 0
+        /// When it was sent on the monotonic clock: orders exchanges sent at one world instant.
+        public var sentAt: ContinuousClock.Instant = .now
     }
 
     private struct State {
@@ -201,14 +203,14 @@ public final class ConditionedTransport: HTTPTransport {
                 Exchange(
                     sequence: sequence, request: request, outcome: .failure(error), condition: condition,
                     reachedServer: reachedServer, startedAtMilliseconds: startedAt,
-                    durationMilliseconds: elapsed()))
+                    durationMilliseconds: elapsed(), sentAt: started))
             throw error
         }
         record(
             Exchange(
                 sequence: sequence, request: request, outcome: outcome, condition: condition,
                 reachedServer: reachedServer, startedAtMilliseconds: startedAt,
-                durationMilliseconds: elapsed()))
+                durationMilliseconds: elapsed(), sentAt: started))
         return try outcome.get()
     }
 

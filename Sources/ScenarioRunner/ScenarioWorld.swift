@@ -112,24 +112,49 @@ final class ScenarioWorld: Sendable {
         return try await world.curl.send(request)
     }
 
-    /// Every exchange the phone's network saw, as report values.
+    /// Every exchange of the scenario, as report values: the phone's app network, its Apple ID
+    /// sheet, and the embedded issuer calling Apple.
     func exchanges() -> [RecordedExchange] {
-        phone.device.network.log.map { exchange in
-            var recorded = RecordedExchange(
-                source: "device", startedAtMilliseconds: exchange.startedAtMilliseconds,
-                method: exchange.request.method.rawValue, url: exchange.request.url,
-                requestHeaders: exchange.request.headers.map { HeaderField($0.name, $0.value) },
-                requestBody: exchange.request.body, timeMilliseconds: exchange.durationMilliseconds)
-            switch exchange.outcome {
-            case .success(let response):
-                recorded.status = response.status
-                recorded.responseHeaders = response.headers.map { HeaderField($0.name, $0.value) }
-                recorded.responseBody = response.body
-            case .failure(let error):
-                recorded.error = error.message
-            }
-            return recorded
+        let device = phone.device.network.log.map { exchange in
+            (
+                exchange.sentAt,
+                Self.recorded(
+                    source: "device", startedAt: exchange.startedAtMilliseconds, request: exchange.request,
+                    outcome: exchange.outcome, milliseconds: exchange.durationMilliseconds)
+            )
         }
+        let others = world.exchangeLog.all.map { entry in
+            (
+                entry.sentAt,
+                Self.recorded(
+                    source: entry.source, startedAt: entry.startedAtMilliseconds, request: entry.request,
+                    outcome: entry.outcome, milliseconds: entry.durationMilliseconds)
+            )
+        }
+        // World time first; exchanges sent at one world instant in the order they were sent.
+        return (device + others)
+            .sorted { ($0.1.startedAtMilliseconds, $0.0) < ($1.1.startedAtMilliseconds, $1.0) }
+            .map(\.1)
+    }
+
+    private static func recorded(
+        source: String, startedAt: Int64, request: HTTPRequest, outcome: Result<HTTPResponse, HTTPError>,
+        milliseconds: Double
+    ) -> RecordedExchange {
+        var recorded = RecordedExchange(
+            source: source, startedAtMilliseconds: startedAt, method: request.method.rawValue,
+            url: request.url,
+            requestHeaders: request.headers.map { HeaderField($0.name, $0.value) }, requestBody: request.body,
+            timeMilliseconds: milliseconds)
+        switch outcome {
+        case .success(let response):
+            recorded.status = response.status
+            recorded.responseHeaders = response.headers.map { HeaderField($0.name, $0.value) }
+            recorded.responseBody = response.body
+        case .failure(let error):
+            recorded.error = error.message
+        }
+        return recorded
     }
 
     func shutdown() async { await world.shutdown() }

@@ -35,6 +35,7 @@ public final class EmbeddedIdentityServer: Sendable {
     public static func start(
         tenant: Tenant = .default, host: String = "127.0.0.1", port: Int = 0, clock: any WallClock,
         random: any RandomSource = SystemRandom(), appleKeySeed: UInt64 = 0,
+        outboundLog: ExchangeLog? = nil,
         log: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)? = nil
     ) async throws(SimulatorError) -> EmbeddedIdentityServer {
         var configuration = HTTPServerConfiguration()
@@ -55,7 +56,7 @@ public final class EmbeddedIdentityServer: Sendable {
         do {
             let deployment = try EmbeddedIdentityServer(
                 server: server, tenant: tenant, clock: clock, random: random, appleKeySeed: appleKeySeed,
-                log: log)
+                outboundLog: outboundLog, log: log)
             let issuer = deployment.issuer
             let apple = deployment.apple
             slot.set { request in
@@ -71,7 +72,8 @@ public final class EmbeddedIdentityServer: Sendable {
 
     private init(
         server: MicroHTTPServer, tenant: Tenant, clock: any WallClock, random: any RandomSource,
-        appleKeySeed: UInt64, log: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)?
+        appleKeySeed: UInt64, outboundLog: ExchangeLog?,
+        log: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)?
     ) throws(SimulatorError) {
         self.server = server
         var tenant = tenant
@@ -134,8 +136,12 @@ public final class EmbeddedIdentityServer: Sendable {
             } else {
                 transport = CurlTransport(cookieJar: nil)
             }
+            let recorded: any HTTPTransport =
+                outboundLog.map { log in
+                    RecordingTransport(inner: transport, source: "issuer", log: log) { clock.now() * 1000 }
+                } ?? transport
             do {
-                try issuer.connectApple(transport: transport)
+                try issuer.connectApple(transport: recorded)
             } catch {
                 throw SimulatorError(error.message)
             }

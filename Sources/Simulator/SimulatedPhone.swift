@@ -25,11 +25,17 @@ public final class SimulatedPhone: Sendable {
     /// - Parameters:
     ///   - device: a device whose `network` wraps a `CookieJarRoutingTransport` (as
     ///     `SimulatedPhone.makeDevice` builds it), so browser sheets keep their cookies.
-    init(name: String, device: SimulatedDevice, appleURL: String?, curl: CurlTransport) {
+    init(
+        name: String, device: SimulatedDevice, appleURL: String?, curl: CurlTransport,
+        exchangeLog: ExchangeLog = ExchangeLog()
+    ) {
         self.name = name
         self.device = device
         self.appleURL = appleURL
-        appleTransport = curl
+        let scheduler = device.scheduler
+        appleTransport = RecordingTransport(inner: curl, source: "apple", log: exchangeLog) {
+            scheduler.epochSeconds * 1000 + scheduler.now.milliseconds
+        }
         let network = device.network
         browser = WebBrowser(cookieJar: CookieJar()) { jar in
             BrowserSessionTransport(jar: jar, curl: curl, network: network)

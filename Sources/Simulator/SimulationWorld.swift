@@ -21,6 +21,9 @@ public final class SimulationWorld: Sendable {
     /// The embedded issuer and Apple, when this world hosts them.
     public let identity: EmbeddedIdentityServer?
     public let curl: CurlTransport
+    /// What the phones' Apple ID sheets and the embedded issuer send outside the apps'
+    /// networks (each device's network keeps its own log).
+    public let exchangeLog: ExchangeLog
     private let phones = Mutex<[SimulatedPhone]>([])
 
     /// A world hosting the embedded issuer (and Apple) with `tenant`.
@@ -28,23 +31,27 @@ public final class SimulationWorld: Sendable {
         tenant: Tenant = .default, seed: UInt64 = 0, epoch: Int64 = defaultEpoch
     ) async throws(SimulatorError) -> SimulationWorld {
         let scheduler = VirtualScheduler(epochSeconds: epoch)
+        let log = ExchangeLog()
         let identity = try await EmbeddedIdentityServer.start(
             tenant: tenant, clock: WorldClock(scheduler: scheduler),
-            random: SeededRandom(seed: seed ^ 0x1554_e5))
-        return SimulationWorld(scheduler: scheduler, seed: seed, identity: identity)
+            random: SeededRandom(seed: seed ^ 0x1554_e5), outboundLog: log)
+        return SimulationWorld(scheduler: scheduler, seed: seed, identity: identity, exchangeLog: log)
     }
 
     /// A world whose phones talk to issuers elsewhere (no embedded issuer).
     public static func external(seed: UInt64 = 0, epoch: Int64? = nil) -> SimulationWorld {
         SimulationWorld(
             scheduler: VirtualScheduler(epochSeconds: epoch ?? SystemWallClock().now()), seed: seed,
-            identity: nil)
+            identity: nil, exchangeLog: ExchangeLog())
     }
 
-    private init(scheduler: VirtualScheduler, seed: UInt64, identity: EmbeddedIdentityServer?) {
+    private init(
+        scheduler: VirtualScheduler, seed: UInt64, identity: EmbeddedIdentityServer?, exchangeLog: ExchangeLog
+    ) {
         self.scheduler = scheduler
         self.seed = seed
         self.identity = identity
+        self.exchangeLog = exchangeLog
         curl = CurlTransport(cookieJar: nil)
     }
 
@@ -67,7 +74,7 @@ public final class SimulationWorld: Sendable {
             hasPasscode: hasPasscode, transport: CookieJarRoutingTransport(curl: curl))
         let phone = SimulatedPhone(
             name: name ?? "phone-\(index + 1)", device: device, appleURL: appleURL ?? identity?.appleURL,
-            curl: curl)
+            curl: curl, exchangeLog: exchangeLog)
         phones.withLock { $0.append(phone) }
         return phone
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import JSON
 import Scenario
 import ScenarioRunner
@@ -118,6 +119,25 @@ import Testing
                 """), seed: 3)
         #expect(correct.result.status == .passed, "\(String(describing: correct.result.failure))")
         #expect(correct.result.steps[2].children.count == 2)
+    }
+
+    @Test("exchanges hold the device's, the Apple sheet's and the issuer's requests, in order")
+    func exchangeSources() async throws {
+        let outcome = await ScenarioRunner.run(
+            try Self.scenario(
+                """
+                name: apple
+                device: {apple_account: {email: kim@example.com, given_name: Kim}}
+                steps: [launch, signInWithApple]
+                """), seed: 4)
+        #expect(outcome.result.status == .passed, "\(String(describing: outcome.result.failure))")
+        let trail = outcome.exchanges.map { "\($0.source) \(URLParts.path(of: $0.url))" }
+        #expect(
+            trail == [
+                "device /.well-known/openid-configuration", "apple /apple/_admin/authorize",
+                "device /oauth/token",
+                "issuer /apple/auth/token", "issuer /apple/auth/keys", "device /.well-known/jwks.json",
+            ])
     }
 
     @Test("selection: any-of include, any-of exclude")

@@ -1,0 +1,71 @@
+public import HTTPCore
+import Synchronization
+
+/// HTTP exchanges a world's simulated parties send outside the phone's app network: the
+/// phone's native Apple ID sheet talking to Apple, and the embedded issuer redeeming Apple
+/// codes. With the device's network log, this is every request a scenario's HAR holds.
+public final class ExchangeLog: Sendable {
+    /// One request and what became of it.
+    public struct Entry: Sendable {
+        /// `apple` (the phone's Apple ID sheet) or `issuer` (the issuer calling Apple).
+        public var source: String
+        /// World time when it was sent, in milliseconds since the Unix epoch.
+        public var startedAtMilliseconds: Int64
+        public var request: HTTPRequest
+        public var outcome: Result<HTTPResponse, HTTPError>
+        /// Wall time, in milliseconds.
+        public var durationMilliseconds: Double
+        /// When it was sent on the monotonic clock: orders exchanges sent at one world instant.
+        public var sentAt: ContinuousClock.Instant
+    }
+
+    private let entries = Mutex<[Entry]>([])
+    /// The most entries kept; the oldest go first.
+    public let limit: Int
+
+    public init(limit: Int = 10_000) {
+        self.limit = limit
+    }
+
+    public var all: [Entry] { entries.withLock { $0 } }
+
+    func append(_ entry: Entry) {
+        entries.withLock { entries in
+            entries.append(entry)
+            if entries.count > limit { entries.removeFirst(entries.count - limit) }
+        }
+    }
+}
+
+/// A transport that logs every exchange it carries into an `ExchangeLog`.
+struct RecordingTransport: HTTPTransport {
+    let inner: any HTTPTransport
+    let source: String
+    let log: ExchangeLog
+    let now: @Sendable () -> Int64
+
+    func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        let startedAt = now()
+        let started = ContinuousClock.now
+        func elapsed() -> Double {
+            let (seconds, attoseconds) = (ContinuousClock.now - started).components
+            return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        }
+        do throws(HTTPError) {
+            let response = try await inner.send(request)
+            log.append(
+                .init(
+                    source: source, startedAtMilliseconds: startedAt, request: request,
+                    outcome: .success(response),
+                    durationMilliseconds: elapsed(), sentAt: started))
+            return response
+        } catch {
+            log.append(
+                .init(
+                    source: source, startedAtMilliseconds: startedAt, request: request,
+                    outcome: .failure(error),
+                    durationMilliseconds: elapsed(), sentAt: started))
+            throw error
+        }
+    }
+}
