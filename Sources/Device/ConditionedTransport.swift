@@ -57,6 +57,8 @@ public final class ConditionedTransport: HTTPTransport {
         var conditions: NetworkConditions
         var log: [Exchange] = []
         var nextSequence = 0
+        /// Paths of requests sent, counted when sent rather than when answered.
+        var sentPaths: [String: Int] = [:]
     }
 
     private let inner: any HTTPTransport
@@ -85,6 +87,12 @@ public final class ConditionedTransport: HTTPTransport {
     }
 
     // MARK: Conditions
+
+    /// How many requests were sent to `path` (any path when nil), answered or not: a request
+    /// held by the server counts as soon as it leaves the device.
+    public func sentCount(path: String?) -> Int {
+        state.withLock { state in path.map { state.sentPaths[$0] ?? 0 } ?? state.nextSequence }
+    }
 
     /// The current conditions, with the counts left on each fault.
     public var conditions: NetworkConditions { state.withLock { $0.conditions } }
@@ -143,9 +151,11 @@ public final class ConditionedTransport: HTTPTransport {
     // MARK: Sending
 
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        let path = request.path
         let (condition, latency, portal, sequence) = state.withLock { state in
             let sequence = state.nextSequence
             state.nextSequence += 1
+            state.sentPaths[path, default: 0] += 1
             let conditions = state.conditions
             if conditions.isOffline {
                 return (AppliedCondition.offline, Duration.zero, nil as CaptivePortal?, sequence)

@@ -163,8 +163,10 @@ extension Issuer {
             do {
                 signing = TokenSigner(try JWSSigner(key: signer.key, algorithm: signer.algorithm, keyID: nil))
                 if fault == .idTokenKidAbsentMultipleKeys {
-                    let decoy = try JWSSigner(key: .p256(try P256PrivateKey()), algorithm: .es256).publicJWK
-                    let sameType = signer.algorithm == .es256 ? decoy : try decoyRSAKey()
+                    let source = state.withLock { $0.keys.source }
+                    let decoy = try JWSSigner(key: try source.makeKey(for: .es256), algorithm: .es256)
+                        .publicJWK
+                    let sameType = signer.algorithm == .es256 ? decoy : try decoyRSAKey(source)
                     state.withLock { $0.jwksPresentation = .withDecoy(sameType) }
                 } else {
                     state.withLock { $0.jwksPresentation = .activeKeyOnly }
@@ -210,8 +212,11 @@ extension Issuer {
         return token[...lastDot] + Base64URL.encode(signature)
     }
 
-    private func decoyRSAKey() throws -> JWK {
-        JWK(try RSAPrivateKey(bits: 2048).publicKey, keyID: nil, algorithm: "RS256")
+    private func decoyRSAKey(_ source: SigningKeySource) throws -> JWK {
+        guard case .rsa(let key) = try source.makeKey(for: .rs256) else {
+            throw JOSEError(.signingFailed, "no RSA key for the decoy")
+        }
+        return JWK(key.publicKey, keyID: nil, algorithm: "RS256")
     }
 
     /// A fresh refresh token and its hash, made before the state lock is taken.

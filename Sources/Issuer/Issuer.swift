@@ -29,7 +29,7 @@ public final class Issuer: Sendable {
     /// Creates an issuer serving `tenant` at `baseURL`.
     public init(
         baseURL: String, tenant: Tenant = .default, clock: any WallClock = SystemWallClock(),
-        random: any RandomSource = SystemRandom()
+        random: any RandomSource = SystemRandom(), keySource: SigningKeySource = .generated
     ) throws(IssuerError) {
         var identifier = baseURL
         while identifier.hasSuffix("/") { identifier.removeLast() }
@@ -40,7 +40,7 @@ public final class Issuer: Sendable {
         self.random = random
         let keys: SigningKeyRing
         do {
-            keys = try SigningKeyRing(algorithm: tenant.signingAlgorithm)
+            keys = try SigningKeyRing(algorithm: tenant.signingAlgorithm, source: keySource)
         } catch {
             throw IssuerError("cannot create the signing key: \(error.message)")
         }

@@ -11,12 +11,14 @@ struct SigningKeyRing: Sendable {
     private(set) var tokenSigner: TokenSigner
     private(set) var retired: [JWSSigner] = []
     private var generation = 1
+    let source: SigningKeySource
 
     /// How many retired keys stay published.
     static let retiredKeysKept = 2
 
-    init(algorithm: JWSAlgorithm) throws(JOSEError) {
-        active = try SigningKeyRing.makeSigner(algorithm: algorithm, generation: 1)
+    init(algorithm: JWSAlgorithm, source: SigningKeySource = .generated) throws(JOSEError) {
+        self.source = source
+        active = try SigningKeyRing.makeSigner(algorithm: algorithm, generation: 1, source: source)
         tokenSigner = TokenSigner(active)
     }
 
@@ -24,7 +26,7 @@ struct SigningKeyRing: Sendable {
     mutating func rotate(algorithm: JWSAlgorithm? = nil) throws(JOSEError) {
         generation += 1
         let next = try SigningKeyRing.makeSigner(
-            algorithm: algorithm ?? active.algorithm, generation: generation)
+            algorithm: algorithm ?? active.algorithm, generation: generation, source: source)
         retired.insert(active, at: 0)
         if retired.count > SigningKeyRing.retiredKeysKept { retired.removeLast() }
         active = next
@@ -33,13 +35,12 @@ struct SigningKeyRing: Sendable {
     /// The public JWK Set (`jwks_uri`).
     var publicKeySet: JWKSet { JWKSet(keys: ([active] + retired).map(\.publicJWK)) }
 
-    private static func makeSigner(algorithm: JWSAlgorithm, generation: Int) throws(JOSEError) -> JWSSigner {
+    private static func makeSigner(algorithm: JWSAlgorithm, generation: Int, source: SigningKeySource)
+        throws(JOSEError) -> JWSSigner
+    {
         let key: PrivateKey
         do {
-            switch algorithm {
-            case .es256: key = .p256(try P256PrivateKey())
-            case .rs256, .ps256: key = .rsa(try RSAPrivateKey(bits: 2048))
-            }
+            key = try source.makeKey(for: algorithm)
         } catch {
             throw JOSEError(.signingFailed, "cannot generate a signing key: \(error.message)")
         }

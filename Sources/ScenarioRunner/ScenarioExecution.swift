@@ -173,7 +173,7 @@ final class ScenarioExecution: Sendable {
             description = "the web sheet of \(app.bundleID) to be \(presented ? "presented" : "closed")"
         case .requests(let path, let count):
             let network = world.phone.device.network
-            holds = { network.log.count { path == nil || $0.request.path == path } >= count }
+            holds = { network.sentCount(path: path) >= count }
             description = "\(count) request(s)\(path.map { " to \($0)" } ?? "")"
         }
         let deadline = ContinuousClock.now + Self.waitLimit

@@ -35,7 +35,7 @@ public final class EmbeddedIdentityServer: Sendable {
     public static func start(
         tenant: Tenant = .default, host: String = "127.0.0.1", port: Int = 0, clock: any WallClock,
         random: any RandomSource = SystemRandom(), appleKeySeed: UInt64 = 0,
-        outboundLog: ExchangeLog? = nil,
+        keySource: SigningKeySource = .generated, outboundLog: ExchangeLog? = nil,
         log: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)? = nil
     ) async throws(SimulatorError) -> EmbeddedIdentityServer {
         var configuration = HTTPServerConfiguration()
@@ -56,7 +56,7 @@ public final class EmbeddedIdentityServer: Sendable {
         do {
             let deployment = try EmbeddedIdentityServer(
                 server: server, tenant: tenant, clock: clock, random: random, appleKeySeed: appleKeySeed,
-                outboundLog: outboundLog, log: log)
+                keySource: keySource, outboundLog: outboundLog, log: log)
             let issuer = deployment.issuer
             let apple = deployment.apple
             slot.set { request in
@@ -72,7 +72,7 @@ public final class EmbeddedIdentityServer: Sendable {
 
     private init(
         server: MicroHTTPServer, tenant: Tenant, clock: any WallClock, random: any RandomSource,
-        appleKeySeed: UInt64, outboundLog: ExchangeLog?,
+        appleKeySeed: UInt64, keySource: SigningKeySource, outboundLog: ExchangeLog?,
         log: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)?
     ) throws(SimulatorError) {
         self.server = server
@@ -120,7 +120,8 @@ public final class EmbeddedIdentityServer: Sendable {
         }
         let issuer: Issuer
         do {
-            issuer = try Issuer(baseURL: server.baseURL, tenant: tenant, clock: clock, random: random)
+            issuer = try Issuer(
+                baseURL: server.baseURL, tenant: tenant, clock: clock, random: random, keySource: keySource)
         } catch {
             throw SimulatorError(error.message)
         }

@@ -34,7 +34,8 @@ public final class SimulationWorld: Sendable {
         let log = ExchangeLog()
         let identity = try await EmbeddedIdentityServer.start(
             tenant: tenant, clock: WorldClock(scheduler: scheduler),
-            random: SeededRandom(seed: seed ^ 0x1554_e5), outboundLog: log)
+            random: SeededRandom(seed: seed ^ 0x1554_e5), appleKeySeed: seed,
+            keySource: .seeded(SeededRandom(seed: seed ^ 0x5167_4b65_7973)), outboundLog: log)
         return SimulationWorld(scheduler: scheduler, seed: seed, identity: identity, exchangeLog: log)
     }
 

@@ -163,6 +163,12 @@ import Testing
         #expect(Set(seen).count == files.count)
     }
 
+    static func base64URLDecode(_ text: Substring) -> Data {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64) ?? Data()
+    }
+
     @Test("two runs with one seed make the same choices; another seed makes others")
     func determinism() async throws {
         let scenario = try Self.scenario(Self.signInAndRefresh)
@@ -171,11 +177,28 @@ import Testing
             return outcome.exchanges.compactMap { exchange -> String? in
                 let body = String(decoding: exchange.requestBody, as: UTF8.self)
                 // Authorize URLs carry state, nonce and the PKCE challenge; token requests the
-                // code, the verifier and the refresh token. ECDSA signatures are random by design.
+                // code, the verifier and the refresh token.
                 guard exchange.url.contains("/authorize") || exchange.url.hasSuffix("/oauth/token") else {
                     return nil
                 }
-                return (exchange.url + " " + body).replacing(#/127\.0\.0\.1:\d+/#, with: "HOST")
+                // Token responses: the refresh token, and the ID token's header (the seeded key's
+                // kid) and claims; only the ECDSA signature after them is random.
+                var answer = ""
+                if let response = try? JSONValue.parse(exchange.responseBody),
+                    let idToken = response["id_token"]?.stringValue
+                {
+                    let parts = idToken.split(separator: ".")
+                    // iss names the loopback port; at_hash hashes the access token, whose
+                    // ECDSA signature is random.
+                    var claims =
+                        (try? JSONValue.parse(Array(Self.base64URLDecode(parts[1]))))?.objectValue ?? [:]
+                    claims["iss"] = nil
+                    claims["at_hash"] = nil
+                    answer =
+                        " → \(parts[0]) \(JSONValue.object(claims).serializedString()) "
+                        + (response["refresh_token"]?.stringValue ?? "")
+                }
+                return (exchange.url + " " + body + answer).replacing(#/127\.0\.0\.1:\d+/#, with: "HOST")
             }
         }
         let first = await fingerprint(11)
@@ -191,10 +214,10 @@ import Testing
         let scenario = try Self.scenario(
             """
             name: slow
-            timeout: 1s
+            timeout: 4s
             steps:
               - launch
-              - issuer: {fault: http-delay, delay_ms: 5000, path: /oauth/token}
+              - issuer: {fault: http-delay, delay_ms: 8000, path: /oauth/token}
               - signIn
             """)
         let outcome = await ScenarioRunner.run(scenario, seed: 1)
@@ -318,7 +341,7 @@ import Testing
             try ScenarioRunnerTests.scenario(
                 """
                 name: branch fails
-                timeout: 2s
+                timeout: 6s
                 steps:
                   - launch
                   - parallel:
