@@ -4,6 +4,7 @@ import Cryptography
 public import HTTPCore
 import JOSE
 import OAuthCore
+import Synchronization
 
 /// The issuer's Sign in with Apple connection, as Auth0's native Apple flow works (protocols.md
 /// §1, §2): an app's Apple authorization code is redeemed at Apple's `/auth/token` with a freshly
@@ -42,7 +43,7 @@ final class AppleConnection: Sendable {
         }
         let privateKey: P256PrivateKey
         do {
-            privateKey = try P256PrivateKey(pem: pem)
+            privateKey = try Self.developerKey(pem: pem)
         } catch {
             throw IssuerError(
                 "the developer key of the Apple connection \"\(name)\" is not a P-256 key: \(error.message)")
@@ -54,6 +55,20 @@ final class AppleConnection: Sendable {
             privateKey: privateKey, clock: clock)
         keyFetcher = AppleKeyFetcher(
             transport: transport, keysURL: tokenClient.baseURL + AppleIDProvider.Path.keys)
+    }
+
+    /// Developer keys already parsed, by PEM: every simulated world of a process shares one
+    /// generated key, and OpenSSL's PEM decoder costs about a millisecond per parse.
+    private static let parsedDeveloperKeys = Mutex<[String: P256PrivateKey]>([:])
+
+    private static func developerKey(pem: String) throws(CryptoError) -> P256PrivateKey {
+        if let known = parsedDeveloperKeys.withLock({ $0[pem] }) { return known }
+        let key = try P256PrivateKey(pem: pem)
+        parsedDeveloperKeys.withLock { keys in
+            if keys.count >= 16 { keys.removeAll() }
+            keys[pem] = key
+        }
+        return key
     }
 
     /// The bundle id the exchanging client stands for: its own id, which must be listed.

@@ -20,7 +20,17 @@ public enum SigningKeySource: Sendable {
         case (.seeded(let random), .es256): return .p256(try P256PrivateKey(random: random))
         case (.seeded(let random), .rs256), (.seeded(let random), .ps256):
             let draw = random.bytes(count: 8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            return .rsa(try RSAPrivateKey(pem: Self.testRSAKeys[Int(draw % UInt64(Self.testRSAKeys.count))]))
+            return .rsa(Self.parsedTestRSAKeys[Int(draw % UInt64(Self.parsedTestRSAKeys.count))])
+        }
+    }
+
+    /// The test keys, parsed once per process (parsing and checking an RSA key costs more
+    /// than a whole scenario).
+    static let parsedTestRSAKeys: [RSAPrivateKey] = testRSAKeys.enumerated().map { index, pem in
+        do {
+            return try RSAPrivateKey(pem: pem)
+        } catch {
+            fatalError("embedded RSA test key \(index) does not parse: \(error)")
         }
     }
 

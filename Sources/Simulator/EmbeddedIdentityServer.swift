@@ -97,15 +97,12 @@ public final class EmbeddedIdentityServer: Sendable {
                     throw SimulatorError("the Apple connection's developer key is unusable: \(error.message)")
                 }
             } else {
-                let key: P256PrivateKey
-                do {
-                    key = try P256PrivateKey(random: random)
-                } catch {
-                    throw SimulatorError("cannot make the Apple developer key: \(error.message)")
+                guard let (key, pem) = Self.generatedDeveloperKey else {
+                    throw SimulatorError("cannot make the Apple developer key")
                 }
                 settings.teamID = Self.generatedTeamID
                 settings.keyID = Self.generatedKeyID
-                settings.privateKeyPEM = key.pemRepresentation()
+                settings.privateKeyPEM = pem
                 developerKey = (Self.generatedTeamID, Self.generatedKeyID, key.publicKey)
             }
             if let teamID = developerKey?.teamID { configuration.defaultTeamID = teamID }
@@ -150,6 +147,13 @@ public final class EmbeddedIdentityServer: Sendable {
         self.apple = apple
         self.issuer = issuer
     }
+
+    /// The developer key of hosted Apple connections without one: one per process. It only
+    /// signs client secrets, whose ECDSA signatures differ on every run anyway.
+    static let generatedDeveloperKey: (P256PrivateKey, String)? = {
+        guard let key = try? P256PrivateKey() else { return nil }
+        return (key, key.pemRepresentation())
+    }()
 
     static func isApplePath(_ path: String) -> Bool {
         path == applePathPrefix || path.hasPrefix(applePathPrefix + "/")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Scenario runner benchmark: the bundled library's wall time and scenarios per second with
-# --jobs 1 and --jobs 2 (release build), and the wall time of `signinsim run` on a one-step
-# scenario, start-up included (median of 20).
+# --jobs 1 and --jobs 2 (release build), whole and without the scenarios that pause in real
+# time, and the wall time of `signinsim run` on a one-step scenario, start-up included
+# (median of 20).
 # Targets: one-step scenario < 150 ms; >= 200 typical scenarios/s with two jobs.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -14,25 +15,34 @@ rounds="${BENCH_ROUNDS:-3}"
 
 now_ms() { date +%s%3N; }
 
-count="$("$binary" list scenarios | grep -c '^scenarios/')"
-echo "bundled library: $count scenarios, $rounds rounds per setting (best round shown)"
-for jobs in 1 2; do
-    best=""
-    for _ in $(seq "$rounds"); do
-        start="$(now_ms)"
-        "$binary" run scenarios --jobs "$jobs" >"$work/out.txt" || { tail -20 "$work/out.txt"; exit 1; }
-        elapsed=$(($(now_ms) - start))
-        if [ -z "$best" ] || [ "$elapsed" -lt "$best" ]; then best="$elapsed"; fi
+# Scenarios tagged realtime hold a request at the issuer or pause for a moment of real time
+# to order a race; "typical" is every other one.
+library() {
+    local label="$1" target="$2"
+    shift 2
+    local count best elapsed rate verdict
+    count="$("$binary" list scenarios "$@" | grep -c '^scenarios/')"
+    echo "$label: $count scenarios, $rounds rounds per setting (best round shown)"
+    for jobs in 1 2; do
+        best=""
+        for _ in $(seq "$rounds"); do
+            start="$(now_ms)"
+            "$binary" run scenarios --jobs "$jobs" "$@" >"$work/out.txt" || { tail -20 "$work/out.txt"; exit 1; }
+            elapsed=$(($(now_ms) - start))
+            if [ -z "$best" ] || [ "$elapsed" -lt "$best" ]; then best="$elapsed"; fi
+        done
+        rate="$(awk -v n="$count" -v ms="$best" 'BEGIN { printf "%.0f", n / (ms / 1000) }')"
+        if [ "$jobs" = 2 ] && [ -n "$target" ]; then
+            verdict="meets"
+            [ "$rate" -ge "$target" ] || verdict="BELOW"
+            echo "  --jobs $jobs: $best ms wall, $rate scenarios/s   target >= $target/s: $verdict"
+        else
+            echo "  --jobs $jobs: $best ms wall, $rate scenarios/s"
+        fi
     done
-    rate="$(awk -v n="$count" -v ms="$best" 'BEGIN { printf "%.0f", n / (ms / 1000) }')"
-    verdict="meets"
-    if [ "$jobs" = 2 ] && [ "$rate" -lt 200 ]; then verdict="BELOW"; fi
-    if [ "$jobs" = 2 ]; then
-        echo "  --jobs $jobs: $best ms wall, $rate scenarios/s   target >= 200/s: $verdict"
-    else
-        echo "  --jobs $jobs: $best ms wall, $rate scenarios/s"
-    fi
-done
+}
+library "whole bundled library" ""
+library "typical scenarios (--exclude-tags realtime)" 200 --exclude-tags realtime
 
 cat >"$work/one-step.yaml" <<'YAML'
 name: one step
