@@ -276,3 +276,20 @@ extension ClientRegistration {
             requireDPoP: body["dpop_bound_access_tokens"]?.boolValue ?? false)
     }
 }
+
+extension Issuer {
+    /// What the token endpoint would make of a refresh token now, for tests and scenarios:
+    /// `active`, `rotated` (replaced by a newer one of its family), `revoked` (its family was
+    /// revoked: reuse detected, or revoked by the client) or `unknown` (never issued, expired
+    /// and swept).
+    public func refreshTokenStatus(_ token: String) -> String {
+        state.withLock { state in
+            guard let record = state.refreshTokens[TokenHash(of: token)] else { return "unknown" }
+            switch state.refreshTokenStatus(record) {
+            case .active: return "active"
+            case .rotated: return "rotated"
+            case .revoked: return "revoked"
+            }
+        }
+    }
+}

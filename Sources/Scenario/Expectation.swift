@@ -33,10 +33,18 @@ public struct Expectation: Hashable, Sendable {
         case issuerUser(email: String, fields: [String: ClaimMatch])
         /// The app's lifecycle phase (`notRunning`, `foregroundActive`, …).
         case appPhase(String, app: String?)
+        /// The embedded issuer's verdict on every refresh token the device received:
+        /// `revoked` (each one's family revoked), or `active` (the newest one still usable).
+        case issuerRefreshTokens(String)
+        /// Apple's credential state for the phone's Apple ID and the app: `authorized`,
+        /// `revoked`, `notFound`.
+        case appleCredential(String, app: String?)
 
         public var needsEmbeddedIssuer: Bool {
-            if case .issuerUser = self { return true }
-            return false
+            switch self {
+            case .issuerUser, .issuerRefreshTokens, .appleCredential: true
+            default: false
+            }
         }
     }
 }

@@ -382,6 +382,61 @@ public enum ScenarioSchema {
                 },
                 {
                   "additionalProperties": false,
+                  "description": "Sets how far the device clock is ahead of the world (negative: behind).",
+                  "properties": {
+                    "skew": {
+                      "description": "Seconds: an integer, or a number with s, m, h or d (\"15m\").",
+                      "oneOf": [
+                        {
+                          "type": "integer"
+                        },
+                        {
+                          "pattern": "^-?[0-9]+[smhd]$",
+                          "type": "string"
+                        }
+                      ]
+                    }
+                  },
+                  "required": [
+                    "skew"
+                  ],
+                  "type": "object"
+                },
+                {
+                  "description": "The user stops using Apple ID with the app (embedded Apple).",
+                  "oneOf": [
+                    {
+                      "const": "appleRevokeConsent"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "appleRevokeConsent": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "appleRevokeConsent"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "additionalProperties": false,
                   "properties": {
                     "network": {
                       "additionalProperties": false,
@@ -650,6 +705,13 @@ public enum ScenarioSchema {
                         "app_phase": {
                           "type": "string"
                         },
+                        "apple_credential": {
+                          "enum": [
+                            "authorized",
+                            "revoked",
+                            "notFound"
+                          ]
+                        },
                         "claims": {
                           "additionalProperties": {
                             "description": "A value to equal, or present / absent."
@@ -677,6 +739,12 @@ public enum ScenarioSchema {
                             {
                               "type": "null"
                             }
+                          ]
+                        },
+                        "issuer_refresh_tokens": {
+                          "enum": [
+                            "revoked",
+                            "active"
                           ]
                         },
                         "issuer_user": {

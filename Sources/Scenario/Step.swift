@@ -22,6 +22,11 @@ public enum StepAction: Hashable, Sendable {
     case device(DeviceAction)
     /// Moves the world's time forward (tokens and codes age, sleeping work runs).
     case advance(seconds: Int64)
+    /// Sets how far the device's clock is ahead of the world (negative: behind).
+    case skew(seconds: Int64)
+    /// At Apple: the user stops using Apple ID with the app (Settings › Apple ID › Sign in
+    /// with Apple), so the app's credential state becomes revoked.
+    case appleRevokeConsent(app: String?)
     /// A change to the device's network conditions.
     case network(NetworkChange)
     /// A call into the app's SDK; `expectedErrors` are the outcomes allowed: error codes, and

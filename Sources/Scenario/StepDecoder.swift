@@ -15,7 +15,9 @@ struct StepDecoder {
         "signInWithApple", "userInfo",
     ]
     static let otherSteps = [
-        "advance", "network", "appleAccount", "issuer", "parallel", "runFlow", "expect", "wait",
+        "advance", "skew", "network", "appleAccount", "appleRevokeConsent", "issuer", "parallel", "runFlow",
+        "expect",
+        "wait",
     ]
     static var allSteps: [String] {
         AppAction.allCases.map(\.rawValue) + DeviceAction.allCases.map(\.rawValue) + sdkSteps + otherSteps
@@ -98,6 +100,12 @@ struct StepDecoder {
                 throw reader.error(node, "advance needs a duration: advance: 3600 or 1h")
             }
             return .advance(seconds: try reader.seconds(arguments, "advance"))
+        case "skew":
+            guard let arguments else { throw reader.error(node, "skew needs a duration: skew: -5m") }
+            return .skew(seconds: try reader.seconds(arguments, "skew"))
+        case "appleRevokeConsent":
+            let mapping = try optionalMapping(arguments, name, allowed: ["app"])
+            return .appleRevokeConsent(app: try app(mapping, name))
         case "network":
             guard let arguments else { throw reader.error(node, "network needs conditions") }
             return .network(try network(arguments))
@@ -471,7 +479,8 @@ struct StepDecoder {
             node, "expect",
             allowed: [
                 "app", "session", "claims", "refresh_token", "token_type", "scopes", "error", "requests",
-                "keychain", "cookies", "issuer_user", "app_phase",
+                "keychain", "cookies", "issuer_user", "app_phase", "issuer_refresh_tokens",
+                "apple_credential",
             ])
         let app = try app(mapping, "expect")
         var result: [Expectation] = []
@@ -514,6 +523,19 @@ struct StepDecoder {
                 fields["email"] = nil
                 kind = .issuerUser(
                     email: try reader.string(email, "expect.issuer_user.email"), fields: fields)
+            case "issuer_refresh_tokens":
+                let verdict = try reader.string(value, "expect.issuer_refresh_tokens")
+                guard verdict == "revoked" || verdict == "active" else {
+                    throw reader.error(value, "expect.issuer_refresh_tokens must be revoked or active")
+                }
+                kind = .issuerRefreshTokens(verdict)
+            case "apple_credential":
+                let state = try reader.string(value, "expect.apple_credential")
+                guard ["authorized", "revoked", "notFound"].contains(state) else {
+                    throw reader.error(
+                        value, "expect.apple_credential must be authorized, revoked or notFound")
+                }
+                kind = .appleCredential(state, app: app)
             case "app_phase":
                 kind = .appPhase(try reader.string(value, "expect.app_phase"), app: app)
             default:

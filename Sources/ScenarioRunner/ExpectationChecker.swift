@@ -128,6 +128,43 @@ struct ExpectationChecker {
                         actual: Self.describe(user[name]))
                 }
             }
+        case .issuerRefreshTokens(let verdict):
+            guard let issuer = world.world.identity?.issuer else {
+                return "issuer_refresh_tokens needs the embedded issuer"
+            }
+            let tokens = receivedRefreshTokens()
+            guard let newest = tokens.last else {
+                throw fail("no refresh token was received", expected: verdict, actual: "none received")
+            }
+            let statuses = tokens.map { issuer.refreshTokenStatus($0) }
+            let described = statuses.joined(separator: ", ")
+            if verdict == "revoked" {
+                guard statuses.allSatisfy({ $0 == "revoked" || $0 == "unknown" }),
+                    statuses.contains("revoked")
+                else {
+                    throw fail(
+                        "the refresh tokens the device received, at the issuer", expected: "all revoked",
+                        actual: described)
+                }
+            } else {
+                guard issuer.refreshTokenStatus(newest) == "active" else {
+                    throw fail(
+                        "the newest refresh token the device received, at the issuer", expected: "active",
+                        actual: issuer.refreshTokenStatus(newest))
+                }
+            }
+        case .appleCredential(let state, let app):
+            guard let apple = world.world.identity?.apple else {
+                return "apple_credential needs the embedded Apple"
+            }
+            guard let account = world.phone.appleAccount else {
+                throw fail("no Apple ID is signed in on the phone", expected: state, actual: "no Apple ID")
+            }
+            let actual = apple.credentialState(email: account.email, bundleID: world.app(app).bundleID)
+                .rawValue
+            guard actual == state else {
+                throw fail("Apple's credential state for \(account.email)", expected: state, actual: actual)
+            }
         case .appPhase(let phase, let app):
             let actual = "\(world.app(app).state.phase)"
             guard actual == phase else { throw fail("the app's phase", expected: phase, actual: actual) }
@@ -178,6 +215,16 @@ struct ExpectationChecker {
             )
         }
         return URLParts.path(of: url)
+    }
+
+    /// Every refresh token in the token responses the device received, oldest first.
+    private func receivedRefreshTokens() -> [String] {
+        world.phone.device.network.log.compactMap { exchange in
+            guard case .success(let response) = exchange.outcome, response.status == 200,
+                let body = try? JSONValue.parse(response.body)
+            else { return nil }
+            return body["refresh_token"]?.stringValue
+        }
     }
 
     private func describe(_ session: Session) -> String {

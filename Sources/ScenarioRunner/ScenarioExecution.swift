@@ -130,6 +130,21 @@ final class ScenarioExecution: Sendable {
             // Work woken by the advance (latency sleeps, deadlines) gets to run.
             await Task.yield()
             return world.isEmbedded ? nil : "device clock only: a real issuer keeps its own time"
+        case .skew(let seconds):
+            world.phone.device.clock.setSkew(seconds)
+            return nil
+        case .appleRevokeConsent(let id):
+            guard let apple = world.world.identity?.apple else {
+                throw StepSkip(reason: "needs the embedded issuer's simulated Apple")
+            }
+            guard let account = world.phone.appleAccount else {
+                throw StepStop(
+                    failure: StepFailure(
+                        step: step.name, location: step.location,
+                        message: "no Apple ID is signed in on the phone"))
+            }
+            apple.stopUsingAppleID(email: account.email, bundleID: world.app(id).bundleID)
+            return nil
         case .network(let change):
             applyNetwork(change)
             return nil

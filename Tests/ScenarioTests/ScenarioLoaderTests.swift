@@ -283,12 +283,12 @@ import Testing
             "reinstall", "reboot", "lock", "unlock", "advance", "network", "appleAccount", "issuer",
             "parallel",
             "runFlow", "expect", "configure", "signIn", "handleRedirect", "getSession", "getAccessToken",
-            "renewSession", "signOut", "signInWithApple", "userInfo", "wait",
+            "renewSession", "signOut", "signInWithApple", "userInfo", "wait", "skew", "appleRevokeConsent",
         ]
         #expect(names == Set(known))
         // Each of these parses, so the list above is the loader's.
         let needArguments = [
-            "advance", "network", "issuer", "parallel", "runFlow", "expect", "handleRedirect", "wait",
+            "advance", "network", "issuer", "parallel", "runFlow", "expect", "handleRedirect", "wait", "skew",
         ]
         for name in known where !needArguments.contains(name) {
             #expect(throws: Never.self) {
