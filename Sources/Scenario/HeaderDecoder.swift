@@ -46,7 +46,7 @@ struct HeaderDecoder {
 
     static let clientKeys = [
         "client_id", "redirect_uri", "client_secret", "scopes", "audience", "username_field",
-        "password_field",
+        "password_field", "issuer_suffix",
     ]
 
     /// `issuer: embedded`, `issuer: https://…`, or a mapping with `url` (and `tenant` for the
@@ -149,6 +149,9 @@ struct HeaderDecoder {
         if let node = mapping["scopes"] { app.scopes = try reader.strings(node, "\(context).scopes") }
         if let value = try reader.optionalString(mapping, "username_field", context) {
             app.usernameField = value
+        }
+        if let value = try reader.optionalString(mapping, "issuer_suffix", context) {
+            app.issuerSuffix = value
         }
         if let value = try reader.optionalString(mapping, "password_field", context) {
             app.passwordField = value

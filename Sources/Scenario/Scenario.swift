@@ -145,6 +145,9 @@ public struct AppSetup: Hashable, Sendable {
     /// The login form's field names (other issuers name them differently).
     public var usernameField: String
     public var passwordField: String
+    /// Text appended to the issuer URL the app is configured with: `/` configures
+    /// `https://issuer/` against an issuer whose `iss` is `https://issuer` (field bug 15).
+    public var issuerSuffix: String = ""
 
     public init(
         bundleID: String = "com.example.app", clientID: String = "com.example.app",

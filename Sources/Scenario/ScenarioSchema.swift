@@ -1396,6 +1396,9 @@ public enum ScenarioSchema {
                   "id": {
                     "type": "string"
                   },
+                  "issuer_suffix": {
+                    "type": "string"
+                  },
                   "password_field": {
                     "type": "string"
                   },
@@ -1496,6 +1499,9 @@ public enum ScenarioSchema {
                       "type": "string"
                     },
                     "client_secret": {
+                      "type": "string"
+                    },
+                    "issuer_suffix": {
                       "type": "string"
                     },
                     "password_field": {

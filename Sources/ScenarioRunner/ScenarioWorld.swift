@@ -78,7 +78,8 @@ final class ScenarioWorld: Sendable {
                     throw ScenarioError(.invalid, error.message, at: scenario.location)
                 }
                 var options = SignInOptions(
-                    issuer: issuerURL, clientID: setup.clientID, redirectURI: setup.redirectURI,
+                    issuer: issuerURL + setup.issuerSuffix, clientID: setup.clientID,
+                    redirectURI: setup.redirectURI,
                     clientSecret: setup.clientSecret, prefersEphemeralSession: !setup.sharedSession,
                     profile: profile)
                 options.scopes = setup.scopes
