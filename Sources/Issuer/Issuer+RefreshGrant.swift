@@ -23,6 +23,9 @@ extension Issuer {
     ///
     /// `scope` may narrow the grant for this access token; the successor keeps the original
     /// scope (RFC 6749 §6).
+    ///
+    /// A client with `rotatesRefreshTokens` off gets no successor: the response has no
+    /// `refresh_token` and the presented one stays active (RFC 6749 §6 allows both).
     func refreshTokens(_ context: TokenRequestContext) throws(OAuthError) -> HTTPResponse {
         let presentedHash = TokenHash(of: try context.parameters.required("refresh_token"))
         let requested = context.parameters["scope"].map(ScopeList.parse)
@@ -93,10 +96,14 @@ extension Issuer {
                 nonce: nil, authTime: stored.authTime, sessionID: stored.sessionID,
                 dpopKeyThumbprint: proof?.thumbprint)
             if let lostSuccessor { state.refreshTokens[lostSuccessor]?.status = .revoked }
-            let refreshToken =
-                storeRefreshToken(successor, for: grant, familyID: record.familyID, now: now, in: &state)
-                .token
-            state.refreshTokens[presentedHash]?.status = .rotated(at: rotatedAt, successor: successor.hash)
+            var refreshToken: String?
+            if client.rotatesRefreshTokens {
+                refreshToken =
+                    storeRefreshToken(successor, for: grant, familyID: record.familyID, now: now, in: &state)
+                    .token
+                state.refreshTokens[presentedHash]?.status = .rotated(
+                    at: rotatedAt, successor: successor.hash)
+            }
             recordAccessToken(
                 accessTokenID, expiresAt: now + lifetimes.accessToken, familyID: record.familyID, now: now,
                 in: &state)

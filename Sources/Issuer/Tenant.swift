@@ -83,6 +83,10 @@ public struct ClientRegistration: Sendable, Hashable {
     public var requireDPoP: Bool
     /// Lifetimes for this client alone, overriding the tenant's.
     public var lifetimes: TokenLifetimes?
+    /// Whether a refresh issues a new refresh token (rotation, the default). Without rotation
+    /// the refresh response has no `refresh_token` and the old one stays valid, as many
+    /// issuers do (RFC 6749 §6 makes it optional): what field bug 3 needs.
+    public var rotatesRefreshTokens = true
 
     public init(
         id: String, name: String? = nil, secret: String? = nil, redirectURIs: [String],

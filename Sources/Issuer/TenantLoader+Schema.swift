@@ -16,7 +16,7 @@ extension TenantDecoder {
     ]
     static let clientKeys = [
         "client_id", "client_secret", "name", "redirect_uris", "post_logout_redirect_uris", "grant_types",
-        "require_dpop", "lifetimes",
+        "require_dpop", "lifetimes", "rotate_refresh_tokens",
     ]
     static let userKeys = [
         "user_id", "email", "password", "name", "given_name", "family_name", "email_verified",
@@ -154,6 +154,9 @@ extension TenantDecoder {
             }
             if let node = fields["grant_types"] { client.grantTypes = try grantTypes(node) }
             if let node = fields["require_dpop"] { client.requireDPoP = try bool(node, "require_dpop") }
+            if let node = fields["rotate_refresh_tokens"] {
+                client.rotatesRefreshTokens = try bool(node, "rotate_refresh_tokens")
+            }
             if let node = fields["lifetimes"] {
                 client.lifetimes =
                     node.isNull

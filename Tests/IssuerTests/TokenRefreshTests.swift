@@ -40,6 +40,25 @@ struct TokenRefreshTests {
         }
     }
 
+    /// A client without rotation gets no refresh_token on refresh and keeps using the one it
+    /// has, which stays active (RFC 6749 §6; what field bug 3 needs).
+    @Test("a client without rotation keeps its refresh token", arguments: Deployment.allCases)
+    func withoutRotation(deployment: Deployment) async throws {
+        var tenant = tokenTestTenant()
+        let index = try #require(tenant.clients.firstIndex { $0.id == appClientID })
+        tenant.clients[index].rotatesRefreshTokens = false
+        try await withIssuer(deployment, tenant: tenant) { fixture in
+            let token = try #require(try await fixture.signIn().refreshToken)
+            for _ in 0..<3 {
+                let response = try await fixture.refresh(token)
+                #expect(response.status == 200)
+                let refreshed = TokenSet(body: try response.jsonBody())
+                #expect(refreshed.refreshToken == nil)
+                #expect(refreshed.idToken != nil)
+            }
+        }
+    }
+
     /// Presenting a rotated token is a replay: it fails, and the whole family is revoked, so the
     /// newest token fails too (field bug 1).
     @Test("replay of a rotated token revokes the family", arguments: Deployment.allCases)

@@ -11,8 +11,8 @@ import WebAuthSession
 /// One test per row of field-bugs.md, on a simulated phone against the embedded issuer: the
 /// faulty profile shows the failure the field reported, the default profile does not.
 ///
-/// Rows 3 (a refresh response without `refresh_token`) needs an issuer that does not rotate;
-/// the embedded issuer always rotates, so that row runs against a scripted issuer in
+/// Row 3 (a refresh response without `refresh_token`) needs a client without rotation: it runs
+/// as `scenarios/field-bugs/03-refresh-without-refresh-token.yaml`, against a scripted issuer in
 /// `SignInSDKTests.RefreshTests` and against oidc-provider-mock in `scripts/interop/web-flow.sh`.
 @Suite struct FieldBugTests {
     static let both = [false, true]
