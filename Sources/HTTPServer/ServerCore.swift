@@ -36,12 +36,18 @@ final class ServerCore: @unchecked Sendable {
     private struct Suspended {
         var closed = false
         var connections: [ObjectIdentifier: (state: RequestState, connection: ConnectionHandle)] = [:]
+        /// Handlers between taking their connection out of `connections` and returning from
+        /// `MHD_resume_connection`.
+        var resuming = 0
     }
 
     /// Connections suspended while their handler runs. Its lock is held around
-    /// `MHD_suspend_connection` and `MHD_resume_connection` and never inside a callback that
-    /// libmicrohttpd may call with its own locks held, so the two cannot deadlock. Once closed
-    /// (the daemon is about to stop), no handler resumes a connection the daemon will free.
+    /// `MHD_suspend_connection` and never inside a callback that libmicrohttpd may call with
+    /// its own locks held, so the two cannot deadlock. A handler takes its connection out under
+    /// the lock and resumes it after, counted in `resuming`: the resume (a write to the
+    /// daemon's wake-up descriptor) no longer holds every other request's suspend and resume
+    /// back, which showed as lock contention under load. Once closed (the daemon is about to
+    /// stop), no handler takes a connection out, and the stop waits for those resuming.
     private let suspended = Mutex(Suspended())
 
     init(handler: @escaping HTTPHandler, maximumBodySize: Int) {
@@ -74,6 +80,9 @@ final class ServerCore: @unchecked Sendable {
             }
             suspended.connections.removeAll()
         }
+        // A handler past its removal is one call away from resuming: let it finish before the
+        // daemon (and its connections) go.
+        while suspended.withLock({ $0.resuming }) > 0 { sched_yield() }
     }
 
     // MARK: Daemon callbacks (daemon threads)
@@ -171,10 +180,15 @@ final class ServerCore: @unchecked Sendable {
 
     private func resume(_ connection: ConnectionHandle, state: RequestState, with response: HTTPResponse) {
         state.store(response)
-        suspended.withLock { suspended in
-            guard suspended.connections.removeValue(forKey: ObjectIdentifier(state)) != nil else { return }
-            MHD_resume_connection(connection.pointer)
+        let owned = suspended.withLock { suspended in
+            guard !suspended.closed, suspended.connections.removeValue(forKey: ObjectIdentifier(state)) != nil
+            else { return false }
+            suspended.resuming += 1
+            return true
         }
+        guard owned else { return }
+        MHD_resume_connection(connection.pointer)
+        suspended.withLock { $0.resuming -= 1 }
     }
 
     private func url(for target: String) -> String {
