@@ -10,7 +10,7 @@
 //   models         SignInSDK (the app's SDK, ports only), Device (keychain, lifecycle, network)
 //   IO adapters    HTTPClient (libcurl), HTTPServer (libmicrohttpd), WebAuthSession (browser model)
 //   scenarios      Scenario (format, results), ScenarioRunner (drives a Simulator world),
-//                  ScenarioReports (console, JSON, JUnit, HAR)
+//                  ScenarioReports (console, JSON, JUnit, HAR), Recordings (HAR captures read back)
 //   product        SignInSimCLI (commands), signinsim (thin executable)
 import PackageDescription
 
@@ -117,6 +117,8 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(
             name: "ScenarioReports", dependencies: ["Scenario", "JSON"], swiftSettings: strictSettings),
+        // HAR captures read back into exchanges (replay and import build on it).
+        .target(name: "Recordings", dependencies: ["Scenario", "JSON"], swiftSettings: strictSettings),
 
         // MARK: Product
         .target(
@@ -201,6 +203,9 @@ let package = Package(
             name: "ScenarioReportsTests",
             dependencies: ["ScenarioReports", "Scenario", "JSON", "TestSupport"],
             exclude: ["Golden"]),
+        .testTarget(
+            name: "RecordingsTests",
+            dependencies: ["Recordings", "ScenarioReports", "Scenario", "JSON", "TestSupport"]),
         .testTarget(
             name: "SignInSimCLITests",
             dependencies: [

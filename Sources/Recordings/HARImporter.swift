@@ -1,0 +1,215 @@
+import Foundation
+import JSON
+import Scenario
+
+/// Reads HAR 1.2 files (http://www.softwareishard.com/blog/har-12-spec/) as the tools people
+/// have write them: Chrome and Firefox, mitmproxy (`hardump`), Charles and Proxyman exports,
+/// and signinsim's own `--har-dir` files.
+///
+/// Tolerated dialects: sizes of -1, `postData` as `text` or as `params`, response bodies in
+/// base64 (`content.encoding`), request bodies marked `_encoding: base64`, any `_` field,
+/// missing optional members, timestamps with or without fractions and with any UTC offset.
+/// A file that is not HAR (not JSON, not UTF-8, truncated, no `log.entries`) is an error with
+/// its place; an entry that cannot be used (no URL, an unknown body encoding) is skipped and
+/// listed with the reason.
+public enum HARImporter {
+    /// Largest capture read.
+    public static let maximumSize = 512 << 20
+
+    /// Reads the capture at `path`.
+    public static func load(path: String) throws(HARError) -> HARCapture {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw HARError(file: path, message: "cannot be read (missing or not a file)")
+        }
+        return try parse([UInt8](data), file: path)
+    }
+
+    /// Reads a capture from bytes; `file` names it in errors.
+    public static func parse(_ bytes: [UInt8], file: String) throws(HARError) -> HARCapture {
+        guard bytes.count <= maximumSize else {
+            throw HARError(file: file, message: "the file is larger than \(maximumSize >> 20) MiB")
+        }
+        if let bad = firstInvalidUTF8(bytes) {
+            throw HARError(
+                file: file, line: bad.line, column: bad.column,
+                message: "the file is not UTF-8 text (HAR is JSON)")
+        }
+        let root: JSONValue
+        do {
+            root = try JSONValue.parse(bytes, maximumSize: maximumSize)
+        } catch {
+            throw HARError(
+                file: file, line: error.line, column: error.column, message: "not JSON: \(error.message)")
+        }
+        guard let log = root["log"]?.objectValue else {
+            throw HARError(file: file, message: "not a HAR file: there is no \"log\" object")
+        }
+        guard let entries = log["entries"]?.arrayValue else {
+            throw HARError(file: file, message: "not a HAR file: \"log\" has no \"entries\" list")
+        }
+        var capture = HARCapture(exchanges: [])
+        if let creator = log["creator"]?["name"]?.stringValue {
+            capture.creator = [creator, log["creator"]?["version"]?.stringValue].compactMap { $0 }.joined(
+                separator: " ")
+        }
+        var previousStart: Int64 = 0
+        for (index, entry) in entries.enumerated() {
+            do throws(EntryProblem) {
+                let exchange = try Self.exchange(entry, previousStart: previousStart)
+                previousStart = exchange.startedAtMilliseconds
+                capture.exchanges.append(exchange)
+            } catch {
+                capture.skipped.append(SkippedEntry(index: index, reason: error.reason))
+            }
+        }
+        return capture
+    }
+
+    struct EntryProblem: Error {
+        var reason: String
+    }
+
+    static func exchange(_ entry: JSONValue, previousStart: Int64) throws(EntryProblem) -> RecordedExchange {
+        guard let request = entry["request"]?.objectValue else { throw EntryProblem(reason: "no request") }
+        guard let url = request["url"]?.stringValue, !url.isEmpty else {
+            throw EntryProblem(reason: "the request has no url")
+        }
+        let method = (request["method"]?.stringValue ?? "GET").uppercased()
+        let started =
+            entry["startedDateTime"]?.stringValue.flatMap(Timestamp.milliseconds(fromISO8601:))
+            ?? previousStart
+        var exchange = RecordedExchange(
+            source: entry["_source"]?.stringValue ?? "capture", startedAtMilliseconds: started,
+            method: method,
+            url: url, requestHeaders: headers(request["headers"]), requestBody: try requestBody(request),
+            timeMilliseconds: entry["time"]?.doubleValue ?? 0)
+        exchange.error = entry["_error"]?.stringValue
+        if let response = entry["response"]?.objectValue {
+            let status = response["status"]?.int64Value.map(Int.init) ?? 0
+            // Status 0 is how browsers and signinsim record "no response".
+            if status > 0 {
+                exchange.status = status
+                exchange.responseHeaders = headers(response["headers"])
+                exchange.responseBody = try responseBody(response["content"])
+            } else if exchange.error == nil {
+                exchange.error = response["_error"]?.stringValue ?? "no response"
+            }
+        } else if exchange.error == nil {
+            exchange.error = "no response"
+        }
+        return exchange
+    }
+
+    static func headers(_ value: JSONValue?) -> [HeaderField] {
+        (value?.arrayValue ?? []).compactMap { header in
+            guard let name = header["name"]?.stringValue else { return nil }
+            return HeaderField(name, header["value"]?.stringValue ?? "")
+        }
+    }
+
+    /// `postData.text` (decoded when `_encoding`/`encoding` says base64), else `params` encoded
+    /// as a form.
+    static func requestBody(_ request: [String: JSONValue]) throws(EntryProblem) -> [UInt8] {
+        guard let postData = request["postData"]?.objectValue else { return [] }
+        if let text = postData["text"]?.stringValue {
+            let encoding = postData["_encoding"]?.stringValue ?? postData["encoding"]?.stringValue
+            return try decode(text, encoding: encoding, what: "request body")
+        }
+        guard let params = postData["params"]?.arrayValue, !params.isEmpty else { return [] }
+        let pairs = params.compactMap { param -> String? in
+            guard let name = param["name"]?.stringValue else { return nil }
+            return formEscape(name) + "=" + formEscape(param["value"]?.stringValue ?? "")
+        }
+        return Array(pairs.joined(separator: "&").utf8)
+    }
+
+    static func responseBody(_ content: JSONValue?) throws(EntryProblem) -> [UInt8] {
+        guard let text = content?["text"]?.stringValue else { return [] }
+        return try decode(text, encoding: content?["encoding"]?.stringValue, what: "response body")
+    }
+
+    static func decode(_ text: String, encoding: String?, what: String) throws(EntryProblem) -> [UInt8] {
+        switch encoding?.lowercased() {
+        case nil, "", "utf-8", "utf8", "identity":
+            return Array(text.utf8)
+        case "base64":
+            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+                throw EntryProblem(reason: "the \(what) is marked base64 but does not decode")
+            }
+            return [UInt8](data)
+        case let other?:
+            throw EntryProblem(reason: "the \(what) has an unknown encoding \"\(other.prefix(32))\"")
+        }
+    }
+
+    /// Percent-encodes a form name or value (RFC 3986 unreserved characters kept).
+    static func formEscape(_ text: String) -> String {
+        var output = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                output.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                output += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return output
+    }
+
+    /// Line and column of the first byte that breaks UTF-8, if any.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> (line: Int, column: Int)? {
+        if String(validating: bytes, as: UTF8.self) != nil { return nil }
+        var line = 1
+        var lineStart = 0
+        var index = 0
+        while index < bytes.count {
+            let length = utf8Length(bytes, at: index)
+            guard length > 0 else { return (line, index - lineStart + 1) }
+            if bytes[index] == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = index + 1
+            }
+            index += length
+        }
+        return (line, 1)
+    }
+
+    /// The length of the valid UTF-8 sequence at `index`, or 0.
+    static func utf8Length(_ bytes: [UInt8], at index: Int) -> Int {
+        let lead = bytes[index]
+        let length: Int
+        switch lead {
+        case 0x00...0x7F: return 1
+        case 0xC2...0xDF: length = 2
+        case 0xE0...0xEF: length = 3
+        case 0xF0...0xF4: length = 4
+        default: return 0
+        }
+        guard index + length <= bytes.count else { return 0 }
+        return String(validating: bytes[index..<index + length], as: UTF8.self) == nil ? 0 : length
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+/// HAR timestamps (ISO 8601, `2026-12-03T07:00:00.123Z` or with an offset `+02:00`).
+enum Timestamp {
+    static func milliseconds(fromISO8601 text: String) -> Int64? {
+        let withFraction = ISO8601DateFormatter()
+        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = withFraction.date(from: text) {
+            return Int64((date.timeIntervalSince1970 * 1000).rounded())
+        }
+        let plain = ISO8601DateFormatter()
+        plain.formatOptions = [.withInternetDateTime]
+        if let date = plain.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+        return nil
+    }
+}
