@@ -118,7 +118,8 @@ let package = Package(
         .target(
             name: "ScenarioReports", dependencies: ["Scenario", "JSON"], swiftSettings: strictSettings),
         // HAR captures read back into exchanges (replay and import build on it).
-        .target(name: "Recordings", dependencies: ["Scenario", "JSON"], swiftSettings: strictSettings),
+        .target(
+            name: "Recordings", dependencies: ["Scenario", "JSON", "HTTPCore"], swiftSettings: strictSettings),
 
         // MARK: Product
         .target(
@@ -205,7 +206,7 @@ let package = Package(
             exclude: ["Golden"]),
         .testTarget(
             name: "RecordingsTests",
-            dependencies: ["Recordings", "ScenarioReports", "Scenario", "JSON", "TestSupport"]),
+            dependencies: ["Recordings", "ScenarioReports", "Scenario", "JSON", "HTTPCore", "TestSupport"]),
         .testTarget(
             name: "SignInSimCLITests",
             dependencies: [

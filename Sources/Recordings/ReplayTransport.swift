@@ -1,0 +1,187 @@
+public import HTTPCore
+public import Scenario
+import Synchronization
+
+/// Serves a capture's recorded responses to the simulated app, the way VCR, Betamax and
+/// OkReplay replay cassettes, adapted to OAuth: every token call is a `POST` to one URL, so
+/// requests are told apart by their form parameters too.
+///
+/// A request matches a recorded exchange on method, scheme, host, port, path, and query and
+/// form parameters in any order, leaving out the volatile ones (`ReplayMatching.volatile`:
+/// codes, verifiers, state, nonce, DPoP proofs…). Identical requests are served in recorded
+/// order. Every decision is logged for the divergence report.
+public final class ReplayTransport: HTTPTransport, Sendable {
+    /// What to do with a request no recorded exchange matches.
+    public enum Mode: String, Sendable, CaseIterable {
+        /// An unmatched request fails (`connectionFailed`) and is reported.
+        case strict
+        /// An unmatched request goes to `fallback` (the embedded issuer) and is reported.
+        case newEpisodes = "new-episodes"
+        /// Requests are served in recorded order whatever they carry; a method or path that
+        /// differs from the next recorded exchange is reported.
+        case sequential
+    }
+
+    /// One request the app sent and what it was given.
+    public struct Served: Sendable, Hashable {
+        public var method: String
+        public var url: String
+        /// The capture entry served (index in `exchanges`), or nil when none matched.
+        public var entry: Int?
+        /// Sent to the fallback (new-episodes), refused (strict), or the sequential entry's
+        /// method or path differed.
+        public var note: String?
+    }
+
+    public let exchanges: [RecordedExchange]
+    public let mode: Mode
+    public let matching: ReplayMatching
+    private let fallback: (any HTTPTransport)?
+    private let state: Mutex<State>
+
+    private struct State {
+        /// Unserved entry indices per match key, in recorded order.
+        var queues: [ReplayMatching.Key: [Int]]
+        var nextSequential = 0
+        var served: [Served] = []
+    }
+
+    public init(
+        exchanges: [RecordedExchange], mode: Mode = .strict, matching: ReplayMatching = ReplayMatching(),
+        fallback: (any HTTPTransport)? = nil
+    ) {
+        self.exchanges = exchanges
+        self.mode = mode
+        self.matching = matching
+        self.fallback = fallback
+        var queues: [ReplayMatching.Key: [Int]] = [:]
+        for (index, exchange) in exchanges.enumerated() {
+            queues[
+                matching.key(method: exchange.method, url: exchange.url, body: exchange.requestBody),
+                default: []
+            ]
+            .append(index)
+        }
+        state = Mutex(State(queues: queues))
+    }
+
+    public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        let method = request.method.rawValue
+        let decision: (entry: Int?, note: String?) = state.withLock { state in
+            if mode == .sequential {
+                guard state.nextSequential < exchanges.count else {
+                    return (nil, "the capture has no more entries")
+                }
+                let index = state.nextSequential
+                state.nextSequential += 1
+                let recorded = exchanges[index]
+                let same =
+                    recorded.method == method
+                    && URLParts.stripQueryAndFragment(recorded.url)
+                        == URLParts.stripQueryAndFragment(request.url)
+                return (
+                    index,
+                    same ? nil : "recorded \(recorded.method) \(URLParts.stripQueryAndFragment(recorded.url))"
+                )
+            }
+            let key = matching.key(method: method, url: request.url, body: request.body)
+            guard var queue = state.queues[key], !queue.isEmpty else { return (nil, nil) }
+            let index = queue.removeFirst()
+            state.queues[key] = queue
+            return (index, nil)
+        }
+        if let entry = decision.entry {
+            log(Served(method: method, url: request.url, entry: entry, note: decision.note))
+            let recorded = exchanges[entry]
+            guard let status = recorded.status else {
+                throw HTTPError(
+                    .connectionLost,
+                    "\(method) \(request.urlWithoutQuery): recorded without a response (\(recorded.error ?? "no response"))"
+                )
+            }
+            return HTTPResponse(
+                status: status,
+                headers: HTTPHeaders(
+                    recorded.responseHeaders.map { HTTPField(name: $0.name, value: $0.value) }),
+                body: recorded.responseBody)
+        }
+        if mode == .newEpisodes, let fallback {
+            log(
+                Served(
+                    method: method, url: request.url, entry: nil,
+                    note: "not in the capture: sent to the issuer"))
+            return try await fallback.send(request)
+        }
+        log(Served(method: method, url: request.url, entry: nil, note: decision.note ?? "not in the capture"))
+        throw HTTPError(
+            .connectionFailed, "\(method) \(request.urlWithoutQuery) is not in the capture (strict replay)")
+    }
+
+    private func log(_ served: Served) { state.withLock { $0.served.append(served) } }
+
+    /// Every request the app sent, in order, with the entry it was served.
+    public var served: [Served] { state.withLock { $0.served } }
+
+    /// Entries of the capture no request used, in recorded order.
+    public var unused: [Int] {
+        let used = Set(served.compactMap(\.entry))
+        return exchanges.indices.filter { !used.contains($0) }
+    }
+
+    /// Served entries that came out of recorded order: each is an entry served after one
+    /// recorded later.
+    public var reordered: [Int] {
+        var latest = -1
+        var out: [Int] = []
+        for entry in served.compactMap(\.entry) {
+            if entry < latest { out.append(entry) } else { latest = entry }
+        }
+        return out
+    }
+}
+
+/// How requests are compared with recorded ones.
+public struct ReplayMatching: Sendable {
+    /// Parameters whose values change on every run and so never decide a match (their
+    /// presence still counts): authorization codes and PKCE verifiers, state, nonce, DPoP
+    /// proofs and token identifiers, timestamps.
+    public static let volatile: Set<String> = [
+        "code", "code_verifier", "code_challenge", "state", "nonce", "jti", "dpop", "iat", "exp", "timestamp",
+        "client_assertion", "_", "id_token_hint",
+    ]
+
+    /// Parameters compared by presence only.
+    public var ignoredValues: Set<String>
+
+    public init(ignoredValues: Set<String> = ReplayMatching.volatile) {
+        self.ignoredValues = ignoredValues
+    }
+
+    /// What a request is matched on.
+    public struct Key: Hashable, Sendable {
+        var method: String
+        var origin: String
+        var path: String
+        var parameters: [String]
+    }
+
+    public func key(method: String, url: String, body: [UInt8]) -> Key {
+        let parts = URLParts(url)
+        var parameters: [String] = []
+        if let query = URLParts.query(of: url), let pairs = try? FormURLEncoding.decode(query) {
+            parameters += pairs.map { normalise($0.name, $0.value) }
+        }
+        if let text = String(validating: body, as: UTF8.self), text.contains("="), !text.hasPrefix("{"),
+            let pairs = try? FormURLEncoding.decode(text)
+        {
+            parameters += pairs.map { normalise($0.name, $0.value) }
+        }
+        return Key(
+            method: method.uppercased(), origin: parts?.origin ?? "", path: URLParts.path(of: url),
+            parameters: parameters.sorted())
+    }
+
+    private func normalise(_ name: String, _ value: String) -> String {
+        ignoredValues.contains(name.lowercased()) ? name + "=*" : name + "=" + value
+    }
+}
