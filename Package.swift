@@ -120,6 +120,11 @@ let package = Package(
         // HAR captures read back into exchanges (replay and import build on it).
         .target(
             name: "Recordings", dependencies: ["Scenario", "JSON", "HTTPCore"], swiftSettings: strictSettings),
+        // A capture replayed against the simulated SDK, with the divergence report.
+        .target(
+            name: "Replay",
+            dependencies: ["Recordings", "Scenario", "Simulator", "SignInSDK", "JOSE", "JSON", "HTTPCore"],
+            swiftSettings: strictSettings),
 
         // MARK: Product
         .target(
@@ -128,7 +133,7 @@ let package = Package(
                 "JSON", "Clocks", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient", "HTTPServer",
                 "YAML",
                 "AppleID", "Issuer", "SignInSDK", "Device", "WebAuthSession", "Simulator",
-                "Scenario", "ScenarioRunner", "ScenarioReports",
+                "Scenario", "ScenarioRunner", "ScenarioReports", "Recordings", "Replay",
             ],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -207,6 +212,9 @@ let package = Package(
         .testTarget(
             name: "RecordingsTests",
             dependencies: ["Recordings", "ScenarioReports", "Scenario", "JSON", "HTTPCore", "TestSupport"]),
+        .testTarget(
+            name: "ReplayTests",
+            dependencies: ["Replay", "Recordings", "Scenario", "ScenarioRunner", "SignInSDK", "TestSupport"]),
         .testTarget(
             name: "SignInSimCLITests",
             dependencies: [

@@ -50,6 +50,11 @@ extension SignInClient {
     /// Whether a session is stored (without refreshing it).
     public func hasStoredSession() throws(SignInError) -> Bool { try loadSession() != nil }
 
+    /// Stores credentials obtained outside this SDK (a migration from another SDK, or a session
+    /// taken from a recorded capture to replay what followed), as Auth0's credentials manager
+    /// `store(credentials:)` does. Nothing is verified: the caller vouches for them.
+    public func restore(_ session: Session) throws(SignInError) { try store(session) }
+
     /// The stored session as it is, without refreshing it: what a test or a debug screen
     /// inspects. `getSession()` is what an app calls.
     public func storedSession() throws(SignInError) -> Session? { try loadSession() }

@@ -14,7 +14,7 @@ public enum SignInSimCLI {
         subcommands: [
             versionCommand, jwkCommand, jwtCommand, serveCommand, signInCommand, appleSignInCommand,
             runCommand,
-            validateCommand, listCommand, schemaCommand,
+            validateCommand, listCommand, schemaCommand, replayCommand,
         ])
 
     /// Runs the process's command line and exits.

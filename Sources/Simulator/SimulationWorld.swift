@@ -2,7 +2,7 @@ public import Clocks
 import Cryptography
 public import Device
 public import HTTPClient
-import HTTPCore
+public import HTTPCore
 public import Issuer
 public import SignInSDK
 import Synchronization
@@ -66,13 +66,16 @@ public final class SimulationWorld: Sendable {
 
     /// Adds a phone: booted, unlocked, with a passcode, its clock `skew` seconds off.
     ///   - appleURL: the simulated Apple the phone's Apple ID talks to (default: the embedded one).
+    ///   - network: what lies beyond the phone's network conditions (default: loopback HTTP
+    ///     through libcurl, with cookie jars); a replay passes its recorded issuer.
     public func addPhone(
-        name: String? = nil, skew: Int64 = 0, hasPasscode: Bool = true, appleURL: String? = nil
+        name: String? = nil, skew: Int64 = 0, hasPasscode: Bool = true, appleURL: String? = nil,
+        network: (any HTTPTransport)? = nil
     ) throws(DeviceError) -> SimulatedPhone {
         let index = phones.withLock { $0.count }
         let device = try SimulatedDevice(
             scheduler: scheduler, skew: skew, seed: seed &+ UInt64(index + 1) &* 0x9E37_79B9_7F4A_7C15,
-            hasPasscode: hasPasscode, transport: CookieJarRoutingTransport(curl: curl))
+            hasPasscode: hasPasscode, transport: network ?? CookieJarRoutingTransport(curl: curl))
         let phone = SimulatedPhone(
             name: name ?? "phone-\(index + 1)", device: device, appleURL: appleURL ?? identity?.appleURL,
             curl: curl, exchangeLog: exchangeLog)

@@ -163,3 +163,39 @@ struct RunCommandTests {
         #expect(try JSONValue.parse(schema.standardOutput)["title"]?.stringValue == "SignInSim scenario")
     }
 }
+
+/// `signinsim replay` on a capture `run --har-dir` wrote: the naive SDK matches the recorded
+/// refresh race (exit 0), the default SDK diverges (exit 1), a file that is not HAR exits 2.
+@Suite("signinsim replay")
+struct ReplayCommandTests {
+    @Test func replaysARecordedRace() throws {
+        let folder = try RunCommandTests.folder([
+            "field.yaml": """
+            name: the field
+            profile: naive
+            steps:
+              - launch
+              - signIn
+              - advance: 1h
+              - parallel:
+                  - getAccessToken: {force: true, error: [session_expired, none]}
+                  - getAccessToken: {force: true, error: [session_expired, none]}
+            """
+        ])
+        let hars = try TemporaryDirectory()
+        let run = try SignInSimBinary.run(["run", folder.url.path, "--har-dir", hars.url.path])
+        #expect(run.status == 0, "\(run.standardOutput)")
+        let capture = try #require(try FileManager.default.contentsOfDirectory(atPath: hars.url.path).first)
+        let path = hars.url.path + "/" + capture
+        let naive = try SignInSimBinary.run(["replay", path, "--sdk-profile", "naive"])
+        #expect(naive.status == 0, "\(naive.standardOutput)\(naive.standardError)")
+        #expect(naive.standardOutput.contains("the app behaves as recorded"))
+        let correct = try SignInSimBinary.run(["replay", path])
+        #expect(correct.status == 1)
+        #expect(correct.standardOutput.contains("requests in the capture the app did not make"))
+        let broken = try hars.write("{\"log\":", named: "broken.har")
+        let refused = try SignInSimBinary.run(["replay", broken])
+        #expect(refused.status == 2)
+        #expect(refused.standardError.contains("broken.har:1:8"))
+    }
+}

@@ -1,0 +1,310 @@
+import Foundation
+import HTTPCore
+import JOSE
+import JSON
+public import Recordings
+import Scenario
+public import SignInSDK
+import Simulator
+import Synchronization
+
+/// Replays a capture against the simulated SDK: the app is put where the capture's app was
+/// right after it signed in, then made to do what the capture shows it doing (refreshes,
+/// concurrent ones in parallel, userinfo, sign-out) at the recorded times, against the
+/// recorded issuer. The divergence report says where the simulated app's requests and the
+/// capture's part ways.
+///
+/// The web sign-in itself is not replayed: its `state`, `nonce` and PKCE verifier were the
+/// original app's random values. The session comes from the capture's first successful code
+/// (or token) exchange, through `SignInClient.restore(_:)`.
+public enum CaptureReplay {
+    public struct Options: Sendable {
+        public var profile: BehaviorProfile = .default
+        public var mode: ReplayTransport.Mode = .strict
+
+        public init(profile: BehaviorProfile = .default, mode: ReplayTransport.Mode = .strict) {
+            self.profile = profile
+            self.mode = mode
+        }
+    }
+
+    /// Why a capture cannot be replayed.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func run(_ capture: HARCapture, options: Options = Options()) async throws(Failure)
+        -> ReplayReport
+    {
+        let plan = try ReplayPlan(capture)
+        let replay = ReplayTransport(exchanges: capture.exchanges, mode: options.mode)
+        let world = SimulationWorld.external(seed: 0, epoch: plan.sessionStartedAt / 1000)
+        defer { Task { await world.shutdown() } }
+        var report = ReplayReport(
+            issuer: plan.issuer, clientID: plan.clientID, profile: options.profile.description)
+        do {
+            let phone = try world.addPhone(network: replay)
+            let app = try phone.install(
+                AppConfiguration(
+                    bundleID: plan.clientID,
+                    options: SignInOptions(
+                        issuer: plan.issuer, clientID: plan.clientID, redirectURI: plan.redirectURI,
+                        profile: options.profile)))
+            try await app.launch()
+            let session = plan.session
+            try await app.perform { try await $0.restore(session) }
+            var now = plan.sessionStartedAt
+            for wave in plan.waves {
+                if wave.startedAt > now {
+                    world.advance(by: (wave.startedAt - now) / 1000)
+                    now = wave.startedAt
+                }
+                let outcomes = await withTaskGroup(of: (Int, String).self) { group in
+                    for (index, action) in wave.actions.enumerated() {
+                        group.addTask {
+                            do throws(SignInError) {
+                                switch action {
+                                case .refresh:
+                                    _ = try await app.perform {
+                                        try await $0.getAccessToken(forceRefresh: true)
+                                    }
+                                case .userInfo: _ = try await app.perform { try await $0.userInfo() }
+                                case .signOut: _ = try await app.perform { try await $0.signOut() }
+                                }
+                                return (index, "ok")
+                            } catch {
+                                return (index, error.code.rawValue)
+                            }
+                        }
+                    }
+                    var outcomes: [(Int, String)] = []
+                    for await outcome in group { outcomes.append(outcome) }
+                    return outcomes.sorted { $0.0 < $1.0 }.map(\.1)
+                }
+                report.actions.append(
+                    .init(
+                        at: wave.startedAt, what: wave.actions.map(\.rawValue).joined(separator: " + "),
+                        outcomes: outcomes))
+            }
+            report.signedInAtEnd = (try? await app.perform { try await $0.hasStoredSession() }) ?? false
+        } catch let error as Failure {
+            throw error
+        } catch {
+            throw Failure(description: "the replay could not run: \(error)")
+        }
+        for served in replay.served where served.entry == nil {
+            report.notInCapture.append("\(served.method) \(URLParts.stripQueryAndFragment(served.url))")
+        }
+        for entry in replay.unused where entry > plan.sessionEntry && plan.replayable.contains(entry) {
+            let exchange = capture.exchanges[entry]
+            report.notMadeByApp.append(
+                "#\(entry) \(exchange.method) \(URLParts.stripQueryAndFragment(exchange.url))")
+        }
+        // Key-set and discovery fetches depend on caches (the replay skipped the sign-in's own
+        // ID token check), so only the app's calls count for order.
+        report.reordered = replay.reordered.filter(plan.actionEntries.contains).map { "#\($0)" }
+        report.tokens = TokenAudit.audit(capture, plan: plan)
+        report.skipped = capture.skipped.map(\.description)
+        return report
+    }
+}
+
+/// What the replay does, read from the capture.
+struct ReplayPlan {
+    enum Action: String {
+        case refresh
+        case userInfo = "userinfo"
+        case signOut = "sign-out"
+    }
+
+    struct Wave {
+        var startedAt: Int64
+        var actions: [Action]
+    }
+
+    var issuer: String
+    var clientID: String
+    var redirectURI: String
+    var discovery: [String: JSONValue]
+    var session: Session
+    var sessionEntry: Int
+    var sessionStartedAt: Int64
+    var waves: [Wave] = []
+    /// Entries the app is expected to repeat after the session: token, userinfo, end-session
+    /// (and the key set, when the app needs it again).
+    var replayable = Set<Int>()
+    /// The entries of the app's own calls (refresh, userinfo, end-session).
+    var actionEntries = Set<Int>()
+
+    init(_ capture: HARCapture) throws(CaptureReplay.Failure) {
+        let exchanges = capture.exchanges
+        guard
+            let discoveryIndex = exchanges.firstIndex(where: {
+                URLParts.path(of: $0.url).hasSuffix("/.well-known/openid-configuration") && $0.status == 200
+            })
+        else {
+            throw .init(
+                description:
+                    "the capture has no answered discovery request (/.well-known/openid-configuration)")
+        }
+        let discoveryURL = URLParts.stripQueryAndFragment(exchanges[discoveryIndex].url)
+        issuer = String(discoveryURL.dropLast("/.well-known/openid-configuration".count))
+        guard let document = try? JSONValue.parseObject(exchanges[discoveryIndex].responseBody),
+            let tokenEndpoint = document["token_endpoint"]?.stringValue
+        else {
+            throw .init(description: "the capture's discovery document is not JSON with a token_endpoint")
+        }
+        discovery = document
+        let tokenPath = URLParts.path(of: tokenEndpoint)
+        func parameters(_ exchange: RecordedExchange) -> FormParameters {
+            (try? FormURLEncoding.decode(String(decoding: exchange.requestBody, as: UTF8.self))) ?? [:]
+        }
+        guard
+            let sessionIndex = exchanges.indices.first(where: { index in
+                let exchange = exchanges[index]
+                let grant = parameters(exchange)["grant_type"] ?? ""
+                return URLParts.path(of: exchange.url) == tokenPath && exchange.status == 200
+                    && (grant == "authorization_code" || grant.hasSuffix("token-exchange"))
+            })
+        else {
+            throw .init(
+                description: "the capture has no successful code or token exchange to start the session from")
+        }
+        let sessionExchange = exchanges[sessionIndex]
+        let sessionParameters = parameters(sessionExchange)
+        clientID = sessionParameters["client_id"] ?? "unknown-client"
+        redirectURI = sessionParameters["redirect_uri"] ?? "\(clientID)://callback"
+        sessionEntry = sessionIndex
+        sessionStartedAt = sessionExchange.startedAtMilliseconds
+        guard let body = try? JSONValue.parseObject(sessionExchange.responseBody),
+            let accessToken = body["access_token"]?.stringValue, let idToken = body["id_token"]?.stringValue,
+            let claims = try? JWTClaims(json: JWT.decodeUnverified(idToken).claims.objectValue ?? [:])
+        else {
+            throw .init(
+                description:
+                    "the session's token response (entry \(sessionIndex)) lacks access_token or id_token")
+        }
+        session = Session(
+            accessToken: accessToken, tokenType: body["token_type"]?.stringValue ?? "Bearer",
+            idToken: idToken,
+            refreshToken: body["refresh_token"]?.stringValue,
+            expiresAt: sessionStartedAt / 1000 + (body["expires_in"]?.int64Value ?? 3600),
+            scope: body["scope"]?.stringValue, claims: claims)
+
+        let userinfoPath = document["userinfo_endpoint"]?.stringValue.map(URLParts.path(of:))
+        let endSessionPath = document["end_session_endpoint"]?.stringValue.map(URLParts.path(of:))
+        let jwksPath = document["jwks_uri"]?.stringValue.map(URLParts.path(of:))
+        // Requests of one wave overlap: each starts before an earlier one of the wave ended.
+        var waveEnd: Int64 = .min
+        for index in exchanges.indices where index > sessionIndex {
+            let exchange = exchanges[index]
+            let path = URLParts.path(of: exchange.url)
+            let action: Action?
+            if path == tokenPath, parameters(exchange)["grant_type"] == "refresh_token" {
+                action = .refresh
+            } else if path == userinfoPath {
+                action = .userInfo
+            } else if path == endSessionPath {
+                action = .signOut
+            } else {
+                action = nil
+            }
+            if path == jwksPath { replayable.insert(index) }
+            guard let action else { continue }
+            replayable.insert(index)
+            actionEntries.insert(index)
+            let start = exchange.startedAtMilliseconds
+            let end = start + Int64(exchange.timeMilliseconds.rounded(.up))
+            if var last = waves.last, start < waveEnd, action == .refresh,
+                last.actions.allSatisfy({ $0 == .refresh })
+            {
+                last.actions.append(action)
+                waves[waves.count - 1] = last
+                waveEnd = max(waveEnd, end)
+            } else {
+                waves.append(Wave(startedAt: start, actions: [action]))
+                waveEnd = end
+            }
+        }
+    }
+}
+
+/// Checks of every ID token the capture holds, as the issuer's keys and the recorded clock
+/// judge them.
+enum TokenAudit {
+    static func audit(_ capture: HARCapture, plan: ReplayPlan) -> [String] {
+        let jwksPath = plan.discovery["jwks_uri"]?.stringValue.map(URLParts.path(of:))
+        guard
+            let keysExchange = capture.exchanges.first(where: {
+                URLParts.path(of: $0.url) == jwksPath && $0.status == 200
+            }),
+            let keys = try? JWKSet(json: JSONValue.parse(keysExchange.responseBody))
+        else { return ["no key set in the capture: ID tokens not checked"] }
+        var lines: [String] = []
+        for (index, exchange) in capture.exchanges.enumerated() {
+            guard let body = try? JSONValue.parseObject(exchange.responseBody),
+                let idToken = body["id_token"]?.stringValue
+            else { continue }
+            let now = exchange.startedAtMilliseconds / 1000
+            do {
+                _ = try JWT.verify(
+                    idToken, keys: JWKCollection(keys),
+                    validation: .idToken(issuer: plan.issuer, clientID: plan.clientID, nonce: nil, now: now))
+                lines.append("#\(index) ID token: verifies (signature, iss, aud, exp at the recorded time)")
+            } catch {
+                lines.append("#\(index) ID token: \(error.message)")
+            }
+        }
+        return lines
+    }
+}
+
+/// What a replay found.
+public struct ReplayReport: Sendable {
+    public struct Step: Sendable {
+        /// Recorded time (ms since the epoch) the step ran at.
+        public var at: Int64
+        public var what: String
+        /// `ok`, or the SDK error code, per call.
+        public var outcomes: [String]
+    }
+
+    public var issuer: String
+    public var clientID: String
+    public var profile: String
+    public var actions: [Step] = []
+    public var signedInAtEnd = false
+    /// Requests the simulated app made that the capture lacks.
+    public var notInCapture: [String] = []
+    /// Requests of the capture (after the session began) the simulated app did not make.
+    public var notMadeByApp: [String] = []
+    /// Capture entries the app reached out of recorded order.
+    public var reordered: [String] = []
+    public var tokens: [String] = []
+    public var skipped: [String] = []
+
+    /// Whether the simulated app behaved as the capture shows.
+    public var matches: Bool { notInCapture.isEmpty && notMadeByApp.isEmpty && reordered.isEmpty }
+
+    public var text: String {
+        var lines = [
+            "replay of \(issuer) as client \(clientID), SDK profile \(profile)",
+            "the session starts from the capture's first code exchange; the web sign-in is not replayed",
+        ]
+        for step in actions {
+            lines.append("  \(step.what) at \(step.at / 1000): \(step.outcomes.joined(separator: ", "))")
+        }
+        lines.append("  signed in at the end: \(signedInAtEnd ? "yes" : "no")")
+        func section(_ title: String, _ items: [String]) {
+            lines.append("\(title): \(items.isEmpty ? "none" : "")")
+            lines += items.map { "  " + $0 }
+        }
+        section("requests the app made that the capture lacks", notInCapture)
+        section("requests in the capture the app did not make", notMadeByApp)
+        section("out of recorded order", reordered)
+        section("recorded ID tokens", tokens)
+        if !skipped.isEmpty { section("capture entries skipped", skipped) }
+        lines.append(matches ? "the app behaves as recorded" : "the app diverges from the recording")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

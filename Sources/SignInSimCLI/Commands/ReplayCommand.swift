@@ -1,0 +1,54 @@
+import Recordings
+import Replay
+import SignInSDK
+
+extension SignInSimCLI {
+    static let replayCommand = CommandSpec(
+        name: "replay",
+        abstract: "Replay a HAR capture against the simulated SDK and report where it diverges.",
+        discussion: """
+            Reads a HAR 1.2 capture (Chrome, mitmproxy, Charles, Proxyman, or signinsim's own
+            --har-dir files), puts the simulated app where the captured app was right after it
+            signed in (the session of the capture's first code exchange; the web sign-in itself
+            is not replayed), and makes it do what the capture shows it doing at the recorded
+            times: refreshes (overlapping ones at once), userinfo, sign-out. Requests are served
+            from the capture. Prints what the app did, the requests only one side made, calls out
+            of recorded order, and whether each recorded ID token verifies against the recorded
+            keys at the recorded time. Exits 0 when the app behaves as recorded, 1 when it
+            diverges, 2 when the file cannot be replayed.
+            """,
+        options: [
+            .option(
+                "sdk-profile", value: "name",
+                help: "The SDK behaviour profile (default, naive, persist-late, …; see scenarios/README.md)."),
+            .option(
+                "mode", value: "mode", help: "strict (default), new-episodes or sequential.",
+                allowed: ReplayTransport.Mode.allCases.map(\.rawValue)),
+        ],
+        arguments: [.argument("capture", help: "The HAR file.")],
+        run: { arguments, context in
+            guard let path = arguments.positional(0) else { throw UsageError("a capture file is required") }
+            var options = CaptureReplay.Options()
+            do throws(SignInError) {
+                options.profile = try BehaviorProfile(named: arguments.value("sdk-profile") ?? "default")
+            } catch {
+                throw UsageError("The value is invalid for '--sdk-profile <name>': \(error.message)")
+            }
+            if let mode = arguments.value("mode").flatMap(ReplayTransport.Mode.init(rawValue:)) {
+                options.mode = mode
+            }
+            let capture: HARCapture
+            do throws(HARError) {
+                capture = try HARImporter.load(path: path)
+            } catch {
+                throw CommandFailure("\(error)", exitCode: .invalidInput)
+            }
+            do throws(CaptureReplay.Failure) {
+                let report = try await CaptureReplay.run(capture, options: options)
+                context.writeOut(report.text)
+                return report.matches ? .success : .failure
+            } catch {
+                throw CommandFailure("\(path): \(error.description)", exitCode: .invalidInput)
+            }
+        })
+}
