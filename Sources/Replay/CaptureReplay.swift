@@ -43,7 +43,8 @@ public enum CaptureReplay {
         var report = ReplayReport(
             issuer: plan.issuer, clientID: plan.clientID, profile: options.profile.description)
         do {
-            let phone = try world.addPhone(network: replay)
+            let gate = BurstGate(inner: replay)
+            let phone = try world.addPhone(network: gate)
             let app = try phone.install(
                 AppConfiguration(
                     bundleID: plan.clientID,
@@ -59,6 +60,7 @@ public enum CaptureReplay {
                     world.advance(by: (wave.startedAt - now) / 1000)
                     now = wave.startedAt
                 }
+                gate.expect(wave.actions.count)
                 let outcomes = await withTaskGroup(of: (Int, String).self) { group in
                     for (index, action) in wave.actions.enumerated() {
                         group.addTask {
@@ -306,5 +308,71 @@ public struct ReplayReport: Sendable {
         if !skipped.isEmpty { section("capture entries skipped", skipped) }
         lines.append(matches ? "the app behaves as recorded" : "the app diverges from the recording")
         return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Holds the requests of a recorded burst until all of them have been sent, or a moment has
+/// passed: the capture shows them in flight together, so the replay lets none be answered
+/// before the others have left (a naive SDK's second refresh then carries the same token, as
+/// in the field). An SDK that sends fewer (single flight) waits out the moment and goes on.
+final class BurstGate: HTTPTransport, Sendable {
+    let inner: any HTTPTransport
+    /// How long a request of an incomplete burst waits for the others.
+    static let patience = Duration.milliseconds(500)
+
+    private struct State {
+        var expected = 0
+        var arrived = 0
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    init(inner: any HTTPTransport) {
+        self.inner = inner
+    }
+
+    /// The next `count` requests form a burst.
+    func expect(_ count: Int) {
+        let released = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer {
+                state.waiting = []
+                state.arrived = 0
+                state.expected = count
+            }
+            return state.waiting
+        }
+        for continuation in released { continuation.resume() }
+    }
+
+    func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let release: [CheckedContinuation<Void, Never>] = state.withLock { state in
+                guard state.expected > 1 else { return [continuation] }
+                state.arrived += 1
+                state.waiting.append(continuation)
+                guard state.arrived >= state.expected else { return [] }
+                defer {
+                    state.waiting = []
+                    state.expected = 0
+                }
+                return state.waiting
+            }
+            for waiter in release { waiter.resume() }
+            if release.isEmpty {
+                Task {
+                    try? await Task.sleep(for: Self.patience)
+                    let late: [CheckedContinuation<Void, Never>] = self.state.withLock { state in
+                        defer {
+                            state.waiting = []
+                            state.expected = 0
+                        }
+                        return state.waiting
+                    }
+                    for waiter in late { waiter.resume() }
+                }
+            }
+        }
+        return try await inner.send(request)
     }
 }
