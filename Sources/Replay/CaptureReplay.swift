@@ -122,6 +122,8 @@ struct ReplayPlan {
     struct Wave {
         var startedAt: Int64
         var actions: [Action]
+        /// The refresh token a burst of refreshes presented.
+        var refreshToken: String?
     }
 
     var issuer: String
@@ -196,7 +198,9 @@ struct ReplayPlan {
         let userinfoPath = document["userinfo_endpoint"]?.stringValue.map(URLParts.path(of:))
         let endSessionPath = document["end_session_endpoint"]?.stringValue.map(URLParts.path(of:))
         let jwksPath = document["jwks_uri"]?.stringValue.map(URLParts.path(of:))
-        // Requests of one wave overlap: each starts before an earlier one of the wave ended.
+        // A burst is refreshes that overlap in time and present one refresh token, as a race
+        // does; refreshes one after the other (a rotated token each time) are separate waves
+        // even when the clock did not move between them.
         var waveEnd: Int64 = .min
         for index in exchanges.indices where index > sessionIndex {
             let exchange = exchanges[index]
@@ -217,14 +221,15 @@ struct ReplayPlan {
             actionEntries.insert(index)
             let start = exchange.startedAtMilliseconds
             let end = start + Int64(exchange.timeMilliseconds.rounded(.up))
-            if var last = waves.last, start < waveEnd, action == .refresh,
-                last.actions.allSatisfy({ $0 == .refresh })
+            let token = action == .refresh ? parameters(exchange)["refresh_token"] : nil
+            if var last = waves.last, start < waveEnd, action == .refresh, token != nil,
+                last.refreshToken == token, last.actions.allSatisfy({ $0 == .refresh })
             {
                 last.actions.append(action)
                 waves[waves.count - 1] = last
                 waveEnd = max(waveEnd, end)
             } else {
-                waves.append(Wave(startedAt: start, actions: [action]))
+                waves.append(Wave(startedAt: start, actions: [action], refreshToken: token))
                 waveEnd = end
             }
         }
