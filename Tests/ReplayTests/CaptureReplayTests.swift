@@ -57,3 +57,26 @@ import Testing
         }
     }
 }
+
+/// `import-har`: the race capture becomes a scenario that reproduces the revoked family with
+/// the naive SDK and fails with the default one, which does not race.
+@Suite struct ScenarioDerivationTests {
+    @Test func raceCaptureBecomesAScenario() async throws {
+        let capture = try await CaptureReplayTests.raceCapture()
+        let naiveYAML = try ScenarioDerivation.yaml(from: capture, name: "repro", profile: "naive")
+        #expect(naiveYAML.contains("  - parallel:"))
+        #expect(naiveYAML.contains("issuer_refresh_tokens: revoked"))
+        #expect(naiveYAML.contains("  - advance: 3600s"))
+        let naive = try ScenarioLoader.parse(Array(naiveYAML.utf8), file: "repro.yaml")
+        let reproduced = await ScenarioRunner.run(naive, seed: 3)
+        #expect(
+            reproduced.result.status == .passed,
+            "\(naiveYAML)\(String(describing: reproduced.result.failure))")
+
+        let correctYAML = try ScenarioDerivation.yaml(from: capture, name: "repro", profile: "default")
+        let correct = try ScenarioLoader.parse(Array(correctYAML.utf8), file: "repro.yaml")
+        let outcome = await ScenarioRunner.run(correct, seed: 3)
+        #expect(outcome.result.status == .failed)
+        #expect(outcome.result.failure?.expected == "all revoked")
+    }
+}

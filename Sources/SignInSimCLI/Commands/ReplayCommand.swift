@@ -52,3 +52,45 @@ extension SignInSimCLI {
             }
         })
 }
+
+extension SignInSimCLI {
+    static let importHARCommand = CommandSpec(
+        name: "import-har",
+        abstract: "Derive a scenario from a HAR capture and print it.",
+        discussion: """
+            Reads a HAR 1.2 capture and prints a scenario (YAML) with the app's calls in recorded
+            order: launch, the sign-in, refreshes (a burst presenting one refresh token as a
+            parallel block, with the issuer's revocation checked when it answered invalid_grant),
+            userinfo and sign-out, time gaps as advance. It runs against the embedded issuer:
+            signinsim import-har capture.har --sdk-profile naive > scenarios/repro.yaml
+            """,
+        options: [
+            .option("sdk-profile", value: "name", help: "The SDK profile the scenario runs with (default)."),
+            .option("name", value: "name", help: "The scenario's name (default: the file's)."),
+        ],
+        arguments: [.argument("capture", help: "The HAR file.")],
+        run: { arguments, context in
+            guard let path = arguments.positional(0) else { throw UsageError("a capture file is required") }
+            let profile = arguments.value("sdk-profile") ?? "default"
+            do throws(SignInError) {
+                _ = try BehaviorProfile(named: profile)
+            } catch {
+                throw UsageError("The value is invalid for '--sdk-profile <name>': \(error.message)")
+            }
+            let capture: HARCapture
+            do throws(HARError) {
+                capture = try HARImporter.load(path: path)
+            } catch {
+                throw CommandFailure("\(error)", exitCode: .invalidInput)
+            }
+            let name =
+                arguments.value("name")
+                ?? "Reproduction of \(path.split(separator: "/").last.map(String.init) ?? path)"
+            do throws(CaptureReplay.Failure) {
+                context.writeOut(try ScenarioDerivation.yaml(from: capture, name: name, profile: profile))
+                return .success
+            } catch {
+                throw CommandFailure("\(path): \(error.description)", exitCode: .invalidInput)
+            }
+        })
+}
