@@ -84,9 +84,10 @@ check "oidc-provider-mock: no client secret is refused (invalid_client)" 1 \
     "'invalid_client' in err" \
     -- sign-in --issuer "$OIDC_PROVIDER_MOCK_ISSUER" --client-id com.example.app --fill sub=alice
 
-# The smoke suite, unchanged, against a real issuer: discovery drives the endpoints.
+# The smoke suite, unchanged, against a real issuer: discovery drives the endpoints. One job
+# at a time: the Django test project's SQLite database answers 500 to concurrent writes.
 smoke_status=0
-timeout 300 "$binary" run "$root/scenarios/smoke" --report-json "$work/smoke.json" \
+timeout 300 "$binary" run "$root/scenarios/smoke" --jobs 1 --report-json "$work/smoke.json" \
     -e ISSUER="$DJANGO_OIDC_ISSUER" -e CLIENT_ID="$DJANGO_OIDC_CLIENT_ID" \
     -e REDIRECT_URI="$DJANGO_OIDC_REDIRECT_URI" -e USERNAME=alice -e PASSWORD=alice-password \
     -e LOGIN_PATH=/accounts/login/ >"$work/out" 2>"$work/err" || smoke_status=$?
