@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import JSON
 import Scenario
 
@@ -116,11 +117,12 @@ public enum HARImporter {
             return try decode(text, encoding: encoding, what: "request body")
         }
         guard let params = postData["params"]?.arrayValue, !params.isEmpty else { return [] }
-        let pairs = params.compactMap { param -> String? in
-            guard let name = param["name"]?.stringValue else { return nil }
-            return formEscape(name) + "=" + formEscape(param["value"]?.stringValue ?? "")
+        var form = FormParameters()
+        for param in params {
+            guard let name = param["name"]?.stringValue else { continue }
+            form.append(name, param["value"]?.stringValue ?? "")
         }
-        return Array(pairs.joined(separator: "&").utf8)
+        return Array(FormURLEncoding.encode(form).utf8)
     }
 
     static func responseBody(_ content: JSONValue?) throws(EntryProblem) -> [UInt8] {
@@ -140,23 +142,6 @@ public enum HARImporter {
         case let other?:
             throw EntryProblem(reason: "the \(what) has an unknown encoding \"\(other.prefix(32))\"")
         }
-    }
-
-    /// Percent-encodes a form name or value (RFC 3986 unreserved characters kept).
-    static func formEscape(_ text: String) -> String {
-        var output = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                output.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                output += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return output
     }
 
     /// Line and column of the first byte that breaks UTF-8, if any.
@@ -190,12 +175,6 @@ public enum HARImporter {
         }
         guard index + length <= bytes.count else { return 0 }
         return String(validating: bytes[index..<index + length], as: UTF8.self) == nil ? 0 : length
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
 
