@@ -178,17 +178,13 @@ public enum HARImporter {
     }
 }
 
-/// HAR timestamps (ISO 8601, `2026-12-03T07:00:00.123Z` or with an offset `+02:00`).
+/// HAR timestamps (ISO 8601, `2026-12-03T07:00:00.123Z` or with an offset `+02:00`), read
+/// with Foundation's `Date.ISO8601FormatStyle`, which takes fractions of any length or none.
 enum Timestamp {
+    private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
     static func milliseconds(fromISO8601 text: String) -> Int64? {
-        let withFraction = ISO8601DateFormatter()
-        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = withFraction.date(from: text) {
-            return Int64((date.timeIntervalSince1970 * 1000).rounded())
-        }
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        if let date = plain.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-        return nil
+        guard let date = try? style.parse(text) else { return nil }
+        return Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 }
