@@ -1,5 +1,3 @@
-import Foundation
-
 /// Base64 with the URL and filename safe alphabet and no padding (RFC 7515 §2, RFC 4648 §5).
 public enum Base64URL {
     /// Encodes bytes without `=` padding.
@@ -83,49 +81,78 @@ public enum Base64URL {
         guard utf8.count % 4 != 1 else {
             throw JOSEError(.malformedBase64URL, "base64url text has an impossible length (\(utf8.count))")
         }
-        var standard: [UInt8] = []
-        standard.reserveCapacity(utf8.count + 3)
-        var lastValue: UInt8 = 0
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                lastValue = byte - UInt8(ascii: "A")
-                standard.append(byte)
-            case UInt8(ascii: "a")...UInt8(ascii: "z"):
-                lastValue = byte - UInt8(ascii: "a") + 26
-                standard.append(byte)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                lastValue = byte - UInt8(ascii: "0") + 52
-                standard.append(byte)
-            case UInt8(ascii: "-"):
-                lastValue = 62
-                standard.append(UInt8(ascii: "+"))
-            case UInt8(ascii: "_"):
-                lastValue = 63
-                standard.append(UInt8(ascii: "/"))
-            default:
-                throw JOSEError(.malformedBase64URL, "base64url text contains \(describe(byte))")
+        let count = utf8.count
+        // Every 4 characters carry 3 bytes; a final group of 2 or 3 carries 1 or 2.
+        let decodedLength = count / 4 * 3 + max(count % 4 - 1, 0)
+        var failure: DecodingFailure?
+        let bytes = [UInt8](unsafeUninitializedCapacity: decodedLength) { buffer, written in
+            var accumulator: UInt32 = 0
+            var pending = 0
+            var output = 0
+            var lastValue: UInt32 = 0
+            for byte in utf8 {
+                let value = UInt32(decodeTable[Int(byte)])
+                guard value < 64 else {
+                    failure = .character(byte)
+                    written = 0
+                    return
+                }
+                lastValue = value
+                accumulator = accumulator << 6 | value
+                pending += 1
+                if pending == 4 {
+                    buffer[output] = UInt8(truncatingIfNeeded: accumulator >> 16)
+                    buffer[output + 1] = UInt8(truncatingIfNeeded: accumulator >> 8)
+                    buffer[output + 2] = UInt8(truncatingIfNeeded: accumulator)
+                    output += 3
+                    accumulator = 0
+                    pending = 0
+                }
             }
-        }
-        // RFC 4648 §3.5: the unused bits of the last character must be zero for a canonical encoding.
-        switch utf8.count % 4 {
-        case 2:
-            guard lastValue & 0x0F == 0 else {
-                throw JOSEError(.malformedBase64URL, "base64url text has non-zero trailing bits")
+            // RFC 4648 §3.5: the unused bits of the last character must be zero for a
+            // canonical encoding.
+            switch pending {
+            case 2:
+                guard lastValue & 0x0F == 0 else {
+                    failure = .trailingBits
+                    written = 0
+                    return
+                }
+                buffer[output] = UInt8(truncatingIfNeeded: accumulator >> 4)
+                output += 1
+            case 3:
+                guard lastValue & 0x03 == 0 else {
+                    failure = .trailingBits
+                    written = 0
+                    return
+                }
+                buffer[output] = UInt8(truncatingIfNeeded: accumulator >> 10)
+                buffer[output + 1] = UInt8(truncatingIfNeeded: accumulator >> 2)
+                output += 2
+            default: break
             }
-            standard.append(contentsOf: [UInt8(ascii: "="), UInt8(ascii: "=")])
-        case 3:
-            guard lastValue & 0x03 == 0 else {
-                throw JOSEError(.malformedBase64URL, "base64url text has non-zero trailing bits")
-            }
-            standard.append(UInt8(ascii: "="))
-        default: break
+            written = output
         }
-        guard let data = Data(base64Encoded: Data(standard)) else {
-            throw JOSEError(.malformedBase64URL, "base64url text cannot be decoded")
+        switch failure {
+        case nil: return bytes
+        case .trailingBits?: throw JOSEError(.malformedBase64URL, "base64url text has non-zero trailing bits")
+        case .character(let byte)?: throw JOSEError(.malformedBase64URL, "base64url text contains \(describe(byte))")
         }
-        return [UInt8](data)
     }
+
+    private enum DecodingFailure {
+        case character(UInt8)
+        case trailingBits
+    }
+
+    /// The value of each base64url character (RFC 4648 §5, Table 2); 0xFF for any other byte.
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, character) in alphabet.withUTF8Buffer(Array.init).enumerated() {
+            table[Int(character)] = UInt8(value)
+        }
+        return table
+    }()
 
     private static func describe(_ byte: UInt8) -> String {
         if byte == UInt8(ascii: "=") { return "padding (=), which JOSE forbids" }

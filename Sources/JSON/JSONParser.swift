@@ -170,9 +170,15 @@ struct JSONParser {
                     throw error("invalid escape sequence in a string")
                 }
             default:
-                if byte < 0x20 { throw error("unescaped control character in a string") }
-                buffer.append(byte)
-                index += 1
+                // Copy the run up to the next quote or escape in one go.
+                let runStart = index
+                while index < bytes.count {
+                    let next = bytes[index]
+                    if next == UInt8(ascii: "\"") || next == UInt8(ascii: "\\") { break }
+                    if next < 0x20 { throw error("unescaped control character in a string") }
+                    index += 1
+                }
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
             }
         }
         index = start

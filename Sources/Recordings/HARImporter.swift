@@ -19,14 +19,35 @@ public enum HARImporter {
 
     /// Reads the capture at `path`.
     public static func load(path: String) throws(HARError) -> HARCapture {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw HARError(file: path, message: "cannot be read (missing or not a file)")
+        try parse(readFile(path), file: path)
+    }
+
+    /// The file's bytes, read straight into one array (a capture can be tens of megabytes:
+    /// no intermediate `Data` copy).
+    static func readFile(_ path: String) throws(HARError) -> [UInt8] {
+        guard let file = fopen(path, "rb") else {
+            throw HARError(file: path, message: "cannot be read (\(String(cString: strerror(errno))))")
         }
-        return try parse([UInt8](data), file: path)
+        defer { fclose(file) }
+        var info = stat()
+        guard fstat(fileno(file), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw HARError(file: path, message: "cannot be read (not a regular file)")
+        }
+        let size = Int(info.st_size)
+        guard size <= maximumSize else {
+            throw HARError(file: path, message: "the file is larger than \(maximumSize >> 20) MiB")
+        }
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = size == 0 ? 0 : fread(buffer.baseAddress, 1, size, file)
+            failed = count != size
+        }
+        guard !failed else { throw HARError(file: path, message: "cannot be read (short read)") }
+        return bytes
     }
 
     /// Reads a capture from bytes; `file` names it in errors.
-    public static func parse(_ bytes: [UInt8], file: String) throws(HARError) -> HARCapture {
+    public static func parse(_ bytes: consuming [UInt8], file: String) throws(HARError) -> HARCapture {
         guard bytes.count <= maximumSize else {
             throw HARError(file: file, message: "the file is larger than \(maximumSize >> 20) MiB")
         }
@@ -35,17 +56,18 @@ public enum HARImporter {
                 file: file, line: bad.line, column: bad.column,
                 message: "the file is not UTF-8 text (HAR is JSON)")
         }
-        let root: JSONValue
+        var root: JSONValue
         do {
             root = try JSONValue.parse(bytes, maximumSize: maximumSize)
         } catch {
             throw HARError(
                 file: file, line: error.line, column: error.column, message: "not JSON: \(error.message)")
         }
-        guard let log = root["log"]?.objectValue else {
+        _ = consume bytes
+        guard case .object(var document) = root, case .object(var log)? = document["log"] else {
             throw HARError(file: file, message: "not a HAR file: there is no \"log\" object")
         }
-        guard let entries = log["entries"]?.arrayValue else {
+        guard case .array(var entries)? = log["entries"] else {
             throw HARError(file: file, message: "not a HAR file: \"log\" has no \"entries\" list")
         }
         var capture = HARCapture(exchanges: [])
@@ -53,8 +75,17 @@ public enum HARImporter {
             capture.creator = [creator, log["creator"]?["version"]?.stringValue].compactMap { $0 }.joined(
                 separator: " ")
         }
+        // Let go of every other reference to the entries so that each entry's tree is freed
+        // as soon as it has become an exchange: the peak is the tree, not the tree plus the
+        // exchanges.
+        root = .null
+        document = [:]
+        log = [:]
+        capture.exchanges.reserveCapacity(entries.count)
         var previousStart: Int64 = 0
-        for (index, entry) in entries.enumerated() {
+        for index in entries.indices {
+            let entry = entries[index]
+            entries[index] = .null
             do throws(EntryProblem) {
                 let exchange = try Self.exchange(entry, previousStart: previousStart)
                 previousStart = exchange.startedAtMilliseconds

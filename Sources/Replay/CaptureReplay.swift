@@ -40,6 +40,8 @@ public enum CaptureReplay {
         let replay = ReplayTransport(exchanges: capture.exchanges, mode: options.mode)
         let world = SimulationWorld.external(seed: 0, epoch: plan.sessionStartedAt / 1000)
         defer { Task { await world.shutdown() } }
+        // The audit reads only the capture: it runs on another core while the app replays.
+        let audit = Task.detached(priority: .medium) { TokenAudit.audit(capture, plan: plan) }
         var report = ReplayReport(
             issuer: plan.issuer, clientID: plan.clientID, profile: options.profile.description)
         do {
@@ -110,7 +112,7 @@ public enum CaptureReplay {
         // Key-set and discovery fetches depend on caches (the replay skipped the sign-in's own
         // ID token check), so only the app's calls count for order.
         report.reordered = replay.reordered.filter(plan.actionEntries.contains).map { "#\($0)" }
-        report.tokens = TokenAudit.audit(capture, plan: plan)
+        report.tokens = await audit.value
         report.skipped = capture.skipped.map(\.description)
         return report
     }

@@ -2,7 +2,9 @@ extension SignInClient {
     /// Writes the session; a storage failure is reported, never ignored.
     func store(_ session: Session) throws(SignInError) {
         do {
-            try environment.storage.save(key: Self.credentialsKey, value: session.storedBytes)
+            let bytes = session.storedBytes
+            try environment.storage.save(key: Self.credentialsKey, value: bytes)
+            lastStoredForm = (bytes, session)
         } catch {
             throw SignInError(.storage, "could not store the session: \(error)")
         }
@@ -26,12 +28,16 @@ extension SignInClient {
             throw SignInError(.storage, "the session cannot be read now: \(error)")
         }
         guard let bytes else { return nil }
-        return try Session(storedBytes: bytes)
+        if let last = lastStoredForm, last.bytes == bytes { return last.session }
+        let session = try Session(storedBytes: bytes)
+        lastStoredForm = (bytes, session)
+        return session
     }
 
     /// Deletes the stored session.
     func clearSession() throws(SignInError) {
         deferredWrite = nil
+        lastStoredForm = nil
         do {
             try environment.storage.delete(key: Self.credentialsKey)
         } catch {

@@ -34,6 +34,9 @@ public actor SignInClient {
     var serializedTail: Task<Void, Never>?
     /// A refreshed session not yet written (only with the `persist-late` fault).
     var deferredWrite: Session?
+    /// The stored form last written or read, with its session: a re-read that finds the same
+    /// bytes (nobody else wrote) skips decoding them and the ID token again.
+    var lastStoredForm: (bytes: [UInt8], session: Session)?
     var dpopSigner: JWSSigner?
     var dpopNonces: [String: String] = [:]
     /// Every request the SDK made, in order, by endpoint name: for expectations and reports.

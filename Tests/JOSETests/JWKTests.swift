@@ -98,7 +98,7 @@ struct JWKTests {
 
     /// Base64url decoding is strict: padding, foreign characters, impossible lengths and
     /// non-canonical trailing bits are refused.
-    @Test("strict base64url", arguments: ["QQ==", "Q+", "Q/", "Q Q", "QUJDR", "QR", "QUJ"])
+    @Test("strict base64url", arguments: ["QQ==", "Q+", "Q/", "Q Q", "QUJDR", "QR", "QUJ", "QU\u{0}", "QUé"])
     func strictBase64URL(text: String) {
         #expect(throws: JOSEError.self) { _ = try Base64URL.decode(text) }
     }

@@ -71,6 +71,7 @@ import Testing
         #expect(second.method == "GET")
         #expect(second.startedAtMilliseconds == first.startedAtMilliseconds, "no timestamp: the previous one")
         #expect(second.responseBody.isEmpty)
+        #expect(first.startedAtMilliseconds == 1_796_281_201_000, "a time without fractions")
     }
 
     @Test("signinsim's own HAR reads back as the exchanges it was written from")
@@ -164,5 +165,34 @@ import Testing
             #expect(error.column == 34)
             #expect(error.message.contains("not UTF-8"))
         }
+    }
+
+    @Test("a file that is missing, a folder or empty is refused with its name")
+    func unreadableFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "har-\(UInt64.random(in: 0...UInt64.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let empty = folder.appendingPathComponent("empty.har").path
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        let cases = [
+            (folder.appendingPathComponent("missing.har").path, "No such file"),
+            (folder.path, "not a regular file"),
+            (empty, "not JSON"),
+        ]
+        for (path, reason) in cases {
+            do {
+                _ = try HARImporter.load(path: path)
+                Issue.record("read \(path)")
+            } catch {
+                #expect(error.file == path)
+                #expect(error.message.contains(reason), "\(error)")
+            }
+        }
+        let small = folder.appendingPathComponent("small.har").path
+        FileManager.default.createFile(
+            atPath: small,
+            contents: Data(#"{"log": {"entries": [{"request": {"url": "https://x/"}}]}}"#.utf8))
+        #expect(try HARImporter.load(path: small).exchanges.count == 1)
     }
 }
