@@ -10,7 +10,8 @@
 //   models         SignInSDK (the app's SDK, ports only), Device (keychain, lifecycle, network)
 //   IO adapters    HTTPClient (libcurl), HTTPServer (libmicrohttpd), WebAuthSession (browser model)
 //   scenarios      Scenario (format, results), ScenarioRunner (drives a Simulator world),
-//                  ScenarioReports (console, JSON, JUnit, HAR), Recordings (HAR captures read back)
+//                  ScenarioReports (console, JSON, JUnit, HAR, redaction), Recordings (HAR captures
+//                  read back, redacted with ScenarioReports' rules, replayed)
 //   product        SignInSimCLI (commands), signinsim (thin executable)
 import PackageDescription
 
@@ -117,13 +118,17 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(
             name: "ScenarioReports", dependencies: ["Scenario", "JSON"], swiftSettings: strictSettings),
-        // HAR captures read back into exchanges (replay and import build on it).
+        // HAR captures read back into exchanges (replay and import build on it). It redacts
+        // with the HAR writer's rules and placeholders, so that both hide secrets alike.
         .target(
-            name: "Recordings", dependencies: ["Scenario", "JSON", "HTTPCore"], swiftSettings: strictSettings),
+            name: "Recordings", dependencies: ["Scenario", "ScenarioReports", "JSON", "HTTPCore"],
+            swiftSettings: strictSettings),
         // A capture replayed against the simulated SDK, with the divergence report.
         .target(
             name: "Replay",
-            dependencies: ["Recordings", "Scenario", "Simulator", "SignInSDK", "JOSE", "JSON", "HTTPCore"],
+            dependencies: [
+                "Recordings", "Scenario", "Simulator", "SignInSDK", "Issuer", "JOSE", "JSON", "HTTPCore",
+            ],
             swiftSettings: strictSettings),
 
         // MARK: Product
@@ -214,7 +219,10 @@ let package = Package(
             dependencies: ["Recordings", "ScenarioReports", "Scenario", "JSON", "HTTPCore", "TestSupport"]),
         .testTarget(
             name: "ReplayTests",
-            dependencies: ["Replay", "Recordings", "Scenario", "ScenarioRunner", "SignInSDK", "TestSupport"]),
+            dependencies: [
+                "Replay", "Recordings", "Scenario", "ScenarioRunner", "ScenarioReports", "SignInSDK", "HTTPClient",
+                "TestSupport",
+            ]),
         .testTarget(
             name: "SignInSimCLITests",
             dependencies: [

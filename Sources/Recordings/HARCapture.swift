@@ -8,11 +8,24 @@ public struct HARCapture: Sendable {
     public var skipped: [SkippedEntry]
     /// `log.creator.name` and `version`, when given (`Charles Proxy`, `mitmproxy`, `signinsim`).
     public var creator: String?
+    /// Each exchange's position in the file's `log.entries`, from 0 (they differ from the
+    /// exchanges' own positions once an entry has been skipped), so that reports name entries
+    /// as the file numbers them.
+    public var entryNumbers: [Int]
 
-    public init(exchanges: [RecordedExchange], skipped: [SkippedEntry] = [], creator: String? = nil) {
+    public init(
+        exchanges: [RecordedExchange], skipped: [SkippedEntry] = [], creator: String? = nil,
+        entryNumbers: [Int]? = nil
+    ) {
         self.exchanges = exchanges
         self.skipped = skipped
         self.creator = creator
+        self.entryNumbers = entryNumbers ?? Array(exchanges.indices)
+    }
+
+    /// The position in the file's `log.entries` of exchange `index`.
+    public func entryNumber(of index: Int) -> Int {
+        entryNumbers.indices.contains(index) ? entryNumbers[index] : index
     }
 }
 

@@ -90,6 +90,7 @@ public enum HARImporter {
                 let exchange = try Self.exchange(entry, previousStart: previousStart)
                 previousStart = exchange.startedAtMilliseconds
                 capture.exchanges.append(exchange)
+                capture.entryNumbers.append(index)
             } catch {
                 capture.skipped.append(SkippedEntry(index: index, reason: error.reason))
             }

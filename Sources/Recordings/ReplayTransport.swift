@@ -36,6 +36,9 @@ public final class ReplayTransport: HTTPTransport, Sendable {
     public let exchanges: [RecordedExchange]
     public let mode: Mode
     public let matching: ReplayMatching
+    /// Entries that `sequential` mode serves by matching, wherever they come: fetches whose
+    /// moment depends on caches (discovery, the key set) rather than on the app's calls.
+    public let unsequenced: Set<Int>
     private let fallback: (any HTTPTransport)?
     private let state: Mutex<State>
 
@@ -43,17 +46,19 @@ public final class ReplayTransport: HTTPTransport, Sendable {
         /// Unserved entry indices per match key, in recorded order.
         var queues: [ReplayMatching.Key: [Int]]
         var nextSequential = 0
+        var servedUnsequenced = Set<Int>()
         var served: [Served] = []
     }
 
     public init(
         exchanges: [RecordedExchange], mode: Mode = .strict, matching: ReplayMatching = ReplayMatching(),
-        fallback: (any HTTPTransport)? = nil
+        fallback: (any HTTPTransport)? = nil, unsequenced: Set<Int> = []
     ) {
         self.exchanges = exchanges
         self.mode = mode
         self.matching = matching
         self.fallback = fallback
+        self.unsequenced = unsequenced
         var queues: [ReplayMatching.Key: [Int]] = [:]
         for (index, exchange) in exchanges.enumerated() {
             queues[
@@ -69,6 +74,14 @@ public final class ReplayTransport: HTTPTransport, Sendable {
         let method = request.method.rawValue
         let decision: (entry: Int?, note: String?) = state.withLock { state in
             if mode == .sequential {
+                if !unsequenced.isEmpty,
+                    let index = state.queues[matching.key(method: method, url: request.url, body: request.body)]?
+                        .first(where: { unsequenced.contains($0) && !state.servedUnsequenced.contains($0) })
+                {
+                    state.servedUnsequenced.insert(index)
+                    return (index, nil)
+                }
+                while unsequenced.contains(state.nextSequential) { state.nextSequential += 1 }
                 guard state.nextSequential < exchanges.count else {
                     return (nil, "the capture has no more entries")
                 }
@@ -118,6 +131,12 @@ public final class ReplayTransport: HTTPTransport, Sendable {
     }
 
     private func log(_ served: Served) { state.withLock { $0.served.append(served) } }
+
+    /// In `sequential` mode, serves `entry` next: the entries before it (a sign-in the replay
+    /// does not repeat) are passed over, unless they were served already.
+    public func continueSequence(from entry: Int) {
+        state.withLock { $0.nextSequential = max($0.nextSequential, entry) }
+    }
 
     /// Every request the app sent, in order, with the entry it was served.
     public var served: [Served] { state.withLock { $0.served } }

@@ -21,10 +21,16 @@ public enum CaptureReplay {
     public struct Options: Sendable {
         public var profile: BehaviorProfile = .default
         public var mode: ReplayTransport.Mode = .strict
+        /// Where `new-episodes` sends requests the capture lacks.
+        public var newEpisodes: NewEpisodesTarget = .embedded
 
-        public init(profile: BehaviorProfile = .default, mode: ReplayTransport.Mode = .strict) {
+        public init(
+            profile: BehaviorProfile = .default, mode: ReplayTransport.Mode = .strict,
+            newEpisodes: NewEpisodesTarget = .embedded
+        ) {
             self.profile = profile
             self.mode = mode
+            self.newEpisodes = newEpisodes
         }
     }
 
@@ -37,8 +43,30 @@ public enum CaptureReplay {
         -> ReplayReport
     {
         let plan = try ReplayPlan(capture)
-        let replay = ReplayTransport(exchanges: capture.exchanges, mode: options.mode)
-        let world = SimulationWorld.external(seed: 0, epoch: plan.sessionStartedAt / 1000)
+        let epoch = plan.sessionStartedAt / 1000
+        let world: SimulationWorld
+        var fallback: (any HTTPTransport)?
+        switch (options.mode, options.newEpisodes) {
+        case (.newEpisodes, .embedded):
+            do {
+                world = try await SimulationWorld.embedded(
+                    tenant: NewEpisodesTarget.tenant(for: plan), seed: 0, epoch: epoch)
+            } catch {
+                throw Failure(description: "the embedded issuer for new episodes did not start: \(error.message)")
+            }
+            fallback = world.identity.flatMap {
+                OriginRewritingTransport(recordedIssuer: plan.issuer, target: $0.issuerURL, inner: world.curl)
+            }
+        case (.newEpisodes, .issuer(let url)):
+            world = SimulationWorld.external(seed: 0, epoch: epoch)
+            guard let transport = OriginRewritingTransport(recordedIssuer: plan.issuer, target: url, inner: world.curl)
+            else { throw Failure(description: "\(url) is not an absolute URL to send new episodes to") }
+            fallback = transport
+        default:
+            world = SimulationWorld.external(seed: 0, epoch: epoch)
+        }
+        let replay = ReplayTransport(
+            exchanges: capture.exchanges, mode: options.mode, fallback: fallback, unsequenced: plan.cacheFetches)
         defer { Task { await world.shutdown() } }
         // The audit reads only the capture: it runs on another core while the app replays.
         let audit = Task.detached(priority: .medium) { TokenAudit.audit(capture, plan: plan) }
@@ -56,6 +84,9 @@ public enum CaptureReplay {
             try await app.launch()
             let session = plan.session
             try await app.perform { try await $0.restore(session) }
+            // A sequential replay goes on after the session's exchange: the sign-in before it
+            // is not repeated (the launch's discovery request was served in order already).
+            replay.continueSequence(from: plan.sessionEntry + 1)
             var now = plan.sessionStartedAt
             for wave in plan.waves {
                 if wave.startedAt > now {
@@ -90,10 +121,13 @@ public enum CaptureReplay {
                         return outcomes.sorted { $0.0 < $1.0 }.map(\.1)
                     }
                 }
+                // Calls of a burst are interchangeable: which one got which answer depends on
+                // scheduling, so their outcomes are listed sorted.
+                let interchangeable = Set(wave.actions).count == 1
                 report.actions.append(
                     .init(
                         at: wave.startedAt, what: wave.actions.map(\.rawValue).joined(separator: " + "),
-                        outcomes: outcomes))
+                        outcomes: interchangeable ? outcomes.sorted() : outcomes))
             }
             report.signedInAtEnd = (try? await app.perform { try await $0.hasStoredSession() }) ?? false
         } catch let error as Failure {
@@ -101,17 +135,28 @@ public enum CaptureReplay {
         } catch {
             throw Failure(description: "the replay could not run: \(error)")
         }
+        for served in replay.served where served.entry != nil && served.note != nil {
+            // Sequential mode served the next entry, but it was recorded for another request.
+            let entry = capture.entryNumber(of: served.entry ?? 0)
+            report.notInCapture.append(
+                "\(served.method) \(URLParts.stripQueryAndFragment(served.url)) (given #\(entry), \(served.note ?? ""))")
+        }
         for served in replay.served where served.entry == nil {
-            report.notInCapture.append("\(served.method) \(URLParts.stripQueryAndFragment(served.url))")
+            let line = "\(served.method) \(URLParts.stripQueryAndFragment(served.url))"
+            // Strict mode's note only repeats the section's title; the others say where it went.
+            let note = served.note.flatMap { $0 == "not in the capture" ? nil : $0 }
+            report.notInCapture.append(note.map { "\(line) (\($0))" } ?? line)
         }
         for entry in replay.unused where entry > plan.sessionEntry && plan.replayable.contains(entry) {
             let exchange = capture.exchanges[entry]
             report.notMadeByApp.append(
-                "#\(entry) \(exchange.method) \(URLParts.stripQueryAndFragment(exchange.url))")
+                "#\(capture.entryNumber(of: entry)) \(exchange.method) \(URLParts.stripQueryAndFragment(exchange.url))")
         }
         // Key-set and discovery fetches depend on caches (the replay skipped the sign-in's own
         // ID token check), so only the app's calls count for order.
-        report.reordered = replay.reordered.filter(plan.actionEntries.contains).map { "#\($0)" }
+        report.reordered = replay.reordered.filter(plan.actionEntries.contains).map {
+            "#\(capture.entryNumber(of: $0))"
+        }
         report.tokens = await audit.value
         report.skipped = capture.skipped.map(\.description)
         return report
@@ -146,6 +191,8 @@ struct ReplayPlan {
     var replayable = Set<Int>()
     /// The entries of the app's own calls (refresh, userinfo, end-session).
     var actionEntries = Set<Int>()
+    /// Discovery and key-set fetches: when an app makes them depends on its caches.
+    var cacheFetches = Set<Int>()
 
     init(_ capture: HARCapture) throws(CaptureReplay.Failure) {
         let exchanges = capture.exchanges
@@ -209,6 +256,10 @@ struct ReplayPlan {
         // does; refreshes one after the other (a rotated token each time) are separate waves
         // even when the clock did not move between them.
         var waveEnd: Int64 = .min
+        for (index, exchange) in exchanges.enumerated() where exchange.method == "GET" {
+            let path = URLParts.path(of: exchange.url)
+            if path == jwksPath || path.hasSuffix("/.well-known/openid-configuration") { cacheFetches.insert(index) }
+        }
         for index in exchanges.indices where index > sessionIndex {
             let exchange = exchanges[index]
             let path = URLParts.path(of: exchange.url)
@@ -265,9 +316,9 @@ enum TokenAudit {
                 _ = try JWT.verify(
                     idToken, keys: collection,
                     validation: .idToken(issuer: plan.issuer, clientID: plan.clientID, nonce: nil, now: now))
-                lines.append("#\(index) ID token: verifies (signature, iss, aud, exp at the recorded time)")
+                lines.append("#\(capture.entryNumber(of: index)) ID token: verifies (signature, iss, aud, exp at the recorded time)")
             } catch {
-                lines.append("#\(index) ID token: \(error.message)")
+                lines.append("#\(capture.entryNumber(of: index)) ID token: \(error.message)")
             }
         }
         return lines

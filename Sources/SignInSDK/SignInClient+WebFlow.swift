@@ -153,14 +153,15 @@ extension SignInClient {
         {
             expiresAt = exp
         }
-        let decoded = (try? JWT.decodeUnverified(idToken)).flatMap {
-            try? JWTClaims(json: $0.claims.objectValue ?? [:])
-        }
+        // Verified claims are given for every ID token but a refreshed session's old one.
+        let decoded =
+            claims
+            ?? (try? JWT.decodeUnverified(idToken)).flatMap { try? JWTClaims(json: $0.claims.objectValue ?? [:]) }
         return Session(
             accessToken: response.accessToken, tokenType: response.tokenType, idToken: idToken,
             refreshToken: response.refreshToken ?? previous?.refreshToken, expiresAt: expiresAt,
             scope: response.scope ?? previous?.scope ?? scopes.joined(separator: " "),
-            claims: claims ?? decoded ?? JWTClaims())
+            claims: decoded ?? JWTClaims())
     }
 
     /// An error response (RFC 6749 §4.1.2.1) as the app sees it, the issuer's code kept.

@@ -1,5 +1,6 @@
+import HTTPClient
 import Recordings
-import Replay
+@testable import Replay
 import Scenario
 import ScenarioRunner
 import SignInSDK
@@ -9,29 +10,16 @@ import Testing
 /// SDK reproduces it request for request, the default SDK diverges and stays signed in.
 @Suite struct CaptureReplayTests {
     /// A capture made the way support would get one from the field: the naive app racing two
-    /// refreshes against the embedded issuer, every exchange recorded.
-    static func raceCapture() async throws -> HARCapture {
-        let scenario = try ScenarioLoader.parse(
-            Array(
-                """
-                name: the field
-                profile: naive
-                steps:
-                  - launch
-                  - signIn
-                  - advance: 1h
-                  - parallel:
-                      - getAccessToken: {force: true, error: [session_expired, none]}
-                      - getAccessToken: {force: true, error: [session_expired, none]}
-                """.utf8), file: "field.yaml")
-        let outcome = await ScenarioRunner.run(scenario, seed: 21)
-        #expect(outcome.result.status == .passed, "\(String(describing: outcome.result.failure))")
-        return HARCapture(exchanges: outcome.exchanges)
+    /// refreshes against the embedded issuer, every exchange recorded (`Captures/race.yaml`,
+    /// made by `Captures/make.sh`). A file rather than a fresh run: which of two raced requests
+    /// is recorded first, and so served first, is up to the scheduler on the day.
+    static func raceCapture() throws -> HARCapture {
+        try HARImporter.load(path: GoldenReportTests.folder.appendingPathComponent("Captures/race.har").path)
     }
 
     @Test("the naive SDK reproduces the recorded race; the default one diverges and stays signed in")
     func raceReplay() async throws {
-        let capture = try await Self.raceCapture()
+        let capture = try Self.raceCapture()
         let naive = try await CaptureReplay.run(
             capture, options: .init(profile: BehaviorProfile(refreshStrategy: .naive)))
         #expect(naive.matches, "\(naive.text)")
@@ -62,7 +50,7 @@ import Testing
 /// the naive SDK and fails with the default one, which does not race.
 @Suite struct ScenarioDerivationTests {
     @Test func raceCaptureBecomesAScenario() async throws {
-        let capture = try await CaptureReplayTests.raceCapture()
+        let capture = try CaptureReplayTests.raceCapture()
         let naiveYAML = try ScenarioDerivation.yaml(from: capture, name: "repro", profile: "naive")
         #expect(naiveYAML.contains("  - parallel:"))
         #expect(naiveYAML.contains("issuer_refresh_tokens: revoked"))
@@ -78,5 +66,65 @@ import Testing
         let outcome = await ScenarioRunner.run(correct, seed: 3)
         #expect(outcome.result.status == .failed)
         #expect(outcome.result.failure?.expected == "all revoked")
+    }
+}
+
+/// `new-episodes`: what the capture lacks goes to an issuer (the embedded one by default),
+/// where `strict` refuses it.
+@Suite struct NewEpisodesTests {
+    /// The race capture without the key set, as a capture begun after the app had cached
+    /// the keys would be: the replayed app, restored without them, must fetch them.
+    static func captureWithoutKeys() async throws -> HARCapture {
+        var capture = try CaptureReplayTests.raceCapture()
+        capture.exchanges.removeAll { $0.url.hasSuffix("/.well-known/jwks.json") }
+        return capture
+    }
+
+    @Test("strict refuses the key set the capture lacks; new-episodes fetches it from the embedded issuer")
+    func fallback() async throws {
+        let capture = try await Self.captureWithoutKeys()
+        let naive = BehaviorProfile(refreshStrategy: .naive)
+
+        let strict = try await CaptureReplay.run(capture, options: .init(profile: naive, mode: .strict))
+        #expect(!strict.matches)
+        #expect(strict.notInCapture.first?.hasSuffix("/.well-known/jwks.json") == true, "\(strict.text)")
+        #expect(strict.tokens == ["no key set in the capture: ID tokens not checked"])
+
+        let episodes = try await CaptureReplay.run(capture, options: .init(profile: naive, mode: .newEpisodes))
+        #expect(!episodes.matches)
+        let fetched = try #require(episodes.notInCapture.first, "\(episodes.text)")
+        #expect(fetched.hasPrefix("GET \(episodes.issuer)/.well-known/jwks.json"))
+        #expect(fetched.hasSuffix("(not in the capture: sent to the issuer)"))
+        // The embedded issuer signs with its own keys: the recorded ID token names a key it
+        // does not have, so the refresh that got one is refused after one re-fetch.
+        #expect(episodes.notInCapture.count == 2, "\(episodes.text)")
+        #expect(episodes.actions.first?.outcomes.contains("id_token_invalid") == true, "\(episodes.text)")
+        #expect(strict.actions.first?.outcomes.contains("id_token_invalid") == false, "\(strict.text)")
+    }
+
+    @Test("a fallback URL that is not absolute is refused before the replay")
+    func badTarget() async throws {
+        let capture = try CaptureReplayTests.raceCapture()
+        do {
+            _ = try await CaptureReplay.run(
+                capture, options: .init(mode: .newEpisodes, newEpisodes: .issuer("not a url")))
+            Issue.record("replayed with a relative fallback")
+        } catch {
+            #expect(error.description.contains("not an absolute URL"))
+        }
+    }
+
+    @Test("requests to the recorded issuer go to the target's origin, path and query kept")
+    func rewriting() throws {
+        let transport = try #require(
+            OriginRewritingTransport(
+                recordedIssuer: "https://tenant.example.com/", target: "http://127.0.0.1:8080",
+                inner: CurlTransport(cookieJar: nil)))
+        #expect(
+            transport.rewritten("https://tenant.example.com/oauth/token?x=1#f")
+                == "http://127.0.0.1:8080/oauth/token?x=1#f")
+        #expect(transport.rewritten("https://TENANT.example.com") == "http://127.0.0.1:8080")
+        #expect(transport.rewritten("https://cdn.example.com/keys") == "https://cdn.example.com/keys")
+        #expect(transport.rewritten("https://tenant.example.com:8443/x") == "https://tenant.example.com:8443/x")
     }
 }
