@@ -5,9 +5,11 @@ public import Scenario
 /// and HAR viewers read (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/).
 ///
 /// Secrets are replaced as `redaction` says before anything is written, in URLs, headers, query
-/// parameters and bodies alike. Two custom fields (HAR 1.2 allows names starting with `_`) say
-/// what the standard cannot: `_source`, who sent the request (`device`, `apple`, `issuer`), and
-/// `_error`, the transport error of an exchange that got no response.
+/// parameters and bodies alike, each distinct secret by its own numbered placeholder
+/// (`Redaction.apply(to:)`), so that the capture still replays. Two custom fields (HAR 1.2
+/// allows names starting with `_`) say what the standard cannot: `_source`, who sent the
+/// request (`device`, `apple`, `issuer`), and `_error`, the transport error of an exchange that
+/// got no response.
 public enum HARWriter {
     /// The HAR document as UTF-8 JSON with sorted keys and a final newline.
     public static func render(
@@ -27,19 +29,19 @@ public enum HARWriter {
                 "version": "1.2",
                 "creator": ["name": .string(creator), "version": .string(version)],
                 "pages": [],
-                "entries": .array(exchanges.map { entry($0, redaction: redaction) }),
+                "entries": .array(redaction.apply(to: exchanges).map(entry)),
             ]
         ]
     }
 
-    /// One `entries` element (HAR 1.2 §entries).
-    static func entry(_ exchange: RecordedExchange, redaction: Redaction) -> JSONValue {
+    /// One `entries` element (HAR 1.2 §entries) of an exchange already redacted.
+    static func entry(_ exchange: RecordedExchange) -> JSONValue {
         var entry: [String: JSONValue] = [
             "startedDateTime": .string(
                 UTCTimestamp.iso8601(millisecondsSinceEpoch: exchange.startedAtMilliseconds)),
             "time": Durations.milliseconds(exchange.timeMilliseconds),
-            "request": request(exchange, redaction: redaction),
-            "response": response(exchange, redaction: redaction),
+            "request": request(exchange),
+            "response": response(exchange),
             "cache": [:],
             // Only the whole exchange is measured; -1 marks the phases HAR lets us leave unknown.
             "timings": [
@@ -53,22 +55,22 @@ public enum HARWriter {
     }
 
     /// HAR 1.2 §request.
-    private static func request(_ exchange: RecordedExchange, redaction: Redaction) -> JSONValue {
+    private static func request(_ exchange: RecordedExchange) -> JSONValue {
         let queryPairs = HTTPMessageParts.query(of: exchange.url).map(FormURLCoding.pairs) ?? []
         var request: [String: JSONValue] = [
             "method": .string(exchange.method),
-            "url": .string(redaction.redacted(url: exchange.url)),
+            "url": .string(exchange.url),
             "httpVersion": "HTTP/1.1",
             "cookies": .array(
                 requestCookies(HTTPMessageParts.values(of: "cookie", in: exchange.requestHeaders))),
-            "headers": headers(exchange.requestHeaders, redaction: redaction),
-            "queryString": nameValueList(redaction.redacted(pairs: queryPairs)),
+            "headers": headers(exchange.requestHeaders),
+            "queryString": nameValueList(queryPairs),
             "headersSize": -1,
             "bodySize": 0,
         ]
         guard !exchange.requestBody.isEmpty else { return .object(request) }
         let contentType = HTTPMessageParts.value(of: "content-type", in: exchange.requestHeaders)
-        let body = ShownBody(exchange.requestBody, contentType: contentType, redaction: redaction)
+        let body = ShownBody(exchange.requestBody, contentType: contentType)
         // HAR 1.2 §postData.
         var postData: [String: JSONValue] = [
             "mimeType": .string(contentType ?? ""), "text": .string(body.text),
@@ -78,8 +80,7 @@ public enum HARWriter {
             // custom one, keeps a binary body lossless.
             postData["_encoding"] = "base64"
         } else if body.isForm {
-            postData["params"] = nameValueList(
-                redaction.redacted(pairs: FormURLCoding.pairs(body.original[...])))
+            postData["params"] = nameValueList(FormURLCoding.pairs(body.text[...]))
         }
         request["postData"] = .object(postData)
         request["bodySize"] = .int(Int64(body.size))
@@ -87,11 +88,11 @@ public enum HARWriter {
     }
 
     /// HAR 1.2 §response; status 0 and empty content when no response arrived.
-    private static func response(_ exchange: RecordedExchange, redaction: Redaction) -> JSONValue {
+    private static func response(_ exchange: RecordedExchange) -> JSONValue {
         guard let status = exchange.status else {
             return [
                 "status": 0, "statusText": "", "httpVersion": "", "cookies": [],
-                "headers": headers(exchange.responseHeaders, redaction: redaction),
+                "headers": headers(exchange.responseHeaders),
                 "content": ["size": 0, "mimeType": "x-unknown"],
                 "redirectURL": "", "headersSize": -1, "bodySize": -1,
             ]
@@ -102,7 +103,7 @@ public enum HARWriter {
         }
         let location = HTTPMessageParts.value(of: "location", in: headers)
         let contentType = HTTPMessageParts.value(of: "content-type", in: headers)
-        let body = ShownBody(exchange.responseBody, contentType: contentType, redaction: redaction)
+        let body = ShownBody(exchange.responseBody, contentType: contentType)
         // HAR 1.2 §content.
         var content: [String: JSONValue] = [
             "size": .int(Int64(body.size)), "mimeType": .string(contentType ?? ""),
@@ -114,53 +115,44 @@ public enum HARWriter {
             "statusText": .string(HTTPMessageParts.reasonPhrase(for: status)),
             "httpVersion": "HTTP/1.1",
             "cookies": .array(cookies),
-            "headers": self.headers(headers, redaction: redaction),
+            "headers": self.headers(headers),
             "content": .object(content),
-            "redirectURL": .string(location.map { redaction.redacted(url: $0) } ?? ""),
+            "redirectURL": .string(location ?? ""),
             "headersSize": -1,
             "bodySize": .int(Int64(body.size)),
         ]
     }
 
-    private static func headers(_ fields: [HeaderField], redaction: Redaction) -> JSONValue {
-        .array(
-            fields.map { field in
-                let field = redaction.redacted(field)
-                return ["name": .string(field.name), "value": .string(field.value)]
-            })
+    private static func headers(_ fields: [HeaderField]) -> JSONValue {
+        .array(fields.map { ["name": .string($0.name), "value": .string($0.value)] })
     }
 
-    private static func nameValueList(_ pairs: [(name: String, value: String)]) -> JSONValue {
+    private static func nameValueList(_ pairs: [FormURLCoding.Pair]) -> JSONValue {
         .array(pairs.map { ["name": .string($0.name), "value": .string($0.value)] })
     }
 }
 
-/// A body as a HAR shows it: UTF-8 text with secrets replaced, or base64 when it is not text
-/// (an image, a compressed body).
+/// A body as a HAR shows it: UTF-8 text (secrets already replaced), or base64 when it is not
+/// text (an image, a compressed body).
 ///
 /// Its size is that of what is shown, so that a redacted body does not give away the length of
 /// the password it hid, and `bodySize` agrees with `text`.
 private struct ShownBody {
-    /// The body as received, when it is UTF-8.
-    var original: String
     var text: String
     var isBase64: Bool
     var isForm: Bool
     var size: Int
 
-    init(_ bytes: [UInt8], contentType: String?, redaction: Redaction) {
+    init(_ bytes: [UInt8], contentType: String?) {
         isForm = HTTPMessageParts.mediaTypeEssence(contentType) == "application/x-www-form-urlencoded"
+        size = bytes.count
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            original = ""
             self.text = Base64.encode(bytes)
             isBase64 = true
             isForm = false
-            size = bytes.count
             return
         }
-        original = text
-        self.text = isForm ? redaction.redacted(formText: text) : redaction.redacted(jsonText: text) ?? text
+        self.text = text
         isBase64 = false
-        size = self.text.utf8.count
     }
 }

@@ -1,91 +1,244 @@
 import JSON
-import Scenario
+public import Scenario
 
-/// Applying a `Redaction` to the parts of an exchange a HAR shows.
+/// Applying a `Redaction` to a capture: the HAR writer does it before anything is written, and
+/// `signinsim replay` / `import-har --redact` right after a capture is read, so both hide the
+/// same secrets behind the same placeholders.
 extension Redaction {
-    /// A header with its secret part replaced; a `Location` gets its query hidden like a URL.
-    func redacted(_ field: HeaderField) -> HeaderField {
-        let name = field.name.lowercased()
-        if basicCredentials, name == "authorization" || name == "proxy-authorization" {
-            let value = field.value.drop(while: { $0 == " " })
-            if value.prefix(6).lowercased() == "basic ", value.count > 6 {
-                return HeaderField(field.name, "Basic " + Self.placeholder(for: "basic-credentials"))
+    /// The exchanges with every hidden secret replaced by its numbered placeholder, in URLs
+    /// (query and fragment), `Location` headers, `Authorization: Basic`, form bodies and JSON
+    /// bodies alike.
+    ///
+    /// Two passes, as Betamax's placeholders need the whole cassette: the first collects the
+    /// secrets in order of appearance (a refresh token first appears in the token response that
+    /// issued it) and numbers them per name, the second replaces them. A value already hidden
+    /// elsewhere is also replaced where it appears under an ordinary name, such as a refresh
+    /// token revoked as `token` (RFC 7009 §2.1). Placeholders already in the capture are kept and
+    /// their numbers not reused, so redacting twice changes nothing.
+    public func apply(to exchanges: [RecordedExchange]) -> [RecordedExchange] {
+        guard hidesAnything else { return exchanges }
+        var ledger = Ledger()
+        for exchange in exchanges {
+            _ = rewritten(exchange) { occurrence in
+                if let label = occurrence.label { ledger.note(occurrence.value, label: label) }
+                return nil
             }
         }
-        if name == "location" { return HeaderField(field.name, redacted(url: field.value)) }
-        return field
+        ledger.assignNumbers()
+        return exchanges.map { exchange in rewritten(exchange) { ledger.placeholder(for: $0) } ?? exchange }
     }
 
-    /// A URL with hidden parameters of its query and fragment replaced. The placeholder is
+    /// A value met in an exchange: under a hidden name (`label`), or under an ordinary one,
+    /// where it is hidden only when it is a secret found elsewhere.
+    struct Occurrence {
+        var label: String?
+        var value: String
+    }
+
+    /// What replaces an occurrence, or nil to keep it.
+    typealias Replacement = (Occurrence) -> String?
+
+    /// The exchange with replaced values, or nil when nothing changed.
+    func rewritten(_ exchange: RecordedExchange, _ replace: Replacement) -> RecordedExchange? {
+        var output = exchange
+        var changed = false
+        if let url = rewritten(url: exchange.url, replace) {
+            output.url = url
+            changed = true
+        }
+        if let headers = rewritten(headers: exchange.requestHeaders, replace) {
+            output.requestHeaders = headers
+            changed = true
+        }
+        if let headers = rewritten(headers: exchange.responseHeaders, replace) {
+            output.responseHeaders = headers
+            changed = true
+        }
+        let requestType = HTTPMessageParts.value(of: "content-type", in: exchange.requestHeaders)
+        if let body = rewritten(body: exchange.requestBody, contentType: requestType, replace) {
+            output.requestBody = body
+            changed = true
+        }
+        let responseType = HTTPMessageParts.value(of: "content-type", in: exchange.responseHeaders)
+        if let body = rewritten(body: exchange.responseBody, contentType: responseType, replace) {
+            output.responseBody = body
+            changed = true
+        }
+        return changed ? output : nil
+    }
+
+    /// Headers with Basic credentials hidden and a `Location` rewritten like a URL.
+    private func rewritten(headers: [HeaderField], _ replace: Replacement) -> [HeaderField]? {
+        var output = headers
+        var changed = false
+        for (index, field) in headers.enumerated() {
+            let name = field.name.lowercased()
+            if basicCredentials, name == "authorization" || name == "proxy-authorization" {
+                let value = field.value.drop(while: { $0 == " " })
+                if value.prefix(6).lowercased() == "basic ", value.count > 6 {
+                    let credentials = String(value.dropFirst(6).trimmingSpaces())
+                    let occurrence = Occurrence(label: Self.basicCredentialsLabel, value: credentials)
+                    if let placeholder = replace(occurrence) {
+                        output[index].value = "Basic " + placeholder
+                        changed = true
+                    }
+                }
+            }
+            if name == "location", let url = rewritten(url: field.value, replace) {
+                output[index].value = url
+                changed = true
+            }
+        }
+        return changed ? output : nil
+    }
+
+    /// A URL with the parameters of its query and fragment rewritten. The placeholder is
     /// percent-encoded there, because `<` and `>` are not allowed in a URL (RFC 3986 §2) and
-    /// strict parsers would refuse it; `queryString` shows it decoded.
-    func redacted(url: String) -> String {
-        guard let question = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url }
+    /// strict parsers would refuse it; a HAR's `queryString` shows it decoded.
+    private func rewritten(url: String, _ replace: Replacement) -> String? {
+        guard let question = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return nil }
         var output = String(url[..<question])
         var rest = url[question...]
+        var changed = false
         while let delimiter = rest.first {
             rest = rest.dropFirst()
             let end = delimiter == "?" ? (rest.firstIndex(of: "#") ?? rest.endIndex) : rest.endIndex
             output.append(delimiter)
-            output += redacted(pairsIn: rest[..<end], placeholderEncoding: FormURLCoding.encode)
+            if let pairs = rewritten(
+                pairsIn: rest[..<end], placeholderEncoding: FormURLCoding.encode, replace)
+            {
+                output += pairs
+                changed = true
+            } else {
+                output += rest[..<end]
+            }
             rest = rest[end...]
         }
-        return output
+        return changed ? output : nil
     }
 
-    /// A form body with hidden values replaced. The placeholder is written as is, which form
-    /// decoders read back unchanged, so that the text stays recognisable.
-    func redacted(formText text: String) -> String {
-        redacted(pairsIn: text[...], placeholderEncoding: { $0 })
-    }
-
-    /// Decoded name/value pairs (a query, form parameters) with hidden values replaced.
-    func redacted(pairs: [FormURLCoding.Pair]) -> [(name: String, value: String)] {
-        pairs.map { pair in
-            let name = pair.name
-            return (name, hidesParameter(named: name) ? Self.placeholder(for: name) : pair.value)
+    /// A body rewritten as a form (its content type says so, or it has none and is not JSON)
+    /// or as JSON; nil when it is neither, is not UTF-8, or holds nothing to hide.
+    private func rewritten(body: [UInt8], contentType: String?, _ replace: Replacement) -> [UInt8]? {
+        guard !body.isEmpty, let text = String(validating: body, as: UTF8.self) else { return nil }
+        let essence = HTTPMessageParts.mediaTypeEssence(contentType)
+        let isForm = essence == "application/x-www-form-urlencoded"
+        if !isForm, let first = text.utf8.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }),
+            first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        {
+            guard let value = try? JSONValue.parse(text), let rewritten = rewritten(value, replace) else {
+                return nil
+            }
+            return Array(rewritten.serializedString().utf8)
         }
+        guard isForm || essence.isEmpty else { return nil }
+        // The placeholder is written as is, which form decoders read back unchanged, so that
+        // the text stays recognisable.
+        return rewritten(pairsIn: text[...], placeholderEncoding: { $0 }, replace).map { Array($0.utf8) }
     }
 
-    /// JSON text with hidden members replaced, or nil when nothing was hidden (or the text is
-    /// not JSON), so that untouched bodies are shown exactly as they were sent.
-    func redacted(jsonText text: String) -> String? {
-        guard let first = text.utf8.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }),
-            first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
-            let value = try? JSONValue.parse(text)
-        else { return nil }
-        let redacted = redacted(value)
-        return redacted == value ? nil : redacted.serializedString()
-    }
-
-    private func redacted(_ value: JSONValue) -> JSONValue {
+    /// JSON with hidden members (and members holding a secret found elsewhere) replaced, or
+    /// nil when nothing changed, so that untouched bodies are kept exactly as they were sent.
+    private func rewritten(_ value: JSONValue, _ replace: Replacement) -> JSONValue? {
         switch value {
         case .array(let elements):
-            return .array(elements.map(redacted))
+            var output = elements
+            var changed = false
+            for (index, element) in elements.enumerated() {
+                if let element = rewritten(element, replace) {
+                    output[index] = element
+                    changed = true
+                }
+            }
+            return changed ? .array(output) : nil
         case .object(let members):
             let keyType = members["kty"]?.stringValue
-            var output: [String: JSONValue] = [:]
+            var output = members
+            var changed = false
             for (name, member) in members {
                 let hidden =
                     hidesParameter(named: name)
                     || keyType.map { hidesKeyMember(named: name, keyType: $0) } == true
-                output[name] = hidden ? .string(Self.placeholder(for: name)) : redacted(member)
+                let replacement: JSONValue?
+                if hidden {
+                    let text = member.stringValue ?? member.serializedString()
+                    replacement = replace(Occurrence(label: name, value: text)).map(JSONValue.string)
+                } else if let text = member.stringValue {
+                    replacement = replace(Occurrence(label: nil, value: text)).map(JSONValue.string)
+                } else {
+                    replacement = rewritten(member, replace)
+                }
+                if let replacement {
+                    output[name] = replacement
+                    changed = true
+                }
             }
-            return .object(output)
+            return changed ? .object(output) : nil
         default:
-            return value
+            return nil
         }
     }
 
-    private func redacted(pairsIn text: Substring, placeholderEncoding: (String) -> String) -> String {
+    /// `name=value&…` with replaced values; pairs left alone keep their bytes.
+    private func rewritten(
+        pairsIn text: Substring, placeholderEncoding: (String) -> String, _ replace: Replacement
+    ) -> String? {
         var changed = false
         let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { raw -> String in
             guard let equals = raw.firstIndex(of: "=") else { return String(raw) }
             let name = FormURLCoding.decode(raw[..<equals])
-            guard hidesParameter(named: name) else { return String(raw) }
+            let value = FormURLCoding.decode(raw[raw.index(after: equals)...])
+            let occurrence = Occurrence(label: hidesParameter(named: name) ? name : nil, value: value)
+            guard let placeholder = replace(occurrence) else { return String(raw) }
             changed = true
-            return raw[...equals] + placeholderEncoding(Self.placeholder(for: name))
+            return raw[...equals] + placeholderEncoding(placeholder)
         }
-        return changed ? pairs.joined(separator: "&") : String(text)
+        return changed ? pairs.joined(separator: "&") : nil
+    }
+}
+
+extension Redaction {
+    /// The numbered placeholder of every secret of one capture.
+    struct Ledger {
+        /// A secret hidden elsewhere is replaced under an ordinary name only when it is at least
+        /// this long: a short password such as `1234` is too likely to be an ordinary value.
+        static let shortestFoundElsewhere = 8
+
+        /// Each secret's label (the name it first appeared under), in order of appearance.
+        private var labels: [String: String] = [:]
+        private var order: [String] = []
+        /// Numbers of placeholders already in the capture, per label.
+        private var taken: [String: Set<Int>] = [:]
+        private var placeholders: [String: String] = [:]
+
+        /// A secret met under the hidden name `label`.
+        mutating func note(_ value: String, label: String) {
+            if let existing = Redaction.parsePlaceholder(value) {
+                if let number = existing.number { taken[existing.name, default: []].insert(number) }
+                return
+            }
+            guard labels[value] == nil else { return }
+            labels[value] = label
+            order.append(value)
+        }
+
+        /// Numbers secrets per label from 1 in order of appearance, skipping numbers taken.
+        mutating func assignNumbers() {
+            var next: [String: Int] = [:]
+            for value in order {
+                guard let label = labels[value] else { continue }
+                var number = next[label, default: 1]
+                while taken[label]?.contains(number) == true { number += 1 }
+                next[label] = number + 1
+                placeholders[value] = Redaction.placeholder(for: label, number: number)
+            }
+        }
+
+        func placeholder(for occurrence: Occurrence) -> String? {
+            if occurrence.label == nil, occurrence.value.utf8.count < Self.shortestFoundElsewhere {
+                return nil
+            }
+            return placeholders[occurrence.value]
+        }
     }
 }

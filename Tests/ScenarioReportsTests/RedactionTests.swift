@@ -25,11 +25,11 @@ struct RedactionTests {
         ] {
             #expect(!text.contains(secret), "\(secret) leaked")
         }
-        #expect(text.contains("password=<REDACTED:password>&action=default"))
-        #expect(text.contains(#""value": "<REDACTED:password>""#))
-        #expect(text.contains("Basic <REDACTED:basic-credentials>"))
-        #expect(text.contains("<REDACTED:client_secret>"))
-        #expect(text.contains(#"\"d\":\"<REDACTED:d>\""#))
+        #expect(text.contains("password=<REDACTED:password:1>&action=default"))
+        #expect(text.contains(#""value": "<REDACTED:password:1>""#))
+        #expect(text.contains("Basic <REDACTED:basic-credentials:1>"))
+        #expect(text.contains("<REDACTED:client_secret:1>"))
+        #expect(text.contains(#"\"d\":\"<REDACTED:d:1>\""#))
     }
 
     /// Without redaction the capture holds every secret: the tests above would see a leak.
@@ -54,9 +54,9 @@ struct RedactionTests {
         let strict = render(Fixtures.exchanges, Redaction(codeVerifiers: true, refreshTokens: true))
         #expect(!strict.contains(Fixtures.refreshToken))
         #expect(!strict.contains(Fixtures.codeVerifier))
-        #expect(strict.contains("refresh_token=<REDACTED:refresh_token>"))
-        #expect(strict.contains(#"\"refresh_token\":\"<REDACTED:refresh_token>\""#))
-        #expect(strict.contains("<REDACTED:code_verifier>"))
+        #expect(strict.contains("refresh_token=<REDACTED:refresh_token:1>"))
+        #expect(strict.contains(#"\"refresh_token\":\"<REDACTED:refresh_token:1>\""#))
+        #expect(strict.contains("<REDACTED:code_verifier:1>"))
         #expect(Redaction.everything.refreshTokens && Redaction.everything.codeVerifiers)
     }
 
@@ -67,10 +67,10 @@ struct RedactionTests {
         let text = try #require(
             document["log"]?["entries"]?.arrayValue?[3]["request"]?["postData"]?["text"]?.stringValue)
         let body = try JSONValue.parse(text)
-        #expect(body["key"]?["d"] == "<REDACTED:d>")
+        #expect(body["key"]?["d"] == "<REDACTED:d:1>")
         #expect(body["key"]?["x"] == "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU")
         #expect(body["d"] == "not a key")
-        #expect(body["client_secret"] == "<REDACTED:client_secret>")
+        #expect(body["client_secret"] == "<REDACTED:client_secret:1>")
         let rsa: JSONValue = [
             "kty": "RSA", "n": "modulus", "e": "AQAB", "d": "1", "p": "2", "q": "3", "dp": "4", "dq": "5",
             "qi": "6",
@@ -84,7 +84,7 @@ struct RedactionTests {
                     "entries"]?
                     .arrayValue?.first?["request"]?["postData"]?["text"]?.stringValue))
         for member in ["d", "p", "q", "dp", "dq", "qi"] {
-            #expect(redacted[member] == .string("<REDACTED:\(member)>"))
+            #expect(redacted[member] == .string("<REDACTED:\(member):1>"))
         }
         #expect(redacted["n"] == "modulus")
     }
@@ -107,15 +107,15 @@ struct RedactionTests {
         let entry = try #require(try JSONValue.parse(Array(text.utf8))["log"]?["entries"]?.arrayValue?.first)
         #expect(
             entry["request"]?["url"]
-                == "https://legacy.example/login?user=alice&password=%3CREDACTED%3Apassword%3E#password=%3CREDACTED%3Apassword%3E"
+                == "https://legacy.example/login?user=alice&password=%3CREDACTED%3Apassword%3A1%3E#password=%3CREDACTED%3Apassword%3A1%3E"
         )
         #expect(
             entry["request"]?["queryString"] == [
-                ["name": "user", "value": "alice"], ["name": "password", "value": "<REDACTED:password>"],
+                ["name": "user", "value": "alice"], ["name": "password", "value": "<REDACTED:password:1>"],
             ])
         #expect(
             entry["response"]?["redirectURL"]
-                == "https://legacy.example/next?client_secret=%3CREDACTED%3Aclient_secret%3E")
+                == "https://legacy.example/next?client_secret=%3CREDACTED%3Aclient_secret%3A1%3E")
         #expect(
             entry["response"]?["headers"]?.arrayValue?.first?["value"] == entry["response"]?["redirectURL"])
     }
@@ -132,7 +132,7 @@ struct RedactionTests {
         #expect(!redaction.hidesParameter(named: "code"))
         #expect(!redaction.hidesParameter(named: "refresh_token"))
         #expect(!Redaction(passwords: false).hidesParameter(named: "password"))
-        #expect(Redaction.placeholder(for: "password") == "<REDACTED:password>")
+        #expect(Redaction.placeholder(for: "password", number: 1) == "<REDACTED:password:1>")
     }
 
     /// Bodies with nothing to hide are written exactly as they were sent, not re-serialised.
@@ -151,10 +151,14 @@ struct RedactionTests {
     /// the hidden secret was.
     @Test("sizes follow the redacted text")
     func sizes() throws {
-        let document = try JSONValue.parse(HARWriter.render(Fixtures.exchanges, creator: "t", version: "0"))
-        let request = try #require(document["log"]?["entries"]?.arrayValue?[1]["request"])
+        // A password longer than its placeholder, so that the two sizes differ.
+        var login = Fixtures.exchanges[1]
+        login.requestBody = Array(
+            "username=alice&password=\(Fixtures.password)-and-then-some&action=default".utf8)
+        let document = try JSONValue.parse(HARWriter.render([login], creator: "t", version: "0"))
+        let request = try #require(document["log"]?["entries"]?.arrayValue?[0]["request"])
         let text = try #require(request["postData"]?["text"]?.stringValue)
         #expect(request["bodySize"] == .int(Int64(text.utf8.count)))
-        #expect(request["bodySize"] != .int(Int64(Fixtures.exchanges[1].requestBody.count)))
+        #expect(request["bodySize"] != .int(Int64(login.requestBody.count)))
     }
 }
