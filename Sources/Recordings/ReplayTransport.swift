@@ -177,30 +177,81 @@ public struct ReplayMatching: Sendable {
     }
 
     /// What a request is matched on.
+    ///
+    /// Credentials the app supplies itself (a password, `client_secret`) are kept apart: a
+    /// recorded one that redaction replaced by a placeholder (`<REDACTED:password:1>`) matches
+    /// any value, as Betamax's placeholders do, since the capture no longer says what was sent;
+    /// a recorded real value must be sent again. Equality is therefore not transitive across
+    /// a capture that mixes hidden and real values of one credential, which redaction never
+    /// writes (it hides a kind everywhere or nowhere). Hashing leaves credential values out.
     public struct Key: Hashable, Sendable {
         var method: String
         var origin: String
         var path: String
+        /// `name=value`, or `name=*` for volatile parameters, sorted.
         var parameters: [String]
+        /// Sorted by name; usually empty (a public client sends no credential).
+        var credentials: [Credential]
+
+        struct Credential: Sendable {
+            var name: String
+            /// Nil for a placeholder: any value matches.
+            var value: String?
+        }
+
+        public static func == (lhs: Key, rhs: Key) -> Bool {
+            guard lhs.method == rhs.method, lhs.origin == rhs.origin, lhs.path == rhs.path,
+                lhs.parameters == rhs.parameters, lhs.credentials.count == rhs.credentials.count
+            else { return false }
+            for (left, right) in zip(lhs.credentials, rhs.credentials) {
+                guard left.name == right.name else { return false }
+                if let leftValue = left.value, let rightValue = right.value, leftValue != rightValue {
+                    return false
+                }
+            }
+            return true
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(method)
+            hasher.combine(origin)
+            hasher.combine(path)
+            hasher.combine(parameters)
+            hasher.combine(credentials.count)
+            for credential in credentials { hasher.combine(credential.name) }
+        }
     }
 
     public func key(method: String, url: String, body: [UInt8]) -> Key {
         let parts = URLParts(url)
         var parameters: [String] = []
+        var credentials: [Key.Credential] = []
         if let query = URLParts.query(of: url), let pairs = try? FormURLEncoding.decode(query) {
-            parameters += pairs.map { normalise($0.name, $0.value) }
+            for pair in pairs { add(pair.name, pair.value, to: &parameters, &credentials) }
         }
         if let text = String(validating: body, as: UTF8.self), text.contains("="), !text.hasPrefix("{"),
             let pairs = try? FormURLEncoding.decode(text)
         {
-            parameters += pairs.map { normalise($0.name, $0.value) }
+            for pair in pairs { add(pair.name, pair.value, to: &parameters, &credentials) }
+        }
+        if credentials.count > 1 {
+            credentials.sort { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }
         }
         return Key(
             method: method.uppercased(), origin: parts?.origin ?? "", path: URLParts.path(of: url),
-            parameters: parameters.sorted())
+            parameters: parameters.sorted(), credentials: credentials)
     }
 
-    private func normalise(_ name: String, _ value: String) -> String {
-        ignoredValues.contains(name.lowercased()) ? name + "=*" : name + "=" + value
+    private func add(
+        _ name: String, _ value: String, to parameters: inout [String], _ credentials: inout [Key.Credential]
+    ) {
+        let lowercased = name.lowercased()
+        if ignoredValues.contains(lowercased) {
+            parameters.append(name + "=*")
+        } else if Self.isAppCredential(lowercasedName: lowercased) {
+            credentials.append(Key.Credential(name: name, value: Self.isPlaceholder(value) ? nil : value))
+        } else {
+            parameters.append(name + "=" + value)
+        }
     }
 }
