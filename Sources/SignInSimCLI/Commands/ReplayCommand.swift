@@ -1,6 +1,43 @@
 import Recordings
 import Replay
+import ScenarioReports
 import SignInSDK
+
+extension SignInSimCLI {
+    /// `--redact` of replay and import-har: the same vocabulary as run's `--har-redact`.
+    static let redactOption = OptionSpec.option(
+        "redact", value: "kinds",
+        help:
+            "Hide the capture's secrets as soon as it is read, as run's --har-redact does: the default"
+            + " ones (passwords, client-secrets, basic-credentials, private-keys) and any of refresh-tokens,"
+            + " code-verifiers, all (comma-separated).",
+        repeatable: true)
+
+    /// The redaction a comma-separated `--<option>` list asks for (from the default, see
+    /// `Redaction.init(list:)`), or nil when the option is not given.
+    static func redaction(_ arguments: ParsedArguments, option: String) throws -> Redaction? {
+        let lists = arguments.allValues(option)
+        guard !lists.isEmpty else { return nil }
+        do throws(Redaction.UnknownKind) {
+            return try Redaction(list: lists)
+        } catch {
+            throw UsageError("The value is invalid for '--\(option) <kinds>': \(error)")
+        }
+    }
+
+    /// Reads a capture, redacted as `--redact` asks; a file that is not HAR exits 2.
+    static func loadCapture(_ path: String, _ arguments: ParsedArguments) throws -> HARCapture {
+        let redaction = try redaction(arguments, option: "redact")
+        let capture: HARCapture
+        do throws(HARError) {
+            capture = try HARImporter.load(path: path)
+        } catch {
+            throw CommandFailure("\(error)", exitCode: .invalidInput)
+        }
+        guard let redaction else { return capture }
+        return capture.redacted(redaction)
+    }
+}
 
 extension SignInSimCLI {
     static let replayCommand = CommandSpec(
@@ -16,6 +53,12 @@ extension SignInSimCLI {
             of recorded order, and whether each recorded ID token verifies against the recorded
             keys at the recorded time. Exits 0 when the app behaves as recorded, 1 when it
             diverges, 2 when the file cannot be replayed.
+
+            A redacted capture replays like the original: the app is handed a placeholder such
+            as <REDACTED:refresh_token:1> as its refresh token and presents it back, and a
+            recorded password or client secret that is a placeholder matches whatever the app
+            sends. --redact refresh-tokens hides the secrets of a capture from the field before
+            anything else reads it.
             """,
         options: [
             .option(
@@ -24,6 +67,7 @@ extension SignInSimCLI {
             .option(
                 "mode", value: "mode", help: "strict (default), new-episodes or sequential.",
                 allowed: ReplayTransport.Mode.allCases.map(\.rawValue)),
+            redactOption,
         ],
         arguments: [.argument("capture", help: "The HAR file.")],
         run: { arguments, context in
@@ -37,12 +81,7 @@ extension SignInSimCLI {
             if let mode = arguments.value("mode").flatMap(ReplayTransport.Mode.init(rawValue:)) {
                 options.mode = mode
             }
-            let capture: HARCapture
-            do throws(HARError) {
-                capture = try HARImporter.load(path: path)
-            } catch {
-                throw CommandFailure("\(error)", exitCode: .invalidInput)
-            }
+            let capture = try loadCapture(path, arguments)
             do throws(CaptureReplay.Failure) {
                 let report = try await CaptureReplay.run(capture, options: options)
                 context.writeOut(report.text)
@@ -63,10 +102,12 @@ extension SignInSimCLI {
             parallel block, with the issuer's revocation checked when it answered invalid_grant),
             userinfo and sign-out, time gaps as advance. It runs against the embedded issuer:
             signinsim import-har capture.har --sdk-profile naive > scenarios/repro.yaml
+            --redact hides the capture's secrets right after reading it, as replay's does.
             """,
         options: [
             .option("sdk-profile", value: "name", help: "The SDK profile the scenario runs with (default)."),
             .option("name", value: "name", help: "The scenario's name (default: the file's)."),
+            redactOption,
         ],
         arguments: [.argument("capture", help: "The HAR file.")],
         run: { arguments, context in
@@ -77,12 +118,7 @@ extension SignInSimCLI {
             } catch {
                 throw UsageError("The value is invalid for '--sdk-profile <name>': \(error.message)")
             }
-            let capture: HARCapture
-            do throws(HARError) {
-                capture = try HARImporter.load(path: path)
-            } catch {
-                throw CommandFailure("\(error)", exitCode: .invalidInput)
-            }
+            let capture = try loadCapture(path, arguments)
             let name =
                 arguments.value("name")
                 ?? "Reproduction of \(path.split(separator: "/").last.map(String.init) ?? path)"

@@ -39,6 +39,13 @@ extension SignInSimCLI {
             .option("report-json", value: "file", help: "Write the JSON report here (atomically)."),
             .option("junit", value: "file", help: "Write a JUnit XML report here (atomically)."),
             .option("har-dir", value: "dir", help: "Write a HAR 1.2 file per scenario into this folder."),
+            .option(
+                "har-redact", value: "kinds",
+                help:
+                    "Also hide these in HAR files (comma-separated): refresh-tokens, code-verifiers, all;"
+                    + " none first drops the default ones (passwords, client-secrets, basic-credentials,"
+                    + " private-keys).",
+                repeatable: true),
             .flag("no-redact", help: "Keep passwords and client secrets in HAR files."),
         ],
         arguments: [scenarioPathsArgument],
@@ -176,6 +183,12 @@ struct RunCommand {
             options.timeLimitSeconds = Double(limit)
         }
         options.failFast = arguments.flag("fail-fast")
+        if arguments.flag("no-redact"), !arguments.allValues("har-redact").isEmpty {
+            throw UsageError("'--no-redact' and '--har-redact <kinds>' cannot be used together")
+        }
+        let redaction: Redaction =
+            arguments.flag("no-redact")
+            ? .disabled : try SignInSimCLI.redaction(arguments, option: "har-redact") ?? .default
         let selection = try Self.selection(arguments)
         let loaded = try ScenarioFiles(arguments)
         if !loaded.errors.isEmpty {
@@ -188,7 +201,6 @@ struct RunCommand {
             files.contains($0.location.file) && selection.admits(tags: $0.tags)
         }
         let harDirectory = arguments.value("har-dir")
-        let redaction: Redaction = arguments.flag("no-redact") ? .disabled : .default
         let isTerminal = isatty(STDOUT_FILENO) == 1
         let console = ConsoleReporter(isTerminal: isTerminal, environment: context.environment)
         let suite = ScenarioSuite(options: options)
