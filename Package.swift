@@ -222,7 +222,9 @@ let package = Package(
             dependencies: [
                 "Replay", "Recordings", "Scenario", "ScenarioRunner", "ScenarioReports", "SignInSDK", "HTTPClient",
                 "TestSupport",
-            ]),
+            ],
+            // Read from the source tree by path (#filePath), as golden files are.
+            exclude: ["Captures", "Golden"]),
         .testTarget(
             name: "SignInSimCLITests",
             dependencies: [

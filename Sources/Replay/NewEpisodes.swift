@@ -1,5 +1,5 @@
-public import HTTPCore
-public import Issuer
+import HTTPCore
+import Issuer
 
 /// Where a `new-episodes` replay sends what the capture lacks, as VCR's `:new_episodes`
 /// record mode sends unmatched requests to the live service.
