@@ -78,9 +78,13 @@ public enum CaptureReplay {
             let app = try phone.install(
                 AppConfiguration(
                     bundleID: plan.clientID,
-                    options: SignInOptions(
-                        issuer: plan.issuer, clientID: plan.clientID, redirectURI: plan.redirectURI,
-                        profile: options.profile)))
+                    options: {
+                        var settings = SignInOptions(
+                            issuer: plan.issuer, clientID: plan.clientID, redirectURI: plan.redirectURI,
+                            clientSecret: plan.clientSecret, profile: options.profile)
+                        settings.clientAuthentication = plan.clientAuthentication
+                        return settings
+                    }()))
             try await app.launch()
             let session = plan.session
             try await app.perform { try await $0.restore(session) }
@@ -181,6 +185,9 @@ struct ReplayPlan {
     var issuer: String
     var clientID: String
     var redirectURI: String
+    /// A confidential client's secret (or its redaction placeholder) and how it was sent.
+    var clientSecret: String?
+    var clientAuthentication: SignInOptions.ClientAuthentication?
     var discovery: [String: JSONValue]
     var session: Session
     var sessionEntry: Int
@@ -232,6 +239,7 @@ struct ReplayPlan {
         let sessionParameters = parameters(sessionExchange)
         clientID = sessionParameters["client_id"] ?? "unknown-client"
         redirectURI = sessionParameters["redirect_uri"] ?? "\(clientID)://callback"
+        (clientSecret, clientAuthentication) = Self.clientCredentials(of: sessionExchange, form: sessionParameters)
         sessionEntry = sessionIndex
         sessionStartedAt = sessionExchange.startedAtMilliseconds
         guard let body = try? JSONValue.parseObject(sessionExchange.responseBody),
@@ -291,6 +299,27 @@ struct ReplayPlan {
                 waveEnd = end
             }
         }
+    }
+}
+
+extension ReplayPlan {
+    /// The secret a confidential client sent with its code exchange, and how: `client_secret`
+    /// in the body, or `Authorization: Basic` (RFC 6749 §2.3.1). A redacted Basic header gives
+    /// its placeholder text as the secret: headers do not decide a match, the method does.
+    static func clientCredentials(of exchange: RecordedExchange, form: FormParameters)
+        -> (String?, SignInOptions.ClientAuthentication?)
+    {
+        if let secret = form["client_secret"] { return (secret, .post) }
+        guard
+            let header = exchange.requestHeaders.first(where: { $0.name.lowercased() == "authorization" })?.value,
+            header.lowercased().hasPrefix("basic ")
+        else { return (nil, nil) }
+        let credentials = String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)
+        guard let data = Data(base64Encoded: credentials), let text = String(validating: data, as: UTF8.self),
+            let colon = text.firstIndex(of: ":")
+        else { return (credentials, .basic) }
+        let secret = text[text.index(after: colon)...]
+        return ((try? FormURLEncoding.unescape(secret)) ?? String(secret), .basic)
     }
 }
 

@@ -180,16 +180,23 @@ public actor SignInClient {
         }
     }
 
-    /// Adds client authentication to a token request: the secret, when the app has one, as
-    /// HTTP Basic unless the issuer only takes it in the body (RFC 6749 §2.3.1).
+    /// Adds client authentication to a token request: the secret, when the app has one, as the
+    /// options say, or else as HTTP Basic unless the issuer only takes it in the body
+    /// (RFC 6749 §2.3.1).
     func authenticateClient(_ parameters: inout FormParameters, headers: inout HTTPHeaders)
         async throws(SignInError)
     {
         let options = try configuredOptions()
         guard let secret = options.clientSecret else { return }
-        let methods =
-            try await providerMetadata().tokenEndpointAuthMethodsSupported ?? ["client_secret_basic"]
-        if methods.contains("client_secret_basic") {
+        let useBasic: Bool
+        if let chosen = options.clientAuthentication {
+            useBasic = chosen == .basic
+        } else {
+            let methods =
+                try await providerMetadata().tokenEndpointAuthMethodsSupported ?? ["client_secret_basic"]
+            useBasic = methods.contains("client_secret_basic")
+        }
+        if useBasic {
             let credentials =
                 FormURLEncoding.escape(options.clientID) + ":" + FormURLEncoding.escape(secret)
             headers.replaceOrAdd(

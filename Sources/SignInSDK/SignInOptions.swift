@@ -7,6 +7,10 @@ public struct SignInOptions: Sendable, Hashable {
     public var scopes: [String]
     /// Only for issuers that have no public clients; a native app normally has no secret.
     public var clientSecret: String?
+    /// How the secret is sent (RFC 6749 §2.3.1, OpenID Connect Discovery
+    /// `token_endpoint_auth_methods_supported`): `.basic` or `.post`; `nil` picks HTTP Basic
+    /// unless the issuer only takes the secret in the body.
+    public var clientAuthentication: ClientAuthentication?
     /// Sent as `audience` on the authorize and token requests when set (Auth0's API selector).
     public var audience: String?
     /// `prefersEphemeralWebBrowserSession` (the default: no SSO cookie survives sign-out).
@@ -44,6 +48,14 @@ public struct SignInOptions: Sendable, Hashable {
         self.usesDPoP = usesDPoP
         self.profile = profile
         self.postLogoutRedirectURI = postLogoutRedirectURI
+    }
+
+    /// Ways a client sends its secret to the token endpoint (OpenID Connect Core §9).
+    public enum ClientAuthentication: String, Sendable, Hashable {
+        /// `client_secret_basic`: the `Authorization: Basic` header.
+        case basic = "client_secret_basic"
+        /// `client_secret_post`: `client_secret` in the form body.
+        case post = "client_secret_post"
     }
 }
 

@@ -128,3 +128,51 @@ import Testing
         #expect(transport.rewritten("https://tenant.example.com:8443/x") == "https://tenant.example.com:8443/x")
     }
 }
+
+/// A confidential client's capture replays with its secret sent as the capture shows it.
+@Suite struct ConfidentialClientReplayTests {
+    /// A confidential client signing in and refreshing; the SDK sends the secret with HTTP Basic.
+    static func capture() async throws -> HARCapture {
+        let scenario = try ScenarioLoader.parse(
+            Array(
+                """
+                name: a confidential client
+                issuer:
+                  tenant:
+                    clients:
+                      - client_id: com.example.confidential
+                        client_secret: s3cret-of-the-app
+                        redirect_uris: ["com.example.confidential://cb"]
+                  client_id: com.example.confidential
+                  client_secret: s3cret-of-the-app
+                  redirect_uri: com.example.confidential://cb
+                steps:
+                  - launch
+                  - signIn
+                  - advance: 1h
+                  - renewSession
+                """.utf8), file: "confidential.yaml")
+        let outcome = await ScenarioRunner.run(scenario, seed: 5)
+        #expect(outcome.result.status == .passed, "\(String(describing: outcome.result.failure))")
+        return HARCapture(exchanges: outcome.exchanges)
+    }
+
+    @Test("Basic credentials, and the secret moved into the body, replay as recorded")
+    func secretAsRecorded() async throws {
+        let basic = try await Self.capture()
+        #expect(basic.exchanges.contains { $0.requestHeaders.contains { $0.name == "Authorization" } })
+        let replayedBasic = try await CaptureReplay.run(basic)
+        #expect(replayedBasic.matches, "\(replayedBasic.text)")
+
+        // The same exchanges as a client_secret_post client sends them: no header, the secret
+        // in each token request's form.
+        var post = basic
+        for index in post.exchanges.indices where post.exchanges[index].url.hasSuffix("/oauth/token") {
+            post.exchanges[index].requestHeaders.removeAll { $0.name == "Authorization" }
+            post.exchanges[index].requestBody += Array("&client_secret=s3cret-of-the-app".utf8)
+        }
+        let replayedPost = try await CaptureReplay.run(post)
+        #expect(replayedPost.matches, "\(replayedPost.text)")
+        #expect(replayedPost.actions.first?.outcomes == ["ok"])
+    }
+}
