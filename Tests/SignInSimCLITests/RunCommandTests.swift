@@ -198,4 +198,32 @@ struct ReplayCommandTests {
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("broken.har:1:8"))
     }
+
+    /// `--mode new-episodes` sends what the capture lacks (here its key set) to an embedded
+    /// issuer; strict refuses it; `--new-episodes-issuer` without that mode is a usage error.
+    @Test func newEpisodes() throws {
+        let race = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../ReplayTests/Captures/race.har").path
+        var document = try #require(try JSONValue.parse(Array(try String(contentsOfFile: race, encoding: .utf8).utf8)).objectValue)
+        var log = try #require(document["log"]?.objectValue)
+        let entries = try #require(log["entries"]?.arrayValue)
+        log["entries"] = .array(
+            entries.filter { $0["request"]?["url"]?.stringValue?.hasSuffix("/jwks.json") != true })
+        document["log"] = .object(log)
+        let folder = try TemporaryDirectory()
+        let path = try folder.write(
+            String(decoding: JSONValue.object(document).serialized(), as: UTF8.self), named: "no-keys.har")
+
+        let strict = try SignInSimBinary.run(["replay", path, "--sdk-profile", "naive"])
+        #expect(strict.status == 1)
+        #expect(!strict.standardOutput.contains("sent to the issuer"), "\(strict.standardOutput)")
+        let episodes = try SignInSimBinary.run(["replay", path, "--sdk-profile", "naive", "--mode", "new-episodes"])
+        #expect(episodes.status == 1)
+        #expect(
+            episodes.standardOutput.contains("/.well-known/jwks.json (not in the capture: sent to the issuer)"),
+            "\(episodes.standardOutput)\(episodes.standardError)")
+        let misused = try SignInSimBinary.run(["replay", path, "--new-episodes-issuer", "http://127.0.0.1:9"])
+        #expect(misused.status == 64)
+        #expect(misused.standardError.contains("--new-episodes-issuer needs --mode new-episodes"))
+    }
 }

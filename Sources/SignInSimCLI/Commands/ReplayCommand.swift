@@ -59,6 +59,11 @@ extension SignInSimCLI {
             recorded password or client secret that is a placeholder matches whatever the app
             sends. --redact refresh-tokens hides the secrets of a capture from the field before
             anything else reads it.
+
+            --mode new-episodes sends what the capture lacks to an issuer instead of refusing it
+            (VCR's new episodes): an embedded issuer started on the replay's clock with the
+            capture's client registered, or the one --new-episodes-issuer names. The report lists
+            those requests as sent to the issuer.
             """,
         options: [
             .option(
@@ -67,6 +72,11 @@ extension SignInSimCLI {
             .option(
                 "mode", value: "mode", help: "strict (default), new-episodes or sequential.",
                 allowed: ReplayTransport.Mode.allCases.map(\.rawValue)),
+            .option(
+                "new-episodes-issuer", value: "url",
+                help:
+                    "With --mode new-episodes, the issuer requests the capture lacks go to (default: an"
+                    + " embedded issuer started for the replay)."),
             redactOption,
         ],
         arguments: [.argument("capture", help: "The HAR file.")],
@@ -80,6 +90,12 @@ extension SignInSimCLI {
             }
             if let mode = arguments.value("mode").flatMap(ReplayTransport.Mode.init(rawValue:)) {
                 options.mode = mode
+            }
+            if let url = arguments.value("new-episodes-issuer") {
+                guard options.mode == .newEpisodes else {
+                    throw UsageError("--new-episodes-issuer needs --mode new-episodes")
+                }
+                options.newEpisodes = .issuer(url)
             }
             let capture = try loadCapture(path, arguments)
             do throws(CaptureReplay.Failure) {
