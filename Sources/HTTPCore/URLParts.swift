@@ -62,6 +62,41 @@ public struct URLParts: Hashable, Sendable {
         return String(url[start..<end])
     }
 
+    /// `scheme://host[:port]` of an absolute URL with an authority (RFC 3986 §3.2), lowercased
+    /// as `origin` is and without the user information, found without parsing the rest: for
+    /// paths that key many requests. `nil` without a scheme, an authority or a host.
+    public static func origin(of url: String) -> String? {
+        let utf8 = url.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), let first = utf8.first,
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20), utf8[..<colon].allSatisfy(isSchemeByte)
+        else { return nil }
+        let afterColon = utf8.index(after: colon)
+        guard utf8[afterColon...].starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")]) else { return nil }
+        let authorityStart = utf8.index(afterColon, offsetBy: 2)
+        let authorityEnd =
+            utf8[authorityStart...].firstIndex {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            } ?? utf8.endIndex
+        var hostStart = authorityStart
+        if let at = utf8[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) {
+            hostStart = utf8.index(after: at)
+        }
+        var authority = url[hostStart..<authorityEnd]
+        if authority.utf8.last == UInt8(ascii: ":") { authority = authority.dropLast() }
+        guard !authority.isEmpty else { return nil }
+        return url[..<colon].lowercased() + "://" + authority.lowercased()
+    }
+
+    /// RFC 3986 §3.1: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`.
+    private static func isSchemeByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            true
+        default: false
+        }
+    }
+
     /// The URL with query and fragment removed.
     public static func stripQueryAndFragment(_ url: String) -> String {
         let end = endOfPath(url.utf8)

@@ -223,7 +223,6 @@ public struct ReplayMatching: Sendable {
     }
 
     public func key(method: String, url: String, body: [UInt8]) -> Key {
-        let parts = URLParts(url)
         var parameters: [String] = []
         var credentials: [Key.Credential] = []
         if let query = URLParts.query(of: url), let pairs = try? FormURLEncoding.decode(query) {
@@ -238,7 +237,7 @@ public struct ReplayMatching: Sendable {
             credentials.sort { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }
         }
         return Key(
-            method: method.uppercased(), origin: parts?.origin ?? "", path: URLParts.path(of: url),
+            method: method.uppercased(), origin: URLParts.origin(of: url) ?? "", path: URLParts.path(of: url),
             parameters: parameters.sorted(), credentials: credentials)
     }
 

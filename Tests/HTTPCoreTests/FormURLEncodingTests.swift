@@ -147,4 +147,20 @@ struct HTTPMessageTests {
         #expect(loopback.port == 51234)
         #expect(URLParts("not a url") == nil)
     }
+
+    /// The quick origin agrees with the parsed one wherever URLComponents reads the URL.
+    @Test("origin without parsing the URL")
+    func quickOrigin() {
+        let urls = [
+            "https://Tenant.Example.com/oauth/token?x=1", "HTTP://127.0.0.1:8080", "http://127.0.0.1:8080/",
+            "https://user:pw@host.example/x", "http://[::1]:9/cb#f", "com.example.app://auth/callback?code=x",
+            "https://h?q", "https://h#f",
+        ]
+        for url in urls {
+            #expect(URLParts.origin(of: url) == URLParts(url)?.origin, "\(url)")
+        }
+        for url in ["com.example.app:/cb", "/oauth/token", "", "://h/x", "1http://h/", "http:///x", "a b://h"] {
+            #expect(URLParts.origin(of: url) == nil, "\(url)")
+        }
+    }
 }
