@@ -228,7 +228,8 @@ public struct ReplayMatching: Sendable {
         if let query = URLParts.query(of: url), let pairs = try? FormURLEncoding.decode(query) {
             for pair in pairs { add(pair.name, pair.value, to: &parameters, &credentials) }
         }
-        if let text = String(validating: body, as: UTF8.self), text.contains("="), !text.hasPrefix("{"),
+        if body.contains(UInt8(ascii: "=")), body.first != UInt8(ascii: "{"),
+            let text = String(validating: body, as: UTF8.self),
             let pairs = try? FormURLEncoding.decode(text)
         {
             for pair in pairs { add(pair.name, pair.value, to: &parameters, &credentials) }
