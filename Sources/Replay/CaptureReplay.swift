@@ -23,6 +23,8 @@ public enum CaptureReplay {
         public var mode: ReplayTransport.Mode = .strict
         /// Where `new-episodes` sends requests the capture lacks.
         public var newEpisodes: NewEpisodesTarget = .embedded
+        /// Which parameters decide a match (by default all but `ReplayMatching.volatile`).
+        public var matching = ReplayMatching()
 
         public init(
             profile: BehaviorProfile = .default, mode: ReplayTransport.Mode = .strict,
@@ -66,7 +68,8 @@ public enum CaptureReplay {
             world = SimulationWorld.external(seed: 0, epoch: epoch)
         }
         let replay = ReplayTransport(
-            exchanges: capture.exchanges, mode: options.mode, fallback: fallback, unsequenced: plan.cacheFetches)
+            exchanges: capture.exchanges, mode: options.mode, matching: options.matching, fallback: fallback,
+            unsequenced: plan.cacheFetches)
         defer { Task { await world.shutdown() } }
         // The audit reads only the capture: it runs on another core while the app replays.
         let audit = Task.detached(priority: .medium) { TokenAudit.audit(capture, plan: plan) }

@@ -226,4 +226,25 @@ struct ReplayCommandTests {
         #expect(misused.status == 64)
         #expect(misused.standardError.contains("--new-episodes-issuer needs --mode new-episodes"))
     }
+
+    /// `--ignore-value` and `--match-value` move a parameter between matched and presence-only.
+    /// In the damaged capture the app refused the first refreshed ID token, so it refreshes
+    /// again with the sign-in's refresh token and signs out with the sign-in's ID token.
+    @Test func matchingIsConfigurable() throws {
+        let damaged = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../ReplayTests/Captures/damaged.har").path
+        func lacking(_ extra: [String], status: Int32 = 1) throws -> [Substring] {
+            let result = try SignInSimBinary.run(["replay", damaged] + extra)
+            #expect(result.status == status, "\(result.standardOutput)\(result.standardError)")
+            let lines = result.standardOutput.split(separator: "\n")
+            let start = try #require(lines.firstIndex { $0.hasPrefix("requests the app made that the capture lacks") })
+            return lines[(start + 1)...].prefix { $0.hasPrefix("  ") }.map { $0.dropFirst(2) }
+        }
+        let plain = try lacking([])
+        #expect(plain.count == 1 && plain[0].hasSuffix("/oauth/token"), "\(plain)")
+        // Nothing is lacking then; the refused ID token is still in the report's outcomes.
+        #expect(try lacking(["--ignore-value", "refresh_token"], status: 0).isEmpty)
+        let strict = try lacking(["--match-value", "id_token_hint"])
+        #expect(strict.count == 2 && strict[1].hasSuffix("/oidc/logout"), "\(strict)")
+    }
 }

@@ -60,6 +60,10 @@ extension SignInSimCLI {
             sends. --redact refresh-tokens hides the secrets of a capture from the field before
             anything else reads it.
 
+            Requests match on method, origin, path, and query and form parameters in any order;
+            volatile parameters (code, code_verifier, state, nonce, DPoP proofs, jti, timestamps…)
+            count by presence only. --ignore-value and --match-value move a parameter between the two.
+
             --mode new-episodes sends what the capture lacks to an issuer instead of refusing it
             (VCR's new episodes): an embedded issuer started on the replay's clock with the
             capture's client registered, or the one --new-episodes-issuer names. The report lists
@@ -72,6 +76,15 @@ extension SignInSimCLI {
             .option(
                 "mode", value: "mode", help: "strict (default), new-episodes or sequential.",
                 allowed: ReplayTransport.Mode.allCases.map(\.rawValue)),
+            .option(
+                "ignore-value", value: "name",
+                help:
+                    "A request parameter compared by presence only, as code, state, nonce and the other"
+                    + " volatile ones are (repeatable).",
+                repeatable: true),
+            .option(
+                "match-value", value: "name",
+                help: "A volatile parameter whose value must match after all (repeatable).", repeatable: true),
             .option(
                 "new-episodes-issuer", value: "url",
                 help:
@@ -91,6 +104,8 @@ extension SignInSimCLI {
             if let mode = arguments.value("mode").flatMap(ReplayTransport.Mode.init(rawValue:)) {
                 options.mode = mode
             }
+            for name in arguments.allValues("ignore-value") { options.matching.ignoredValues.insert(name.lowercased()) }
+            for name in arguments.allValues("match-value") { options.matching.ignoredValues.remove(name.lowercased()) }
             if let url = arguments.value("new-episodes-issuer") {
                 guard options.mode == .newEpisodes else {
                     throw UsageError("--new-episodes-issuer needs --mode new-episodes")
