@@ -40,6 +40,9 @@ public final class ReplayTransport: HTTPTransport, Sendable {
     /// moment depends on caches (discovery, the key set) rather than on the app's calls.
     public let unsequenced: Set<Int>
     private let fallback: (any HTTPTransport)?
+    /// Each entry's place in the order the issuer handled the capture's requests (its index,
+    /// but for a race's identical requests: see `answeredInProcessingOrder`).
+    private let rank: [Int]
     private let state: Mutex<State>
 
     private struct State {
@@ -67,7 +70,43 @@ public final class ReplayTransport: HTTPTransport, Sendable {
             ]
             .append(index)
         }
+        var rank = Array(exchanges.indices)
+        for (key, queue) in queues where queue.count > 1 {
+            let ordered = Self.answeredInProcessingOrder(queue, exchanges)
+            queues[key] = ordered
+            // An entry served in processing order is in order: it takes the place it has there.
+            for (place, entry) in zip(queue, ordered) { rank[entry] = place }
+        }
+        self.rank = rank
         state = Mutex(State(queues: queues))
+    }
+
+    /// Identical requests in flight together (a race: one refresh token presented twice) are
+    /// served successful answer first, whatever order the capture lists them in: an issuer
+    /// accepts a refresh token or a code once, so the one it accepted is the one it handled
+    /// first, and the refusals came after (RFC 9700 §4.14.2). A HAR file may list a race in
+    /// the order the requests left (browsers, signinsim) or the order the answers came
+    /// (mitmproxy), which for a race says nothing about the issuer's order. Requests that did
+    /// not overlap keep their recorded order (a retry after a failure is a later request).
+    static func answeredInProcessingOrder(_ queue: [Int], _ exchanges: [RecordedExchange]) -> [Int] {
+        var ordered: [Int] = []
+        ordered.reserveCapacity(queue.count)
+        var burst: [Int] = []
+        var burstEnd = Double(-Int64.max)
+        func flush() {
+            let succeeded = burst.filter { (200..<300).contains(exchanges[$0].status ?? 0) }
+            ordered += succeeded + burst.filter { !(200..<300).contains(exchanges[$0].status ?? 0) }
+            burst = []
+        }
+        for index in queue {
+            let exchange = exchanges[index]
+            let start = Double(exchange.startedAtMilliseconds)
+            if !burst.isEmpty, start > burstEnd { flush() }
+            burst.append(index)
+            burstEnd = max(burstEnd, start + exchange.timeMilliseconds)
+        }
+        flush()
+        return ordered
     }
 
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
@@ -148,12 +187,12 @@ public final class ReplayTransport: HTTPTransport, Sendable {
     }
 
     /// Served entries that came out of recorded order: each is an entry served after one
-    /// recorded later.
+    /// recorded later (a race's identical requests count in the order the issuer handled them).
     public var reordered: [Int] {
         var latest = -1
         var out: [Int] = []
         for entry in served.compactMap(\.entry) {
-            if entry < latest { out.append(entry) } else { latest = entry }
+            if rank[entry] < latest { out.append(entry) } else { latest = rank[entry] }
         }
         return out
     }

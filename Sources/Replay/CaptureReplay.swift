@@ -121,7 +121,11 @@ public enum CaptureReplay {
                 } else {
                     outcomes = await withTaskGroup(of: (Int, String).self) { group in
                         for (index, action) in wave.actions.enumerated() {
-                            group.addTask { (index, await outcome(of: action)) }
+                            group.addTask {
+                                let result = await BurstGate.$slot.withValue(index) { await outcome(of: action) }
+                                gate.finished(slot: index)
+                                return (index, result)
+                            }
                         }
                         var outcomes: [(Int, String)] = []
                         for await outcome in group { outcomes.append(outcome) }
@@ -411,15 +415,36 @@ public struct ReplayReport: Sendable {
 /// passed: the capture shows them in flight together, so the replay lets none be answered
 /// before the others have left (a naive SDK's second refresh then carries the same token, as
 /// in the field). An SDK that sends fewer (single flight) waits out the moment and goes on.
+///
+/// Then the burst's answers are given one call at a time, in the order the capture holds them:
+/// the next waiting request is let through when the call that got the previous answer has
+/// finished (`finished(slot:)`), or a moment has passed. So the app handles the issuer's
+/// answers in one order on every run, the order of the field (the winner's tokens stored
+/// first, then the refusal that ends the session), rather than in whichever order threads
+/// happen to run.
 final class BurstGate: HTTPTransport, Sendable {
     let inner: any HTTPTransport
-    /// How long a request of an incomplete burst waits for the others.
+    /// How long a request of an incomplete burst waits for the others, and how long a held
+    /// answer waits for the previous call to finish.
     static let patience = Duration.milliseconds(500)
+
+    /// The call of the burst a request belongs to (set around each call of a burst).
+    @TaskLocal static var slot: Int?
+
+    private struct Waiter {
+        var slot: Int?
+        var continuation: CheckedContinuation<Void, Never>
+    }
 
     private struct State {
         var expected = 0
-        var arrived = 0
-        var waiting: [CheckedContinuation<Void, Never>] = []
+        var arrived: [Waiter] = []
+        /// Arrived requests let through one at a time.
+        var queue: [Waiter] = []
+        /// The call whose request was let through last; its end lets the next one go.
+        var current: Int?
+        /// Bumped whenever a request is let through, so that a stale patience timer does nothing.
+        var generation = 0
     }
 
     private let state = Mutex(State())
@@ -430,45 +455,81 @@ final class BurstGate: HTTPTransport, Sendable {
 
     /// The next `count` requests form a burst.
     func expect(_ count: Int) {
-        let released = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let released = state.withLock { state -> [Waiter] in
             defer {
-                state.waiting = []
-                state.arrived = 0
-                state.expected = count
+                state = State(expected: count, generation: state.generation + 1)
             }
-            return state.waiting
+            return state.arrived + state.queue
         }
-        for continuation in released { continuation.resume() }
+        for waiter in released { waiter.continuation.resume() }
+    }
+
+    /// The burst's call `slot` has finished: the next held request goes.
+    func finished(slot: Int) {
+        let (next, timer) = state.withLock { state -> (Waiter?, Int?) in
+            guard state.current == slot else { return (nil, nil) }
+            return Self.letNextThrough(&state)
+        }
+        next?.continuation.resume()
+        if let generation = timer { watch(generation) }
     }
 
     func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        let slot = Self.slot
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let release: [CheckedContinuation<Void, Never>] = state.withLock { state in
-                guard state.expected > 1 else { return [continuation] }
-                state.arrived += 1
-                state.waiting.append(continuation)
-                guard state.arrived >= state.expected else { return [] }
-                defer {
-                    state.waiting = []
-                    state.expected = 0
+            let (go, timer): (Waiter?, Int?) = state.withLock { state in
+                let waiter = Waiter(slot: slot, continuation: continuation)
+                // Not part of a held burst (a lone call, or a call already let through making
+                // its next request): straight on.
+                guard state.expected > 1, slot != nil, slot != state.current,
+                    !state.queue.contains(where: { $0.slot == slot })
+                else { return (waiter, nil) }
+                state.arrived.append(waiter)
+                guard state.arrived.count >= state.expected else {
+                    return (nil, state.arrived.count == 1 ? state.generation : nil)
                 }
-                return state.waiting
+                // Everyone has sent: answer them one at a time.
+                state.queue = state.arrived
+                state.arrived = []
+                state.expected = 0
+                return Self.letNextThrough(&state)
             }
-            for waiter in release { waiter.resume() }
-            if release.isEmpty {
-                Task {
-                    try? await Task.sleep(for: Self.patience)
-                    let late: [CheckedContinuation<Void, Never>] = self.state.withLock { state in
-                        defer {
-                            state.waiting = []
-                            state.expected = 0
-                        }
-                        return state.waiting
-                    }
-                    for waiter in late { waiter.resume() }
-                }
-            }
+            go?.continuation.resume()
+            if let generation = timer { watch(generation) }
         }
         return try await inner.send(request)
+    }
+
+    /// Takes the next queued request to let through, and the generation to watch when more
+    /// are still held.
+    private static func letNextThrough(_ state: inout State) -> (Waiter?, Int?) {
+        guard !state.queue.isEmpty else {
+            state.current = nil
+            return (nil, nil)
+        }
+        let next = state.queue.removeFirst()
+        state.current = next.slot
+        state.generation += 1
+        return (next, state.queue.isEmpty ? nil : state.generation)
+    }
+
+    /// After a moment without progress, lets everything held go: a burst that never completes
+    /// (an SDK that sends fewer requests) or a call that never finishes must not hang the replay.
+    private func watch(_ generation: Int) {
+        Task {
+            try? await Task.sleep(for: Self.patience)
+            let released = self.state.withLock { state -> [Waiter] in
+                guard state.generation == generation else { return [] }
+                defer {
+                    state.arrived = []
+                    state.queue = []
+                    state.expected = 0
+                    state.current = nil
+                    state.generation += 1
+                }
+                return state.arrived + state.queue
+            }
+            for waiter in released { waiter.continuation.resume() }
+        }
     }
 }

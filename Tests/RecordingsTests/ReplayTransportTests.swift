@@ -108,4 +108,38 @@ import Testing
         _ = try await replay.send(HTTPRequest(url: "https://issuer.example/.well-known/openid-configuration"))
         #expect(replay.reordered == [0])
     }
+
+    /// A race's identical requests are served in the order the issuer must have handled them
+    /// (the accepted one first), however the capture lists them; identical requests that did
+    /// not overlap keep their recorded order.
+    @Test("a race is served accepted answer first; a later retry keeps its place")
+    func processingOrder() async throws {
+        func refresh(at start: Int64, lasting time: Double, status: Int, answer: String) -> RecordedExchange {
+            var exchange = Self.exchange(
+                "POST", Self.token, body: "grant_type=refresh_token&refresh_token=r1&client_id=app",
+                status: status, answer: answer)
+            exchange.startedAtMilliseconds = start
+            exchange.timeMilliseconds = time
+            return exchange
+        }
+        // Listed as the requests left: the refused one (held at the issuer) first.
+        let race = [
+            refresh(at: 1000, lasting: 300, status: 400, answer: "replay"),
+            refresh(at: 1001, lasting: 2, status: 200, answer: "winner"),
+        ]
+        let transport = ReplayTransport(exchanges: race)
+        let request = Self.post("grant_type=refresh_token&refresh_token=r1&client_id=app")
+        #expect(try await transport.send(request).bodyText == "winner")
+        #expect(try await transport.send(request).bodyText == "replay")
+        #expect(transport.reordered.isEmpty, "served in the order the issuer handled them")
+
+        // A failure, then a retry a minute later that worked: recorded order.
+        let retry = [
+            refresh(at: 1000, lasting: 30, status: 503, answer: "unavailable"),
+            refresh(at: 61000, lasting: 2, status: 200, answer: "worked"),
+        ]
+        let later = ReplayTransport(exchanges: retry)
+        #expect(try await later.send(request).bodyText == "unavailable")
+        #expect(try await later.send(request).bodyText == "worked")
+    }
 }

@@ -23,9 +23,13 @@ import Testing
                   - launch
                   - signIn
                   - advance: 1h
+                  # The first refresh is held at the issuer; the second leaves once the first has, reaches
+                  # the issuer first and rotates the token, so the first is taken for a replay.
+                  - issuer: {fault: http-delay, path: /oauth/token, count: 1, delay_ms: 300}
                   - parallel:
-                      - getAccessToken: {force: true, error: [session_expired, none]}
-                      - getAccessToken: {force: true, error: [session_expired, none]}
+                      - getAccessToken: {force: true, error: session_expired}
+                      - - wait: {requests: {path: /oauth/token, count: 2}}
+                        - getAccessToken: {force: true}
                 """.utf8), file: "field.yaml")
         let outcome = await ScenarioRunner.run(scenario, seed: 21)
         #expect(outcome.result.status == .passed, "\(String(describing: outcome.result.failure))")

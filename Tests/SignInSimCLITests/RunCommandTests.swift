@@ -177,9 +177,13 @@ struct ReplayCommandTests {
               - launch
               - signIn
               - advance: 1h
+              # The first refresh is held at the issuer; the second leaves once the first has, reaches
+              # the issuer first and rotates the token, so the first is taken for a replay.
+              - issuer: {fault: http-delay, path: /oauth/token, count: 1, delay_ms: 300}
               - parallel:
-                  - getAccessToken: {force: true, error: [session_expired, none]}
-                  - getAccessToken: {force: true, error: [session_expired, none]}
+                  - getAccessToken: {force: true, error: session_expired}
+                  - - wait: {requests: {path: /oauth/token, count: 2}}
+                    - getAccessToken: {force: true}
             """
         ])
         let hars = try TemporaryDirectory()
