@@ -220,8 +220,8 @@ let package = Package(
         .testTarget(
             name: "ReplayTests",
             dependencies: [
-                "Replay", "Recordings", "Scenario", "ScenarioRunner", "ScenarioReports", "SignInSDK", "HTTPClient",
-                "TestSupport",
+                "Replay", "Recordings", "Scenario", "ScenarioRunner", "ScenarioReports", "SignInSDK",
+                "HTTPClient", "TestSupport",
             ],
             // Read from the source tree by path (#filePath), as golden files are.
             exclude: ["Captures", "Golden"]),

@@ -68,7 +68,8 @@ public struct URLParts: Hashable, Sendable {
     public static func origin(of url: String) -> String? {
         let utf8 = url.utf8
         guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), let first = utf8.first,
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20), utf8[..<colon].allSatisfy(isSchemeByte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20),
+            utf8[..<colon].allSatisfy(isSchemeByte)
         else { return nil }
         let afterColon = utf8.index(after: colon)
         guard utf8[afterColon...].starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")]) else { return nil }

@@ -136,7 +136,8 @@ public enum Base64URL {
         switch failure {
         case nil: return bytes
         case .trailingBits?: throw JOSEError(.malformedBase64URL, "base64url text has non-zero trailing bits")
-        case .character(let byte)?: throw JOSEError(.malformedBase64URL, "base64url text contains \(describe(byte))")
+        case .character(let byte)?:
+            throw JOSEError(.malformedBase64URL, "base64url text contains \(describe(byte))")
         }
     }
 

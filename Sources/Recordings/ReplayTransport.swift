@@ -114,7 +114,8 @@ public final class ReplayTransport: HTTPTransport, Sendable {
         let decision: (entry: Int?, note: String?) = state.withLock { state in
             if mode == .sequential {
                 if !unsequenced.isEmpty,
-                    let index = state.queues[matching.key(method: method, url: request.url, body: request.body)]?
+                    let index = state.queues[
+                        matching.key(method: method, url: request.url, body: request.body)]?
                         .first(where: { unsequenced.contains($0) && !state.servedUnsequenced.contains($0) })
                 {
                     state.servedUnsequenced.insert(index)

@@ -54,14 +54,17 @@ public enum CaptureReplay {
                 world = try await SimulationWorld.embedded(
                     tenant: NewEpisodesTarget.tenant(for: plan), seed: 0, epoch: epoch)
             } catch {
-                throw Failure(description: "the embedded issuer for new episodes did not start: \(error.message)")
+                throw Failure(
+                    description: "the embedded issuer for new episodes did not start: \(error.message)")
             }
             fallback = world.identity.flatMap {
                 OriginRewritingTransport(recordedIssuer: plan.issuer, target: $0.issuerURL, inner: world.curl)
             }
         case (.newEpisodes, .issuer(let url)):
             world = SimulationWorld.external(seed: 0, epoch: epoch)
-            guard let transport = OriginRewritingTransport(recordedIssuer: plan.issuer, target: url, inner: world.curl)
+            guard
+                let transport = OriginRewritingTransport(
+                    recordedIssuer: plan.issuer, target: url, inner: world.curl)
             else { throw Failure(description: "\(url) is not an absolute URL to send new episodes to") }
             fallback = transport
         default:
@@ -122,7 +125,9 @@ public enum CaptureReplay {
                     outcomes = await withTaskGroup(of: (Int, String).self) { group in
                         for (index, action) in wave.actions.enumerated() {
                             group.addTask {
-                                let result = await BurstGate.$slot.withValue(index) { await outcome(of: action) }
+                                let result = await BurstGate.$slot.withValue(index) {
+                                    await outcome(of: action)
+                                }
                                 gate.finished(slot: index)
                                 return (index, result)
                             }
@@ -150,7 +155,8 @@ public enum CaptureReplay {
             // Sequential mode served the next entry, but it was recorded for another request.
             let entry = capture.entryNumber(of: served.entry ?? 0)
             report.notInCapture.append(
-                "\(served.method) \(URLParts.stripQueryAndFragment(served.url)) (given #\(entry), \(served.note ?? ""))")
+                "\(served.method) \(URLParts.stripQueryAndFragment(served.url)) (given #\(entry), \(served.note ?? ""))"
+            )
         }
         for served in replay.served where served.entry == nil {
             let line = "\(served.method) \(URLParts.stripQueryAndFragment(served.url))"
@@ -161,7 +167,8 @@ public enum CaptureReplay {
         for entry in replay.unused where entry > plan.sessionEntry && plan.replayable.contains(entry) {
             let exchange = capture.exchanges[entry]
             report.notMadeByApp.append(
-                "#\(capture.entryNumber(of: entry)) \(exchange.method) \(URLParts.stripQueryAndFragment(exchange.url))")
+                "#\(capture.entryNumber(of: entry)) \(exchange.method) \(URLParts.stripQueryAndFragment(exchange.url))"
+            )
         }
         // Key-set and discovery fetches depend on caches (the replay skipped the sign-in's own
         // ID token check), so only the app's calls count for order.
@@ -246,7 +253,8 @@ struct ReplayPlan {
         let sessionParameters = parameters(sessionExchange)
         clientID = sessionParameters["client_id"] ?? "unknown-client"
         redirectURI = sessionParameters["redirect_uri"] ?? "\(clientID)://callback"
-        (clientSecret, clientAuthentication) = Self.clientCredentials(of: sessionExchange, form: sessionParameters)
+        (clientSecret, clientAuthentication) = Self.clientCredentials(
+            of: sessionExchange, form: sessionParameters)
         sessionEntry = sessionIndex
         sessionStartedAt = sessionExchange.startedAtMilliseconds
         guard let body = try? JSONValue.parseObject(sessionExchange.responseBody),
@@ -273,7 +281,9 @@ struct ReplayPlan {
         var waveEnd: Int64 = .min
         for (index, exchange) in exchanges.enumerated() where exchange.method == "GET" {
             let path = URLParts.path(of: exchange.url)
-            if path == jwksPath || path.hasSuffix("/.well-known/openid-configuration") { cacheFetches.insert(index) }
+            if path == jwksPath || path.hasSuffix("/.well-known/openid-configuration") {
+                cacheFetches.insert(index)
+            }
         }
         for index in exchanges.indices where index > sessionIndex {
             let exchange = exchanges[index]
@@ -318,7 +328,8 @@ extension ReplayPlan {
     {
         if let secret = form["client_secret"] { return (secret, .post) }
         guard
-            let header = exchange.requestHeaders.first(where: { $0.name.lowercased() == "authorization" })?.value,
+            let header = exchange.requestHeaders.first(where: { $0.name.lowercased() == "authorization" })?
+                .value,
             header.lowercased().hasPrefix("basic ")
         else { return (nil, nil) }
         let credentials = String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)
@@ -352,7 +363,9 @@ enum TokenAudit {
                 _ = try JWT.verify(
                     idToken, keys: collection,
                     validation: .idToken(issuer: plan.issuer, clientID: plan.clientID, nonce: nil, now: now))
-                lines.append("#\(capture.entryNumber(of: index)) ID token: verifies (signature, iss, aud, exp at the recorded time)")
+                lines.append(
+                    "#\(capture.entryNumber(of: index)) ID token: verifies (signature, iss, aud, exp at the recorded time)"
+                )
             } catch {
                 lines.append("#\(capture.entryNumber(of: index)) ID token: \(error.message)")
             }

@@ -156,7 +156,9 @@ extension SignInClient {
         // Verified claims are given for every ID token but a refreshed session's old one.
         let decoded =
             claims
-            ?? (try? JWT.decodeUnverified(idToken)).flatMap { try? JWTClaims(json: $0.claims.objectValue ?? [:]) }
+            ?? (try? JWT.decodeUnverified(idToken)).flatMap {
+                try? JWTClaims(json: $0.claims.objectValue ?? [:])
+            }
         return Session(
             accessToken: response.accessToken, tokenType: response.tokenType, idToken: idToken,
             refreshToken: response.refreshToken ?? previous?.refreshToken, expiresAt: expiresAt,

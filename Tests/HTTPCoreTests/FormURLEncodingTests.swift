@@ -159,7 +159,9 @@ struct HTTPMessageTests {
         for url in urls {
             #expect(URLParts.origin(of: url) == URLParts(url)?.origin, "\(url)")
         }
-        for url in ["com.example.app:/cb", "/oauth/token", "", "://h/x", "1http://h/", "http:///x", "a b://h"] {
+        for url in [
+            "com.example.app:/cb", "/oauth/token", "", "://h/x", "1http://h/", "http:///x", "a b://h",
+        ] {
             #expect(URLParts.origin(of: url) == nil, "\(url)")
         }
     }

@@ -174,7 +174,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let empty = folder.appendingPathComponent("empty.har").path
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         let cases = [
             (folder.appendingPathComponent("missing.har").path, "No such file"),
             (folder.path, "not a regular file"),
@@ -190,7 +190,7 @@ import Testing
             }
         }
         let small = folder.appendingPathComponent("small.har").path
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: small,
             contents: Data(#"{"log": {"entries": [{"request": {"url": "https://x/"}}]}}"#.utf8))
         #expect(try HARImporter.load(path: small).exchanges.count == 1)

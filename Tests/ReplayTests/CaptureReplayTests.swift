@@ -1,10 +1,11 @@
 import HTTPClient
 import Recordings
-@testable import Replay
 import Scenario
 import ScenarioRunner
 import SignInSDK
 import Testing
+
+@testable import Replay
 
 /// Replaying a capture of field bug 1 (a refresh race that signed the user out): the naive
 /// SDK reproduces it request for request, the default SDK diverges and stays signed in.
@@ -90,7 +91,8 @@ import Testing
         #expect(strict.notInCapture.first?.hasSuffix("/.well-known/jwks.json") == true, "\(strict.text)")
         #expect(strict.tokens == ["no key set in the capture: ID tokens not checked"])
 
-        let episodes = try await CaptureReplay.run(capture, options: .init(profile: naive, mode: .newEpisodes))
+        let episodes = try await CaptureReplay.run(
+            capture, options: .init(profile: naive, mode: .newEpisodes))
         #expect(!episodes.matches)
         let fetched = try #require(episodes.notInCapture.first, "\(episodes.text)")
         #expect(fetched.hasPrefix("GET \(episodes.issuer)/.well-known/jwks.json"))
@@ -125,7 +127,8 @@ import Testing
                 == "http://127.0.0.1:8080/oauth/token?x=1#f")
         #expect(transport.rewritten("https://TENANT.example.com") == "http://127.0.0.1:8080")
         #expect(transport.rewritten("https://cdn.example.com/keys") == "https://cdn.example.com/keys")
-        #expect(transport.rewritten("https://tenant.example.com:8443/x") == "https://tenant.example.com:8443/x")
+        #expect(
+            transport.rewritten("https://tenant.example.com:8443/x") == "https://tenant.example.com:8443/x")
     }
 }
 

@@ -27,7 +27,8 @@ import Testing
     @Test("divergence reports match their golden files", arguments: cases.indices)
     func golden(index: Int) async throws {
         let (name, profileName, mode) = Self.cases[index]
-        let capture = try HARImporter.load(path: Self.folder.appendingPathComponent("Captures/\(name).har").path)
+        let capture = try HARImporter.load(
+            path: Self.folder.appendingPathComponent("Captures/\(name).har").path)
         let profile = try BehaviorProfile(named: profileName)
         let report = try await CaptureReplay.run(capture, options: .init(profile: profile, mode: mode))
         let text = report.text + "exit \(report.matches ? 0 : 1)\n"

@@ -208,7 +208,8 @@ struct ReplayCommandTests {
     @Test func newEpisodes() throws {
         let race = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../ReplayTests/Captures/race.har").path
-        var document = try #require(try JSONValue.parse(Array(try String(contentsOfFile: race, encoding: .utf8).utf8)).objectValue)
+        var document = try #require(
+            try JSONValue.parse(Array(try String(contentsOfFile: race, encoding: .utf8).utf8)).objectValue)
         var log = try #require(document["log"]?.objectValue)
         let entries = try #require(log["entries"]?.arrayValue)
         log["entries"] = .array(
@@ -221,10 +222,13 @@ struct ReplayCommandTests {
         let strict = try SignInSimBinary.run(["replay", path, "--sdk-profile", "naive"])
         #expect(strict.status == 1)
         #expect(!strict.standardOutput.contains("sent to the issuer"), "\(strict.standardOutput)")
-        let episodes = try SignInSimBinary.run(["replay", path, "--sdk-profile", "naive", "--mode", "new-episodes"])
+        let episodes = try SignInSimBinary.run([
+            "replay", path, "--sdk-profile", "naive", "--mode", "new-episodes",
+        ])
         #expect(episodes.status == 1)
         #expect(
-            episodes.standardOutput.contains("/.well-known/jwks.json (not in the capture: sent to the issuer)"),
+            episodes.standardOutput.contains(
+                "/.well-known/jwks.json (not in the capture: sent to the issuer)"),
             "\(episodes.standardOutput)\(episodes.standardError)")
         let misused = try SignInSimBinary.run(["replay", path, "--new-episodes-issuer", "http://127.0.0.1:9"])
         #expect(misused.status == 64)
@@ -241,7 +245,8 @@ struct ReplayCommandTests {
             let result = try SignInSimBinary.run(["replay", damaged] + extra)
             #expect(result.status == status, "\(result.standardOutput)\(result.standardError)")
             let lines = result.standardOutput.split(separator: "\n")
-            let start = try #require(lines.firstIndex { $0.hasPrefix("requests the app made that the capture lacks") })
+            let start = try #require(
+                lines.firstIndex { $0.hasPrefix("requests the app made that the capture lacks") })
             return lines[(start + 1)...].prefix { $0.hasPrefix("  ") }.map { $0.dropFirst(2) }
         }
         let plain = try lacking([])

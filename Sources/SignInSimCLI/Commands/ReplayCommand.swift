@@ -104,8 +104,12 @@ extension SignInSimCLI {
             if let mode = arguments.value("mode").flatMap(ReplayTransport.Mode.init(rawValue:)) {
                 options.mode = mode
             }
-            for name in arguments.allValues("ignore-value") { options.matching.ignoredValues.insert(name.lowercased()) }
-            for name in arguments.allValues("match-value") { options.matching.ignoredValues.remove(name.lowercased()) }
+            for name in arguments.allValues("ignore-value") {
+                options.matching.ignoredValues.insert(name.lowercased())
+            }
+            for name in arguments.allValues("match-value") {
+                options.matching.ignoredValues.remove(name.lowercased())
+            }
             if let url = arguments.value("new-episodes-issuer") {
                 guard options.mode == .newEpisodes else {
                     throw UsageError("--new-episodes-issuer needs --mode new-episodes")
