@@ -20,12 +20,12 @@ struct IssuerState: Sendable {
     /// Scopes each user granted each client.
     var consents: [ConsentKey: Set<String>] = [:]
     /// Refresh tokens by hash.
-    var refreshTokens: [TokenHash: RefreshTokenRecord] = [:]
+    var refreshTokens = ShardedTable<TokenHash, RefreshTokenRecord>()
     /// RFC 9449 §5: the DPoP key thumbprint of each refresh token bound to one (public clients
     /// that signed in or refreshed with a proof); most tokens are not, and cost nothing here.
     var refreshTokenBindings: [TokenHash: String] = [:]
     /// Refresh token families by id.
-    var families: [RefreshFamily.ID: RefreshFamily] = [:]
+    var families = ShardedTable<RefreshFamily.ID, RefreshFamily>()
     /// The id the next family gets.
     var nextFamilyID: RefreshFamily.ID = 1
     /// Refresh token hashes by expiry, for `sweep`.
