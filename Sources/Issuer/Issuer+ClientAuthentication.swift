@@ -63,24 +63,15 @@ extension Issuer {
         guard fields.count == 1 else {
             throw .invalidRequest("the request has several Authorization headers")
         }
-        let field = fields[0].drop { $0 == " " }
-        guard field.count >= 5, String(field.prefix(5)).caseInsensitiveEquals("basic"),
-            field.count == 5 || field.dropFirst(5).first == " "
-        else { return nil }
-        let encoded = field.dropFirst(5).trimmingCharacters(in: .whitespaces)
-        guard let data = Data(base64Encoded: encoded), let text = String(validating: data, as: UTF8.self),
-            let colon = text.firstIndex(of: ":")
-        else {
-            throw .invalidClient("the HTTP Basic credentials are malformed", basicChallenge: true)
-        }
         let id: String
         let secret: String
-        do {
-            // RFC 6749 §2.3.1: id and secret are form-urlencoded before Basic encoding.
-            id = try FormURLEncoding.unescape(text[..<colon])
-            secret = try FormURLEncoding.unescape(text[text.index(after: colon)...])
-        } catch {
+        switch BasicCredentials.read(fields[0]) {
+        case .otherScheme: return nil
+        case .malformed:
+            throw .invalidClient("the HTTP Basic credentials are malformed", basicChallenge: true)
+        case .notFormEncoded:
             throw .invalidClient("the HTTP Basic credentials are not form-urlencoded", basicChallenge: true)
+        case .credentials(let decodedID, let decodedSecret): (id, secret) = (decodedID, decodedSecret)
         }
         guard !id.isEmpty else {
             throw .invalidClient("the HTTP Basic credentials name no client", basicChallenge: true)

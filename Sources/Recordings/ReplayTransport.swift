@@ -33,6 +33,9 @@ public final class ReplayTransport: HTTPTransport, Sendable {
         public var note: String?
     }
 
+    /// The note of a request strict mode refused because no entry matches it.
+    public static let refusedNote = "not in the capture"
+
     public let exchanges: [RecordedExchange]
     public let mode: Mode
     public let matching: ReplayMatching
@@ -165,7 +168,7 @@ public final class ReplayTransport: HTTPTransport, Sendable {
                     note: "not in the capture: sent to the issuer"))
             return try await fallback.send(request)
         }
-        log(Served(method: method, url: request.url, entry: nil, note: decision.note ?? "not in the capture"))
+        log(Served(method: method, url: request.url, entry: nil, note: decision.note ?? Self.refusedNote))
         throw HTTPError(
             .connectionFailed, "\(method) \(request.urlWithoutQuery) is not in the capture (strict replay)")
     }

@@ -161,7 +161,7 @@ public enum CaptureReplay {
         for served in replay.served where served.entry == nil {
             let line = "\(served.method) \(URLParts.stripQueryAndFragment(served.url))"
             // Strict mode's note only repeats the section's title; the others say where it went.
-            let note = served.note.flatMap { $0 == "not in the capture" ? nil : $0 }
+            let note = served.note.flatMap { $0 == ReplayTransport.refusedNote ? nil : $0 }
             report.notInCapture.append(note.map { "\(line) (\($0))" } ?? line)
         }
         for entry in replay.unused where entry > plan.sessionEntry && plan.replayable.contains(entry) {
@@ -289,8 +289,12 @@ struct ReplayPlan {
             let exchange = exchanges[index]
             let path = URLParts.path(of: exchange.url)
             let action: Action?
-            if path == tokenPath, parameters(exchange)["grant_type"] == "refresh_token" {
+            // The refresh token a refresh presented (the form is read once).
+            var presented: String?
+            if path == tokenPath, case let form = parameters(exchange), form["grant_type"] == "refresh_token"
+            {
                 action = .refresh
+                presented = form["refresh_token"]
             } else if path == userinfoPath {
                 action = .userInfo
             } else if path == endSessionPath {
@@ -304,15 +308,14 @@ struct ReplayPlan {
             actionEntries.insert(index)
             let start = exchange.startedAtMilliseconds
             let end = start + Int64(exchange.timeMilliseconds.rounded(.up))
-            let token = action == .refresh ? parameters(exchange)["refresh_token"] : nil
-            if var last = waves.last, start < waveEnd, action == .refresh, token != nil,
-                last.refreshToken == token, last.actions.allSatisfy({ $0 == .refresh })
+            if var last = waves.last, start < waveEnd, action == .refresh, presented != nil,
+                last.refreshToken == presented, last.actions.allSatisfy({ $0 == .refresh })
             {
                 last.actions.append(action)
                 waves[waves.count - 1] = last
                 waveEnd = max(waveEnd, end)
             } else {
-                waves.append(Wave(startedAt: start, actions: [action], refreshToken: token))
+                waves.append(Wave(startedAt: start, actions: [action], refreshToken: presented))
                 waveEnd = end
             }
         }
@@ -327,17 +330,15 @@ extension ReplayPlan {
         -> (String?, SignInOptions.ClientAuthentication?)
     {
         if let secret = form["client_secret"] { return (secret, .post) }
-        guard
-            let header = exchange.requestHeaders.first(where: { $0.name.lowercased() == "authorization" })?
-                .value,
-            header.lowercased().hasPrefix("basic ")
-        else { return (nil, nil) }
-        let credentials = String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)
-        guard let data = Data(base64Encoded: credentials), let text = String(validating: data, as: UTF8.self),
-            let colon = text.firstIndex(of: ":")
-        else { return (credentials, .basic) }
-        let secret = text[text.index(after: colon)...]
-        return ((try? FormURLEncoding.unescape(secret)) ?? String(secret), .basic)
+        guard let header = exchange.requestHeaders.first(where: { $0.name.lowercased() == "authorization" })
+        else {
+            return (nil, nil)
+        }
+        switch BasicCredentials.read(header.value) {
+        case .otherScheme: return (nil, nil)
+        case .malformed(let credentials): return (credentials, .basic)
+        case .notFormEncoded(let secret), .credentials(_, let secret): return (secret, .basic)
+        }
     }
 }
 

@@ -20,7 +20,8 @@ struct OriginRewritingTransport: HTTPTransport {
     let inner: any HTTPTransport
 
     init?(recordedIssuer: String, target: String, inner: any HTTPTransport) {
-        guard let recorded = URLParts(recordedIssuer)?.origin, let target = URLParts(target)?.origin else {
+        guard let recorded = URLParts.origin(of: recordedIssuer), let target = URLParts.origin(of: target)
+        else {
             return nil
         }
         recordedOrigin = recorded
@@ -36,7 +37,7 @@ struct OriginRewritingTransport: HTTPTransport {
 
     /// The URL with the recorded origin swapped for the target's; other URLs unchanged.
     func rewritten(_ url: String) -> String {
-        guard URLParts(url)?.origin == recordedOrigin else { return url }
+        guard URLParts.origin(of: url) == recordedOrigin else { return url }
         let schemeEnd = url.range(of: "://").map(\.upperBound) ?? url.startIndex
         let rest = url[schemeEnd...]
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex

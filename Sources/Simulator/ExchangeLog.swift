@@ -47,25 +47,17 @@ struct RecordingTransport: HTTPTransport {
     func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         let startedAt = now()
         let started = ContinuousClock.now
-        func elapsed() -> Double {
-            let (seconds, attoseconds) = (ContinuousClock.now - started).components
-            return Double(seconds) * 1000 + Double(attoseconds) / 1e15
-        }
+        let outcome: Result<HTTPResponse, HTTPError>
         do throws(HTTPError) {
-            let response = try await inner.send(request)
-            log.append(
-                .init(
-                    source: source, startedAtMilliseconds: startedAt, request: request,
-                    outcome: .success(response),
-                    durationMilliseconds: elapsed(), sentAt: started))
-            return response
+            outcome = .success(try await inner.send(request))
         } catch {
-            log.append(
-                .init(
-                    source: source, startedAtMilliseconds: startedAt, request: request,
-                    outcome: .failure(error),
-                    durationMilliseconds: elapsed(), sentAt: started))
-            throw error
+            outcome = .failure(error)
         }
+        let (seconds, attoseconds) = (ContinuousClock.now - started).components
+        log.append(
+            .init(
+                source: source, startedAtMilliseconds: startedAt, request: request, outcome: outcome,
+                durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15, sentAt: started))
+        return try outcome.get()
     }
 }

@@ -3,6 +3,7 @@ import Recordings
 import Scenario
 import ScenarioRunner
 import SignInSDK
+import TestSupport
 import Testing
 
 @testable import Replay
@@ -15,7 +16,7 @@ import Testing
     /// made by `Captures/make.sh`). A file rather than a fresh run: which of two raced requests
     /// is recorded first, and so served first, is up to the scheduler on the day.
     static func raceCapture() throws -> HARCapture {
-        try HARImporter.load(path: GoldenReportTests.folder.appendingPathComponent("Captures/race.har").path)
+        try HARImporter.load(path: TestCaptures.path("race.har"))
     }
 
     @Test("the naive SDK reproduces the recorded race; the default one diverges and stays signed in")

@@ -2,6 +2,7 @@ import Foundation
 import Recordings
 import Replay
 import SignInSDK
+import TestSupport
 import Testing
 
 /// The divergence report, word for word, for captures made by `Captures/make.sh` (signinsim
@@ -27,8 +28,7 @@ import Testing
     @Test("divergence reports match their golden files", arguments: cases.indices)
     func golden(index: Int) async throws {
         let (name, profileName, mode) = Self.cases[index]
-        let capture = try HARImporter.load(
-            path: Self.folder.appendingPathComponent("Captures/\(name).har").path)
+        let capture = try HARImporter.load(path: TestCaptures.path("\(name).har"))
         let profile = try BehaviorProfile(named: profileName)
         let report = try await CaptureReplay.run(capture, options: .init(profile: profile, mode: mode))
         let text = report.text + "exit \(report.matches ? 0 : 1)\n"

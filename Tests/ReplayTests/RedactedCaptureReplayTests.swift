@@ -5,6 +5,7 @@ import Scenario
 import ScenarioReports
 import ScenarioRunner
 import SignInSDK
+import TestSupport
 import Testing
 
 /// A redacted capture replays exactly like the original: written by `run --har-dir` with
@@ -14,23 +15,7 @@ import Testing
     /// Field bug 1 recorded live, every exchange with its real secrets: the naive app racing
     /// two refreshes against the embedded issuer.
     static func raceCapture() async throws -> HARCapture {
-        let scenario = try ScenarioLoader.parse(
-            Array(
-                """
-                name: the field
-                profile: naive
-                steps:
-                  - launch
-                  - signIn
-                  - advance: 1h
-                  # The first refresh is held at the issuer; the second leaves once the first has, reaches
-                  # the issuer first and rotates the token, so the first is taken for a replay.
-                  - issuer: {fault: http-delay, path: /oauth/token, count: 1, delay_ms: 300}
-                  - parallel:
-                      - getAccessToken: {force: true, error: session_expired}
-                      - - wait: {requests: {path: /oauth/token, count: 2}}
-                        - getAccessToken: {force: true}
-                """.utf8), file: "field.yaml")
+        let scenario = try ScenarioLoader.parse(Array(try TestCaptures.raceScenario.utf8), file: "field.yaml")
         let outcome = await ScenarioRunner.run(scenario, seed: 21)
         #expect(outcome.result.status == .passed, "\(String(describing: outcome.result.failure))")
         return HARCapture(exchanges: outcome.exchanges)

@@ -7,27 +7,10 @@ import Testing
 /// `import-har --redact` on import, one vocabulary, and a redacted capture that still replays.
 @Suite("signinsim redaction")
 struct RedactionCommandTests {
-    /// Field bug 1: the naive SDK races two refreshes with one token and is signed out.
-    static let race = """
-        name: race
-        profile: naive
-        steps:
-          - launch
-          - signIn
-          - advance: 1h
-          # The first refresh is held at the issuer; the second leaves once the first has, reaches
-          # the issuer first and rotates the token, so the first is taken for a replay.
-          - issuer: {fault: http-delay, path: /oauth/token, count: 1, delay_ms: 300}
-          - parallel:
-              - getAccessToken: {force: true, error: session_expired}
-              - - wait: {requests: {path: /oauth/token, count: 2}}
-                - getAccessToken: {force: true}
-        """
-
-    /// Runs the race and returns the folder and the path of the HAR written with `options`.
+    /// Runs the race (field bug 1: the naive SDK signed out by its own refresh race) and returns the folder and the path of the HAR written with `options`.
     static func record(_ options: [String]) throws -> (TemporaryDirectory, String) {
         let folder = try TemporaryDirectory()
-        _ = try folder.write(race, named: "race.yaml")
+        _ = try folder.write(try TestCaptures.raceScenario, named: "race.yaml")
         let result = try SignInSimBinary.run(
             ["run", folder.url.path + "/race.yaml", "--har-dir", folder.url.path + "/har"] + options)
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
@@ -111,7 +94,7 @@ struct RedactionCommandTests {
         ])
     func usage(arguments: [String]) throws {
         let folder = try TemporaryDirectory()
-        _ = try folder.write(Self.race, named: "race.yaml")
+        _ = try folder.write(try TestCaptures.raceScenario, named: "race.yaml")
         let paths = arguments[0] == "run" ? [folder.url.path + "/race.yaml"] : []
         let result = try SignInSimBinary.run(arguments + paths)
         #expect(result.status == 64, "\(result.standardOutput)\(result.standardError)")

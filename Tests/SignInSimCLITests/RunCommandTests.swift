@@ -170,21 +170,7 @@ struct RunCommandTests {
 struct ReplayCommandTests {
     @Test func replaysARecordedRace() throws {
         let folder = try RunCommandTests.folder([
-            "field.yaml": """
-            name: the field
-            profile: naive
-            steps:
-              - launch
-              - signIn
-              - advance: 1h
-              # The first refresh is held at the issuer; the second leaves once the first has, reaches
-              # the issuer first and rotates the token, so the first is taken for a replay.
-              - issuer: {fault: http-delay, path: /oauth/token, count: 1, delay_ms: 300}
-              - parallel:
-                  - getAccessToken: {force: true, error: session_expired}
-                  - - wait: {requests: {path: /oauth/token, count: 2}}
-                    - getAccessToken: {force: true}
-            """
+            "field.yaml": try TestCaptures.raceScenario
         ])
         let hars = try TemporaryDirectory()
         let run = try SignInSimBinary.run(["run", folder.url.path, "--har-dir", hars.url.path])
@@ -206,8 +192,7 @@ struct ReplayCommandTests {
     /// `--mode new-episodes` sends what the capture lacks (here its key set) to an embedded
     /// issuer; strict refuses it; `--new-episodes-issuer` without that mode is a usage error.
     @Test func newEpisodes() throws {
-        let race = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../ReplayTests/Captures/race.har").path
+        let race = TestCaptures.path("race.har")
         var document = try #require(
             try JSONValue.parse(Array(try String(contentsOfFile: race, encoding: .utf8).utf8)).objectValue)
         var log = try #require(document["log"]?.objectValue)
@@ -239,8 +224,7 @@ struct ReplayCommandTests {
     /// In the damaged capture the app refused the first refreshed ID token, so it refreshes
     /// again with the sign-in's refresh token and signs out with the sign-in's ID token.
     @Test func matchingIsConfigurable() throws {
-        let damaged = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../ReplayTests/Captures/damaged.har").path
+        let damaged = TestCaptures.path("damaged.har")
         func lacking(_ extra: [String], status: Int32 = 1) throws -> [Substring] {
             let result = try SignInSimBinary.run(["replay", damaged] + extra)
             #expect(result.status == status, "\(result.standardOutput)\(result.standardError)")

@@ -17,6 +17,8 @@ import jwt as pyjwt
 import requests
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from interop_checks import check, finish
+
 BASE = sys.argv[1].rstrip("/")
 ISSUER = sys.argv[2].rstrip("/") if len(sys.argv) > 2 else None
 APPLE_ISSUER = "https://appleid.apple.com"
@@ -25,13 +27,7 @@ TEAM = "INTEROP" + RUN[:3].upper()
 KEY_ID = "PYKEY" + RUN[:5].upper()
 BUNDLE = f"com.example.interop{RUN}"
 EMAIL = f"interop-{RUN}@example.com"
-results = []
 session = requests.Session()
-
-
-def check(name, condition, detail=""):
-    results.append(bool(condition))
-    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
 
 
 def post_form(path, data):
@@ -264,7 +260,4 @@ if ISSUER:
           body[0] == 403 and body[1] and body[1].get("error") == "invalid_grant"
           and body[1].get("error_description", "").startswith("Invalid authorization code"), body)
 
-passed = sum(results)
-failed = len(results) - passed
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -3,7 +3,6 @@
 Usage: issuer_interop.py PATH-TO-signinsim
 Prints one line per check and a closing "N passed, N failed" line; exits 1 on any failure.
 """
-import base64
 import hashlib
 import json
 import secrets
@@ -11,48 +10,16 @@ import subprocess
 import sys
 import time
 import urllib.parse
-from html.parser import HTMLParser
 
 import requests
 from jwcrypto import jwk, jwt
 
+from interop_checks import b64url, check, finish, forms_in
+
 BINARY = sys.argv[1]
 CLIENT_ID = "com.example.app"
 REDIRECT_URI = "com.example.app://auth/callback"
-results = []
 
-
-def check(name, condition, detail=""):
-    results.append(bool(condition))
-    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
-    return bool(condition)
-
-
-class FormParser(HTMLParser):
-    """Collects every <form> with its action, method, inputs and submit buttons."""
-
-    def __init__(self):
-        super().__init__()
-        self.forms = []
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form":
-            self.forms.append({"action": attrs.get("action", ""), "method": attrs.get("method", "get"), "fields": {}, "buttons": []})
-        elif self.forms and tag == "input" and attrs.get("name"):
-            self.forms[-1]["fields"][attrs["name"]] = attrs.get("value", "")
-        elif self.forms and tag == "button" and attrs.get("name"):
-            self.forms[-1]["buttons"].append((attrs["name"], attrs.get("value", "")))
-
-
-def forms_in(html):
-    parser = FormParser()
-    parser.feed(html)
-    return parser.forms
-
-
-def b64url(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
 server = subprocess.Popen(
@@ -189,7 +156,4 @@ finally:
         server.kill()
     check("serve stops cleanly on SIGTERM", server.returncode == 0, server.returncode)
 
-passed = sum(results)
-failed = len(results) - passed
-print(f"{passed} passed, {failed} failed")
-sys.exit(0 if failed == 0 else 1)
+finish()

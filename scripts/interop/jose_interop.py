@@ -20,12 +20,13 @@ from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from jwcrypto import jwk as jc_jwk
 from jwcrypto import jwt as jc_jwt
 
+from interop_checks import check, finish
+
 BINARY = sys.argv[1]
 WORK = tempfile.mkdtemp(prefix="signinsim-interop-")
 NOW = int(time.time())
 ISSUER = "https://issuer.example"
 AUDIENCE = "com.example.app"
-results = []
 
 
 def run(*args, stdin=None):
@@ -33,11 +34,6 @@ def run(*args, stdin=None):
         [BINARY, *args], input=stdin, capture_output=True, text=True, timeout=60
     )
     return process.returncode, process.stdout, process.stderr
-
-
-def check(name, condition, detail=""):
-    results.append(bool(condition))
-    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
 
 
 def write(name, text):
@@ -177,7 +173,4 @@ crit_token = crit_input + "." + b64url(r.to_bytes(32, "big") + s_value.to_bytes(
 code, _, err = verify(crit_token)
 check("unknown crit header is refused (unsupported_critical_header)", code == 1 and "unsupported_critical_header" in err, err)
 
-passed = sum(results)
-failed = len(results) - passed
-print(f"{passed} passed, {failed} failed")
-sys.exit(0 if failed == 0 else 1)
+finish()

@@ -8,7 +8,6 @@ revoke a refresh token family on reuse; PATH-TO-DOT-PYTHON is a python with Djan
 django-oauth-toolkit). Prints one line per check and a closing "N passed, N failed" line;
 exits 1 on any failure.
 """
-import base64
 import hashlib
 import json
 import os
@@ -23,42 +22,18 @@ import tempfile
 import threading
 import time
 import urllib.parse
-from html.parser import HTMLParser
 
 import requests
+
+from interop_checks import b64url, check, finish, forms_in, results
 
 BINARY, MITMDUMP, DOT_PYTHON = sys.argv[1], sys.argv[2], sys.argv[3]
 PROVIDERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "providers")
 WORK = tempfile.mkdtemp(prefix="signinsim-mitm-")
 CLIENT_ID = "com.example.app"
 REDIRECT_URI = "com.example.app://auth/callback"
-results = []
 processes = []
 
-
-def check(name, condition, detail=""):
-    results.append(bool(condition))
-    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"), flush=True)
-    return bool(condition)
-
-
-class FormParser(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.forms = []
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form":
-            self.forms.append({"action": attrs.get("action", ""), "fields": {}, "buttons": []})
-        elif self.forms and tag == "input" and attrs.get("name"):
-            self.forms[-1]["fields"][attrs["name"]] = attrs.get("value", "")
-        elif self.forms and tag == "button" and attrs.get("name"):
-            self.forms[-1]["buttons"].append((attrs["name"], attrs.get("value", "")))
-
-
-def b64url(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
 def free_port():
@@ -142,11 +117,10 @@ def sign_in(session, issuer, username, password):
                 break
             response = session.get(urllib.parse.urljoin(response.url, location), allow_redirects=False, timeout=10)
             continue
-        parser = FormParser()
-        parser.feed(response.text)
-        if not parser.forms:
+        forms = forms_in(response.text)
+        if not forms:
             break
-        form = parser.forms[0]
+        form = forms[0]
         data = dict(form["fields"])  # a named submit input (DOT's "allow") is the approval
         if "username" in data:
             data.update({"username": username, "password": password})
@@ -419,6 +393,4 @@ finally:
     else:
         print(f"captures, scenarios and logs kept in {WORK}")
 
-passed = sum(results)
-print(f"{passed} passed, {len(results) - passed} failed")
-sys.exit(0 if passed == len(results) else 1)
+finish()

@@ -16,14 +16,10 @@ import yaml
 from haralyzer import HarParser
 from junitparser import JUnitXml
 
+from interop_checks import check, finish
+
 BINARY, SCENARIOS = sys.argv[1], sys.argv[2]
 WORK = tempfile.mkdtemp(prefix="signinsim-scenarios-")
-results = []
-
-
-def check(name, condition, detail=""):
-    results.append(bool(condition))
-    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
 
 
 def scenario_files():
@@ -108,6 +104,4 @@ check("the schema refuses broken scenarios", all(list(validator.iter_errors(doc)
 printed = subprocess.run([BINARY, "schema"], capture_output=True, text=True, timeout=60).stdout
 check("signinsim schema prints the checked-in schema", json.loads(printed) == schema)
 
-passed = sum(results)
-print(f"{passed} passed, {len(results) - passed} failed")
-sys.exit(0 if passed == len(results) else 1)
+finish()

@@ -274,13 +274,14 @@ def serve(directory, port_file):
         pass
 
 
-def main(argv):
+def main(argv, setup=setup, usage=__doc__):
+    """`setup DIR` or `serve DIR PORT_FILE`; a variant passes its own setup and usage text."""
     if len(argv) >= 2 and argv[0] == "setup":
         setup(Path(argv[1]).resolve())
     elif len(argv) >= 3 and argv[0] == "serve":
         serve(Path(argv[1]).resolve(), Path(argv[2]))
     else:
-        sys.stderr.write(textwrap.dedent(__doc__))
+        sys.stderr.write(textwrap.dedent(usage))
         return 2
     return 0
 

@@ -28,8 +28,6 @@ Why each setting (django-oauth-toolkit 3.x, oauth2_validators.py):
 Loopback-only test scaffolding, like django_oidc.py.
 """
 import sys
-import textwrap
-from pathlib import Path
 
 import django_oidc
 
@@ -80,16 +78,5 @@ def setup(directory):
         directory / django_oidc.PACKAGE / "refresh_queue.py", MIDDLEWARE.format(hold=HOLD_SECONDS))
 
 
-def main(argv):
-    if len(argv) >= 2 and argv[0] == "setup":
-        setup(Path(argv[1]).resolve())
-    elif len(argv) >= 3 and argv[0] == "serve":
-        django_oidc.serve(Path(argv[1]).resolve(), Path(argv[2]))
-    else:
-        sys.stderr.write(textwrap.dedent(__doc__))
-        return 2
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(django_oidc.main(sys.argv[1:], setup=setup, usage=__doc__))
