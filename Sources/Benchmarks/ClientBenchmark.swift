@@ -35,10 +35,12 @@ struct FlowFloor {
 }
 
 /// Loopback round trips per second through the same libcurl transport the phones use, against
-/// a handler that answers at once: the cheapest request the flows could make. `concurrency`
-/// senders share the transport, as the phones of one world share theirs.
+/// a handler that answers at once on the server's IO thread, as the issuer's endpoints do: the
+/// cheapest request the flows could make. `concurrency` senders share the transport, as the
+/// phones of one world share theirs.
 func loopbackRequestsPerSecond(seconds: Double, concurrency: Int = 1) async throws -> Double {
-    let server = MicroHTTPServer { _ in .json(["ok": true]) }
+    let server = MicroHTTPServer(
+        immediate: { _ in .response(.json(["ok": true])) }, handler: { _ in .json(["ok": true]) })
     try server.start()
     defer { Task { await server.shutdown() } }
     let transport = CurlTransport(cookieJar: nil)

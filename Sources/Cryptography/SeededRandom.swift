@@ -20,11 +20,11 @@ public final class SeededRandom: RandomSource {
         var used = 0
     }
 
-    private let key: [UInt8]
+    private let key: HMACSHA256Key
     private let state = Mutex(State())
 
     public init(seed: UInt64) {
-        key = Self.bigEndian(seed)
+        key = HMACSHA256Key(Self.bigEndian(seed))
     }
 
     public func bytes(count: Int) -> [UInt8] {
@@ -34,8 +34,7 @@ public final class SeededRandom: RandomSource {
             output.reserveCapacity(count)
             while output.count < count {
                 if state.used == state.block.count {
-                    state.block = HMACSHA256.authenticationCode(
-                        for: Self.bigEndian(state.nextBlock), key: key)
+                    state.block = key.authenticationCode(for: Self.bigEndian(state.nextBlock))
                     state.nextBlock &+= 1
                     state.used = 0
                 }

@@ -10,8 +10,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration = .seconds(5)
     /// How long a connection may stay silent (idle keep-alive included) before it is closed.
     public var connectionTimeout: Duration = .seconds(30)
-    /// libmicrohttpd threads doing the network IO (handlers run on Swift's task pool);
-    /// 1 means a single polling thread, more means a pool sharing the listening socket.
+    /// libmicrohttpd threads doing the network IO and the immediate answers (other handlers
+    /// run on Swift's task pool); 1 means a single polling thread, more means a pool sharing
+    /// the listening socket.
     public var ioThreads: Int = 1
 
     public init() {}

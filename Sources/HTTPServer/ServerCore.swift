@@ -20,6 +20,7 @@ struct DaemonHandle: @unchecked Sendable {
 /// suspended set and leave the (freed) connection alone.
 final class ServerCore: @unchecked Sendable {
     let handler: HTTPHandler
+    let immediate: ImmediateHTTPHandler?
     let maximumBodySize: Int
     /// Written only before the daemon starts (thread creation orders it before every read by
     /// the daemon's threads); other readers go through `address`.
@@ -50,8 +51,9 @@ final class ServerCore: @unchecked Sendable {
     /// stop), no handler takes a connection out, and the stop waits for those resuming.
     private let suspended = Mutex(Suspended())
 
-    init(handler: @escaping HTTPHandler, maximumBodySize: Int) {
+    init(handler: @escaping HTTPHandler, immediate: ImmediateHTTPHandler?, maximumBodySize: Int) {
         self.handler = handler
+        self.immediate = immediate
         self.maximumBodySize = maximumBodySize
     }
 
@@ -152,6 +154,17 @@ final class ServerCore: @unchecked Sendable {
                 method: HTTPMethod(rawValue: String(cString: method)), url: url(for: state.target),
                 headers: Self.headers(of: connection), body: state.body)
             state.body = []
+            let later: @Sendable () async -> HTTPResponse
+            switch immediate?(request) {
+            case .response(let response)?:
+                state.phase = .responded
+                return queue(response, on: connection, state: state)
+            case .later(let work)?:
+                later = work
+            case nil:
+                let handler = self.handler
+                later = { await handler(request) }
+            }
             let handle = ConnectionHandle(pointer: connection)
             let didSuspend = suspended.withLock { suspended in
                 guard !suspended.closed else { return false }
@@ -164,7 +177,7 @@ final class ServerCore: @unchecked Sendable {
                 return queue(Self.stoppingResponse, on: connection, state: state)
             }
             Task { [self] in
-                let response = await handler(request)
+                let response = await later()
                 resume(handle, state: state, with: response)
             }
             return .YES

@@ -7,7 +7,7 @@ import OAuthCore
 extension Issuer {
     /// `GET /authorize`: validates the request, then shows the login page, the consent page,
     /// or redirects with a code, depending on the browser's session and the user's consents.
-    func authorize(_ request: HTTPRequest) async -> HTTPResponse {
+    func authorize(_ request: HTTPRequest) -> HTTPResponse {
         let now = clock.now()
         let query: FormParameters
         do {

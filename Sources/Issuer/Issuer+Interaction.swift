@@ -37,7 +37,7 @@ extension Issuer {
     ]
 
     /// Whether the issuer is served over HTTPS, so that its cookies must be `Secure`.
-    var servesHTTPS: Bool { URLParts(identifier)?.scheme == "https" }
+    var servesHTTPS: Bool { identifier.prefix(6).lowercased() == "https:" }
 
     /// Renders a step, with any `Set-Cookie` fields.
     func render(_ step: InteractionStep, cookies: [String] = []) -> HTTPResponse {

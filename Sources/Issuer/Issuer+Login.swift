@@ -6,7 +6,7 @@ extension Issuer {
     /// `POST /u/login`: checks the user's email and password for a transaction; on success a
     /// new session (and cookie) replaces any the browser had, and the flow goes on to consent
     /// or the code.
-    func submitLogin(_ request: HTTPRequest) async -> HTTPResponse {
+    func submitLogin(_ request: HTTPRequest) -> HTTPResponse {
         let now = clock.now()
         guard let form = Issuer.interactionForm(request), let transactionID = form["transaction"],
             let csrfToken = form["csrf"]
@@ -43,7 +43,7 @@ extension Issuer {
     ///
     /// The form must come from the browser whose session the consent page was shown to: its
     /// session cookie must still open that live session.
-    func submitConsent(_ request: HTTPRequest) async -> HTTPResponse {
+    func submitConsent(_ request: HTTPRequest) -> HTTPResponse {
         let now = clock.now()
         guard let form = Issuer.interactionForm(request), let transactionID = form["transaction"],
             let csrfToken = form["csrf"]

@@ -16,7 +16,7 @@ extension Issuer {
     /// ephemeral one) leaves this one signed in, as at cookie-based OPs like Auth0. Redirection needs a client,
     /// named by `client_id` or by the hint's audience, whose registered post-logout redirect
     /// URIs include the one given, exactly.
-    func logout(_ request: HTTPRequest) async -> HTTPResponse {
+    func logout(_ request: HTTPRequest) -> HTTPResponse {
         let now = clock.now()
         let cookieHashes = Issuer.sessionCookieHashes(request)
         state.withLock { state in
@@ -109,7 +109,7 @@ extension Issuer {
     /// active one or a retired one), or `nil`. Expiry is not checked: RP-Initiated Logout §2
     /// lets an expired ID token serve as a hint.
     private func verifiedIDTokenHint(_ hint: String) -> JWTClaims? {
-        let keys = JWKCollection(state.withLock { $0.keys.publicKeySet })
+        let keys = verificationKeys.keys(for: state.withLock { $0.keys })
         do {
             let jws = try JWS.parse(hint)
             // An access token (typ at+jwt, RFC 9068 §2.1) is not an ID token.

@@ -11,7 +11,7 @@ extension Issuer {
     /// client also answers 200 and is left alone, so that the endpoint tells a client nothing
     /// about tokens that are not its own. `token_type_hint` only decides which kind is looked
     /// for first (§2.1).
-    func revoke(_ request: HTTPRequest) async -> HTTPResponse {
+    func revoke(_ request: HTTPRequest) -> HTTPResponse {
         let now = clock.now()
         do {
             let parameters = try OAuthRequestParameters(request: request)

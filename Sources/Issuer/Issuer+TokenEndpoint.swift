@@ -29,25 +29,56 @@ extension Issuer {
         GrantType.authorizationCode, GrantType.refreshToken, GrantType.tokenExchange,
     ]
 
+    /// `POST /oauth/token`, every grant.
     func token(_ request: HTTPRequest) async -> HTTPResponse {
+        if let response = tokenWithoutWaiting(request) { return response }
         let now = clock.now()
         var response: HTTPResponse
         do {
-            response = try await answerTokenRequest(request, now: now)
+            let (parameters, grantType) = try readTokenRequest(request)
+            let context = try checkTokenRequest(
+                request, parameters: parameters, grantType: grantType, now: now)
+            response = try await exchangeToken(context)
         } catch {
             response = error.response
         }
-        // RFC 9449 §8.2: a server that requires nonces may hand the next one out with any response.
-        if !response.headers.contains("DPoP-Nonce"), let nonce = dpopNonceHeader(now: now) {
-            response.headers.add(name: "DPoP-Nonce", value: nonce)
+        return offeringDPoPNonce(response, now: now)
+    }
+
+    /// `POST /oauth/token` answered on the spot: every request but a well-formed token exchange,
+    /// whose subject token may have to be checked with Apple over the network. For those, `nil`
+    /// before anything is recorded (not even the DPoP proof's `jti`), so that `token(_:)` can
+    /// take the same request from the start.
+    func tokenWithoutWaiting(_ request: HTTPRequest) -> HTTPResponse? {
+        let now = clock.now()
+        var response: HTTPResponse
+        do {
+            let (parameters, grantType) = try readTokenRequest(request)
+            if grantType == GrantType.tokenExchange { return nil }
+            let context = try checkTokenRequest(
+                request, parameters: parameters, grantType: grantType, now: now)
+            response =
+                grantType == GrantType.authorizationCode
+                ? try redeemAuthorizationCode(context) : try refreshTokens(context)
+        } catch {
+            response = error.response
         }
+        return offeringDPoPNonce(response, now: now)
+    }
+
+    /// RFC 9449 §8.2: a server that requires nonces may hand the next one out with any response.
+    private func offeringDPoPNonce(_ response: HTTPResponse, now: Int64) -> HTTPResponse {
+        guard !response.headers.contains("DPoP-Nonce"), let nonce = dpopNonceHeader(now: now) else {
+            return response
+        }
+        var response = response
+        response.headers.add(name: "DPoP-Nonce", value: nonce)
         return response
     }
 
-    /// The checks in the order a client can act on them: the request's shape, the grant type,
-    /// who the client is, whether it may use the grant, its DPoP proof; then the grant itself.
-    private func answerTokenRequest(_ request: HTTPRequest, now: Int64) async throws(OAuthError)
-        -> HTTPResponse
+    /// The request's parameters and its supported `grant_type`. Reads only: nothing is recorded.
+    private func readTokenRequest(_ request: HTTPRequest) throws(OAuthError)
+        -> (OAuthRequestParameters, String)
     {
         let parameters = try OAuthRequestParameters(request: request)
         guard let grantType = parameters["grant_type"] else {
@@ -58,6 +89,14 @@ extension Issuer {
                 "grant_type \(OAuthRequestParameters.quoted(grantType)) is not supported; this issuer takes "
                     + Issuer.supportedGrantTypes.sorted().joined(separator: ", "))
         }
+        return (parameters, grantType)
+    }
+
+    /// The checks in the order a client can act on them, after the request's shape and grant
+    /// type: who the client is, whether it may use the grant, its DPoP proof.
+    private func checkTokenRequest(
+        _ request: HTTPRequest, parameters: OAuthRequestParameters, grantType: String, now: Int64
+    ) throws(OAuthError) -> TokenRequestContext {
         let client = try authenticateClient(parameters, request: request)
         guard client.grantTypes.contains(grantType) else {
             throw .unauthorizedClient("client \(client.id) is not allowed the \(grantType) grant")
@@ -66,12 +105,7 @@ extension Issuer {
         if client.requireDPoP, proof == nil {
             throw .invalidDPoPProof("client \(client.id) must send a DPoP proof with every token request")
         }
-        let context = TokenRequestContext(parameters: parameters, client: client, proof: proof, now: now)
-        switch grantType {
-        case GrantType.authorizationCode: return try redeemAuthorizationCode(context)
-        case GrantType.refreshToken: return try refreshTokens(context)
-        default: return try await exchangeToken(context)
-        }
+        return TokenRequestContext(parameters: parameters, client: client, proof: proof, now: now)
     }
 
     /// Signs what a grant decided: the access token, and an ID token when `openid` was granted.

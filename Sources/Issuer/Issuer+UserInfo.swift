@@ -4,7 +4,7 @@ import OAuthCore
 
 // `GET|POST /userinfo` (OpenID Connect Core §5.3), a protected resource (RFC 6750, RFC 9449 §7).
 extension Issuer {
-    func userInfo(_ request: HTTPRequest) async -> HTTPResponse {
+    func userInfo(_ request: HTTPRequest) -> HTTPResponse {
         let now = clock.now()
         var response: HTTPResponse
         do {

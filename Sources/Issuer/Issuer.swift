@@ -52,13 +52,33 @@ public final class Issuer: Sendable {
 
     /// Answers one request: injected transport faults first, then the endpoint, then the log.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        switch respondImmediately(to: request) {
+        case .response(let response): response
+        case .later(let work): await work()
+        }
+    }
+
+    /// `respond(to:)` as a server's IO thread takes it: what can be answered on the spot is,
+    /// and what has to wait (a delay fault, a token exchange, which may call Apple) is decided
+    /// here and left for later. Transport faults are taken here, so "the next N requests" are
+    /// the next N to arrive, whatever the order their handlers would run in.
+    ///
+    /// The admin API answers on the spot too, `POST /_admin/tokens` included: minting many
+    /// tokens holds one IO thread for a while, but puts the tokens in that thread's memory
+    /// arena, where the refreshes that use them will free them (minted on another thread, they
+    /// doubled the memory a load test ends with).
+    public func respondImmediately(to request: HTTPRequest) -> ImmediateAnswer {
         let started = ContinuousClock.now
-        guard request.body.count <= Issuer.maximumBodySize else {
-            let response = OAuthError(
-                "invalid_request", "request body exceeds \(Issuer.maximumBodySize) bytes", status: 413
-            ).response
+        @Sendable func logged(_ response: HTTPResponse) -> HTTPResponse {
             log(request, response: response, started: started)
             return response
+        }
+        guard request.body.count <= Issuer.maximumBodySize else {
+            return .response(
+                logged(
+                    OAuthError(
+                        "invalid_request", "request body exceeds \(Issuer.maximumBodySize) bytes", status: 413
+                    ).response))
         }
         let path = request.path
         var fault: FaultInjection?
@@ -67,49 +87,69 @@ public final class Issuer: Sendable {
                 state.faults.take { $0.fault.isTransportFault && ($0.path == nil || $0.path == path) }
             }
         }
-        var response: HTTPResponse
+        if let fault, let response = Issuer.transportFaultResponse(fault) {
+            return .response(logged(response))
+        }
+        let endpoint: Endpoint
+        switch self.endpoint(for: request, path: path) {
+        case .failure(let refusal): return .response(logged(refusal.response))
+        case .success(let found): endpoint = found
+        }
         switch fault?.fault {
-        case .internalServerError?:
-            response =
-                OAuthError("server_error", "injected fault: internal server error", status: 500).response
-        case .serviceUnavailable?:
-            response =
-                OAuthError("temporarily_unavailable", "injected fault: service unavailable", status: 503)
+        case .delay?:
+            let delay = fault!.delayMilliseconds
+            return .later {
+                try? await Task.sleep(for: .milliseconds(delay))
+                return logged(await endpoint.waiting(self, request))
+            }
+        case .dropConnection?:
+            if endpoint.immediate(self, request) != nil { return .response(logged(.droppedConnection)) }
+            return .later {
+                _ = await endpoint.waiting(self, request)
+                return logged(.droppedConnection)
+            }
+        default:
+            if let response = endpoint.immediate(self, request) { return .response(logged(response)) }
+            return .later { logged(await endpoint.waiting(self, request)) }
+        }
+    }
+
+    /// The answer a transport fault puts in place of the endpoint's; `nil` for the faults that
+    /// let the endpoint run (a delay, a dropped connection).
+    private static func transportFaultResponse(_ fault: FaultInjection) -> HTTPResponse? {
+        switch fault.fault {
+        case .internalServerError:
+            return OAuthError("server_error", "injected fault: internal server error", status: 500).response
+        case .serviceUnavailable:
+            return OAuthError("temporarily_unavailable", "injected fault: service unavailable", status: 503)
                 .response
-        case .rateLimited?:
+        case .rateLimited:
             var error = OAuthError("too_many_requests", "injected fault: rate limited", status: 429)
-            error.headers["Retry-After"] = String(fault!.retryAfterSeconds)
-            response = error.response
-        case .htmlErrorPage?:
-            response = .html(
+            error.headers["Retry-After"] = String(fault.retryAfterSeconds)
+            return error.response
+        case .htmlErrorPage:
+            return .html(
                 "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
                     + "<p>The upstream server is unavailable (injected fault).</p></body></html>",
                 status: 502)
-        case .delay?:
-            try? await Task.sleep(for: .milliseconds(fault!.delayMilliseconds))
-            response = await route(request, path: path)
-        case .dropConnection?:
-            _ = await route(request, path: path)
-            response = .droppedConnection
         default:
-            response = await route(request, path: path)
+            return nil
         }
-        log(request, response: response, started: started)
-        return response
     }
 
-    private func route(_ request: HTTPRequest, path: String) async -> HTTPResponse {
+    /// The endpoint at `path` for the request's method (`HEAD` as `GET`), or why there is none.
+    private func endpoint(for request: HTTPRequest, path: String) -> Result<Endpoint, OAuthError> {
         guard let methods = Issuer.endpoints[path] else {
-            return OAuthError("not_found", "no endpoint at \(path.prefix(200))", status: 404).response
+            return .failure(OAuthError("not_found", "no endpoint at \(path.prefix(200))", status: 404))
         }
         let method = request.method == .head ? HTTPMethod.get : request.method
         guard let endpoint = methods[method] else {
             var error = OAuthError(
                 "invalid_request", "\(request.method) is not allowed on \(path)", status: 405)
             error.headers["Allow"] = methods.keys.map(\.rawValue).sorted().joined(separator: ", ")
-            return error.response
+            return .failure(error)
         }
-        return await endpoint(self, request)
+        return .success(endpoint)
     }
 
     private func log(_ request: HTTPRequest, response: HTTPResponse, started: ContinuousClock.Instant) {

@@ -31,9 +31,12 @@ public final class EmbeddedIdentityServer: Sendable {
     /// Starts listening and returns once requests are answered.
     ///
     /// - Parameters:
+    ///   - ioThreads: the listener's IO threads, which also compute the issuer's answers
+    ///     (`Issuer.respondImmediately`): one per core for a server under load.
     ///   - log: called after each request with the time it took (for `serve`'s stderr lines).
     public static func start(
-        tenant: Tenant = .default, host: String = "127.0.0.1", port: Int = 0, clock: any WallClock,
+        tenant: Tenant = .default, host: String = "127.0.0.1", port: Int = 0, ioThreads: Int = 1,
+        clock: any WallClock,
         random: any RandomSource = SystemRandom(), appleKeySeed: UInt64 = 0,
         keySource: SigningKeySource = .generated, outboundLog: ExchangeLog? = nil,
         log: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)? = nil
@@ -41,13 +44,32 @@ public final class EmbeddedIdentityServer: Sendable {
         var configuration = HTTPServerConfiguration()
         configuration.host = host
         configuration.port = port
+        configuration.ioThreads = ioThreads
         let slot = DeferredHandler()
-        let server = MicroHTTPServer(configuration: configuration) { request in
-            let started = ContinuousClock.now
-            let response = await slot.respond(to: request)
-            log?(request, response, ContinuousClock.now - started)
-            return response
-        }
+        let server = MicroHTTPServer(
+            configuration: configuration,
+            immediate: { request in
+                let started = ContinuousClock.now
+                switch slot.respondImmediately(to: request) {
+                case .response(let response)?:
+                    log?(request, response, ContinuousClock.now - started)
+                    return .response(response)
+                case .later(let work)?:
+                    return .later {
+                        let response = await work()
+                        log?(request, response, ContinuousClock.now - started)
+                        return response
+                    }
+                case nil:
+                    return nil
+                }
+            },
+            handler: { request in
+                let started = ContinuousClock.now
+                let response = await slot.respond(to: request)
+                log?(request, response, ContinuousClock.now - started)
+                return response
+            })
         do {
             try server.start()
         } catch {
@@ -59,10 +81,15 @@ public final class EmbeddedIdentityServer: Sendable {
                 keySource: keySource, outboundLog: outboundLog, log: log)
             let issuer = deployment.issuer
             let apple = deployment.apple
-            slot.set { request in
-                isApplePath(request.path)
-                    ? await apple.respond(to: request) : await issuer.respond(to: request)
-            }
+            // The simulated Apple has no immediate form: its requests go to the task pool.
+            slot.set(
+                immediate: { request in
+                    isApplePath(request.path) ? nil : issuer.respondImmediately(to: request)
+                },
+                handler: { request in
+                    isApplePath(request.path)
+                        ? await apple.respond(to: request) : await issuer.respond(to: request)
+                })
             return deployment
         } catch {
             await server.shutdown()

@@ -1,6 +1,7 @@
 import HTTPClient
 import HTTPCore
 import HTTPServer
+import Synchronization
 import TestSupport
 import Testing
 
@@ -299,5 +300,41 @@ struct MicroHTTPServerTests {
             }
             #expect(bodies == Array(repeating: true, count: 8))
         }
+    }
+
+    /// The immediate handler answers what it can on the IO thread, or leaves work for the task
+    /// pool; what it declines reaches the async handler, once, with the same request.
+    @Test("an immediate handler answers first, and what it declines goes to the handler")
+    func immediateHandler() async throws {
+        let handled = Mutex<[String]>([])
+        var configuration = HTTPServerConfiguration()
+        configuration.ioThreads = 2
+        let server = MicroHTTPServer(
+            configuration: configuration,
+            immediate: { request in
+                let body = String(decoding: request.body, as: UTF8.self)
+                switch request.path {
+                case "/now": return .response(.text("immediate:" + body))
+                case "/decided": return .later { .text("decided:" + body) }
+                default: return nil
+                }
+            },
+            handler: { request in
+                handled.withLock { $0.append(request.path) }
+                return .text("waited:" + String(decoding: request.body, as: UTF8.self))
+            })
+        try server.start()
+        let transport = CurlTransport()
+        let now = try await transport.send(
+            HTTPRequest(method: .post, url: server.baseURL + "/now", body: Array("a".utf8)))
+        let later = try await transport.send(
+            HTTPRequest(method: .post, url: server.baseURL + "/later", body: Array("b".utf8)))
+        let decided = try await transport.send(
+            HTTPRequest(method: .post, url: server.baseURL + "/decided", body: Array("c".utf8)))
+        await server.shutdown()
+        #expect(now.bodyText == "immediate:a")
+        #expect(later.bodyText == "waited:b")
+        #expect(decided.bodyText == "decided:c")
+        #expect(handled.withLock { $0 } == ["/later"])
     }
 }

@@ -52,6 +52,7 @@ func withIssuer(
             try Issuer(baseURL: baseURL, tenant: tenant, clock: clock, random: SeededRandom(seed: seed))
         },
         respond: { issuer, request in await issuer.respond(to: request) },
+        respondImmediately: { issuer, request in issuer.respondImmediately(to: request) },
         { issuer, transport in
             try await body(
                 IssuerFixture(issuer: issuer, clock: clock, deployment: deployment, transport: transport))

@@ -86,6 +86,28 @@ struct TokenExchangeTests {
     }
 
     /// An existing user with a name keeps it; an existing user without one gets the profile's.
+    /// An exchange with a DPoP proof binds its tokens to the key. Over loopback the server first
+    /// offers every request to `Issuer.respondImmediately`, which must hand an exchange on
+    /// before it records anything: had it recorded the proof's `jti`, the full path would refuse
+    /// the same proof as a replay.
+    @Test("exchange with a DPoP proof", arguments: Deployment.allCases)
+    func exchangeWithProof(deployment: Deployment) async throws {
+        try await withIssuer(deployment, tenant: tokenTestTenant()) { fixture in
+            let key = try DPoPKey()
+            let form: FormParameters = [
+                "grant_type": .init(GrantType.tokenExchange), "client_id": appClientID,
+                "subject_token": .init(try partnerIDToken(now: fixture.clock.now())),
+                "subject_token_type": .init(TokenTypeIdentifier.idToken),
+            ]
+            let response = try await fixture.token(form, headers: ["DPoP": try key.proof(fixture)])
+            #expect(response.status == 200, "\(response.bodyText ?? "")")
+            let body = try response.jsonBody()
+            #expect(body["token_type"] == "DPoP")
+            let access = try claims(of: try #require(body["access_token"]?.stringValue))
+            #expect(access["cnf"] == ["jkt": .string(key.thumbprint)])
+        }
+    }
+
     @Test("user_profile only fills a missing name", arguments: Deployment.allCases)
     func existingUsers(deployment: Deployment) async throws {
         try await withIssuer(deployment, tenant: tokenTestTenant()) { fixture in

@@ -21,10 +21,14 @@ public enum Deployment: String, CaseIterable, Sendable, CustomStringConvertible 
 ///   - cookies: whether the loopback transport keeps a cookie jar (a browser) or none (an API client).
 ///   - make: builds the service for its base URL (services derive their identity from it).
 ///   - respond: how the service answers a request.
+///   - respondImmediately: over loopback, the service's answer on the server's IO thread when
+///     it has one (`MicroHTTPServer`'s immediate handler); in process every request goes to
+///     `respond`, so a test run both ways covers both paths.
 public func withDeployment<Service: Sendable>(
     _ deployment: Deployment, inProcessBaseURL: String, loopbackPath: String = "", cookies: Bool = false,
     make: (_ baseURL: String) throws -> Service,
     respond: @escaping @Sendable (Service, HTTPRequest) async -> HTTPResponse,
+    respondImmediately: (@Sendable (Service, HTTPRequest) -> ImmediateAnswer?)? = nil,
     _ body: @escaping @Sendable (Service, any HTTPTransport) async throws -> Void
 ) async throws {
     switch deployment {
@@ -40,11 +44,16 @@ public func withDeployment<Service: Sendable>(
         try await withTimeout(.seconds(60)) { try await body(service, transport) }
     case .loopback:
         let slot = DeferredHandler()
-        let server = MicroHTTPServer { request in await slot.respond(to: request) }
+        let server = MicroHTTPServer(
+            immediate: { slot.respondImmediately(to: $0) }, handler: { await slot.respond(to: $0) })
         try server.start()
         do {
             let service = try make(server.baseURL + loopbackPath)
-            slot.set { request in await respond(service, request) }
+            var immediate: ImmediateHTTPHandler?
+            if let respondImmediately {
+                immediate = { request in respondImmediately(service, request) }
+            }
+            slot.set(immediate: immediate, handler: { request in await respond(service, request) })
             let transport = CurlTransport(cookieJar: cookies ? CookieJar() : nil)
             try await withTimeout(.seconds(60)) { try await body(service, transport) }
             await server.shutdown()

@@ -54,6 +54,7 @@ private func withServedIssuer(_ body: @escaping @Sendable (Issuer) async throws 
                 baseURL: baseURL, clock: ManualWallClock(now: 1_800_000_000), random: SeededRandom(seed: 7))
         },
         respond: { issuer, request in await issuer.respond(to: request) },
+        respondImmediately: { issuer, request in issuer.respondImmediately(to: request) },
         { issuer, _ in try await body(issuer) })
 }
 

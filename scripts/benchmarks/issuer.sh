@@ -113,8 +113,9 @@ idle_rss="$(rss_mb "$serve_pid")"
 memory_tokens=160000
 mint "$issuer" "$memory_tokens" "$work/memory-tokens.txt"
 minted_rss="$(rss_mb "$serve_pid")"
-# Thread i sends tokens i, i+2, …; a run stops where it stops, so each top-up run starts well
-# past the last token the previous one could have sent.
+# Thread i sends tokens i, i+2, …; threads need not keep pace with each other, so each top-up
+# run starts after the furthest token any thread of the previous run reached (refresh.lua
+# reports it).
 done_refreshes=0
 offset=1
 errors_total=0
@@ -125,7 +126,8 @@ while [ "$done_refreshes" -lt 100000 ]; do
     done_refreshes=$((done_refreshes + sent))
     errors="$(wrk_field "$work/memory-run.txt" errors)"
     errors_total=$((errors_total + ${errors:-0}))
-    offset=$((offset + sent + sent / 10 + 1000))
+    reached="$(awk '/tokens-used-through/ { print $2 }' "$work/memory-run.txt")"
+    offset=$((offset + ${reached:-$((sent * 2))} + 1))
     [ "$offset" -lt "$memory_tokens" ] || break
 done
 after_rss="$(rss_mb "$serve_pid")"

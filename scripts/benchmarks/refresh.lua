@@ -1,10 +1,15 @@
 -- wrk script: POSTs refresh-token grants, each token used once.
 -- Usage: wrk ... -s refresh.lua URL -- TOKENS_FILE THREADS CLIENT_ID
--- Thread i takes tokens i, i+THREADS, i+2*THREADS, ... so no token is sent twice.
+-- Thread i takes tokens i, i+THREADS, i+2*THREADS, ... so no token is sent twice. Threads
+-- need not progress evenly (a server may serve some connections faster), so at the end the
+-- script prints "tokens-used-through: N", the furthest line any thread reached: a later run on
+-- the same file starts after it.
 local next_id = 0
+local threads = {}
 function setup(thread)
     thread:set("id", next_id)
     next_id = next_id + 1
+    table.insert(threads, thread)
 end
 
 function init(args)
@@ -20,4 +25,13 @@ function request()
     index = index + step
     return wrk.format("POST", nil, { ["Content-Type"] = "application/x-www-form-urlencoded" },
         "grant_type=refresh_token&client_id=" .. client_id .. "&refresh_token=" .. token)
+end
+
+function done(summary, latency, requests)
+    local furthest = 0
+    for _, thread in ipairs(threads) do
+        local reached = thread:get("index") - 1
+        if reached > furthest then furthest = reached end
+    end
+    io.write(string.format("tokens-used-through: %d\n", furthest))
 end

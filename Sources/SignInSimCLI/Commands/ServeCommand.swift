@@ -2,6 +2,7 @@ import AppleID
 import Clocks
 import Cryptography
 import Dispatch
+import Foundation
 import HTTPClient
 import HTTPCore
 import HTTPServer
@@ -61,7 +62,8 @@ extension SignInSimCLI {
         let deployment: EmbeddedIdentityServer
         do {
             deployment = try await EmbeddedIdentityServer.start(
-                tenant: tenant, host: options.host, port: options.port, clock: OffsetWallClock(),
+                tenant: tenant, host: options.host, port: options.port,
+                ioThreads: ProcessInfo.processInfo.activeProcessorCount, clock: OffsetWallClock(),
                 appleKeySeed: options.seed
             ) { request, response, elapsed in
                 writeLog(RequestLogLine.format(request, response, elapsed: elapsed))
