@@ -110,7 +110,7 @@ kill "$serve_pid"
 start_serve "$work/memory.out"
 sleep 1
 idle_rss="$(rss_mb "$serve_pid")"
-memory_tokens=160000
+memory_tokens=200000
 mint "$issuer" "$memory_tokens" "$work/memory-tokens.txt"
 minted_rss="$(rss_mb "$serve_pid")"
 # Thread i sends tokens i, i+2, …; threads need not keep pace with each other, so each top-up
@@ -119,16 +119,19 @@ minted_rss="$(rss_mb "$serve_pid")"
 done_refreshes=0
 offset=1
 errors_total=0
-while [ "$done_refreshes" -lt 100000 ]; do
+# A run of 2 s reaches at most ~50,000 tokens into its slice (16,000/s, threads 70/30 uneven);
+# one starts only with that many left, so no run reaches past the minted tokens.
+run_seconds=2
+run_tokens=50000
+while [ "$done_refreshes" -lt 100000 ] && [ $((memory_tokens - offset + 1)) -ge "$run_tokens" ]; do
     tail -n +"$offset" "$work/memory-tokens.txt" >"$work/memory-slice.txt"
-    refresh_load "$issuer" "$work/memory-slice.txt" 5 "$work/memory-run.txt"
+    refresh_load "$issuer" "$work/memory-slice.txt" "$run_seconds" "$work/memory-run.txt"
     sent="$(wrk_field "$work/memory-run.txt" requests)"
     done_refreshes=$((done_refreshes + sent))
     errors="$(wrk_field "$work/memory-run.txt" errors)"
     errors_total=$((errors_total + ${errors:-0}))
     reached="$(awk '/tokens-used-through/ { print $2 }' "$work/memory-run.txt")"
     offset=$((offset + ${reached:-$((sent * 2))} + 1))
-    [ "$offset" -lt "$memory_tokens" ] || break
 done
 after_rss="$(rss_mb "$serve_pid")"
 
