@@ -6,8 +6,9 @@ import Scenario
 
 /// Derives a scenario from a capture (`signinsim import-har`): the flow's steps from each
 /// request's role in the issuer's discovery document, time gaps as `advance`, bursts of
-/// refreshes presenting one token as `parallel`, errors the issuer answered as `error:`. The
-/// scenario runs against the embedded issuer and replays the capture's shape there.
+/// refreshes presenting one token as `parallel` (overlapped by an `http-delay` fault), errors
+/// the issuer answered as `error:`. The scenario runs against the embedded issuer and replays
+/// the capture's shape there.
 public enum ScenarioDerivation {
     /// YAML text of the scenario; `profile` is the SDK profile it runs with.
     public static func yaml(from capture: HARCapture, name: String, profile: String = "default")
@@ -53,6 +54,10 @@ public enum ScenarioDerivation {
                 let suffix = pending.errors[0] == "invalid_grant" ? ", error: session_expired" : ""
                 steps.append("  - getAccessToken: {force: true\(suffix)}")
             } else {
+                // The calls overlapped in the field; here they overlap by construction, not by
+                // luck: the first refresh to reach the issuer is held there for a second, so the
+                // others leave with the same token before any answer is back.
+                steps.append("  - issuer: {fault: http-delay, path: /oauth/token, count: 1, delay_ms: 1000}")
                 steps.append("  - parallel:")
                 for _ in pending.errors {
                     steps.append("      - getAccessToken: {force: true, error: [session_expired, none]}")
@@ -118,8 +123,8 @@ public enum ScenarioDerivation {
             "  Derived by signinsim import-har from a capture of \(exchanges.count) exchanges"
                 + (capture.creator.map { " (\($0))" } ?? "") + ":",
             "  the app's calls in recorded order, time gaps as advance, bursts of refreshes presenting",
-            "  one token as parallel. Runs against the embedded issuer; the web sign-in uses its default",
-            "  user.",
+            "  one token as parallel (the first held at the issuer for a second, so that they overlap).",
+            "  Runs against the embedded issuer; the web sign-in uses its default user.",
             "tags: [imported]",
             "profile: \(yamlString(profile))",
         ]

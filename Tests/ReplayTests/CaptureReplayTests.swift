@@ -55,6 +55,8 @@ import Testing
         let capture = try CaptureReplayTests.raceCapture()
         let naiveYAML = try ScenarioDerivation.yaml(from: capture, name: "repro", profile: "naive")
         #expect(naiveYAML.contains("  - parallel:"))
+        // The race is built, not left to timing: the first refresh is held at the issuer.
+        #expect(naiveYAML.contains("  - issuer: {fault: http-delay, path: /oauth/token, count: 1"))
         #expect(naiveYAML.contains("issuer_refresh_tokens: revoked"))
         #expect(naiveYAML.contains("  - advance: 3600s"))
         let naive = try ScenarioLoader.parse(Array(naiveYAML.utf8), file: "repro.yaml")
