@@ -39,8 +39,8 @@ struct FlowFloor {
 /// cheapest request the flows could make. `concurrency` senders share the transport, as the
 /// phones of one world share theirs.
 func loopbackRequestsPerSecond(seconds: Double, concurrency: Int = 1) async throws -> Double {
-    let server = MicroHTTPServer(
-        immediate: { _ in .response(.json(["ok": true])) }, handler: { _ in .json(["ok": true]) })
+    let ok = HTTPResponse.json(["ok": true])
+    let server = MicroHTTPServer(immediate: { _ in .response(ok) }, handler: { _ in ok })
     try server.start()
     defer { Task { await server.shutdown() } }
     let transport = CurlTransport(cookieJar: nil)

@@ -10,6 +10,24 @@ public enum ImmediateAnswer: Sendable {
     case later(@Sendable () async -> HTTPResponse)
 }
 
+extension ImmediateAnswer {
+    /// The same answer with `transform` applied to its response, now or when the work ends.
+    public func map(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> ImmediateAnswer {
+        switch self {
+        case .response(let response): .response(transform(response))
+        case .later(let work): .later { transform(await work()) }
+        }
+    }
+
+    /// The response, waited for when it was left for later.
+    public func response() async -> HTTPResponse {
+        switch self {
+        case .response(let response): response
+        case .later(let work): await work()
+        }
+    }
+}
+
 /// A server's handler for the thread that read the request: it answers on the spot, or says
 /// what is left for later, or (`nil`) hands the request to the server's `HTTPHandler`.
 ///

@@ -29,41 +29,38 @@ extension Issuer {
         GrantType.authorizationCode, GrantType.refreshToken, GrantType.tokenExchange,
     ]
 
-    /// `POST /oauth/token`, every grant.
-    func token(_ request: HTTPRequest) async -> HTTPResponse {
-        if let response = tokenWithoutWaiting(request) { return response }
+    /// `POST /oauth/token`, every grant: answered on the spot, except a token exchange, whose
+    /// subject token may have to be checked with Apple over the network; it is left for later
+    /// once the checks every grant shares are done.
+    func token(_ request: HTTPRequest) -> ImmediateAnswer {
         let now = clock.now()
-        var response: HTTPResponse
+        let grantType: String
+        let context: TokenRequestContext
         do {
-            let (parameters, grantType) = try readTokenRequest(request)
-            let context = try checkTokenRequest(
-                request, parameters: parameters, grantType: grantType, now: now)
-            response = try await exchangeToken(context)
+            (grantType, context) = try checkTokenRequest(request, now: now)
         } catch {
-            response = error.response
+            return .response(offeringDPoPNonce(error.response, now: now))
         }
-        return offeringDPoPNonce(response, now: now)
-    }
-
-    /// `POST /oauth/token` answered on the spot: every request but a well-formed token exchange,
-    /// whose subject token may have to be checked with Apple over the network. For those, `nil`
-    /// before anything is recorded (not even the DPoP proof's `jti`), so that `token(_:)` can
-    /// take the same request from the start.
-    func tokenWithoutWaiting(_ request: HTTPRequest) -> HTTPResponse? {
-        let now = clock.now()
-        var response: HTTPResponse
+        if grantType == GrantType.tokenExchange {
+            return .later {
+                let response: HTTPResponse
+                do throws(OAuthError) {
+                    response = try await self.exchangeToken(context)
+                } catch {
+                    response = error.response
+                }
+                return self.offeringDPoPNonce(response, now: now)
+            }
+        }
+        let response: HTTPResponse
         do {
-            let (parameters, grantType) = try readTokenRequest(request)
-            if grantType == GrantType.tokenExchange { return nil }
-            let context = try checkTokenRequest(
-                request, parameters: parameters, grantType: grantType, now: now)
             response =
                 grantType == GrantType.authorizationCode
                 ? try redeemAuthorizationCode(context) : try refreshTokens(context)
         } catch {
             response = error.response
         }
-        return offeringDPoPNonce(response, now: now)
+        return .response(offeringDPoPNonce(response, now: now))
     }
 
     /// RFC 9449 §8.2: a server that requires nonces may hand the next one out with any response.
@@ -76,9 +73,10 @@ extension Issuer {
         return response
     }
 
-    /// The request's parameters and its supported `grant_type`. Reads only: nothing is recorded.
-    private func readTokenRequest(_ request: HTTPRequest) throws(OAuthError)
-        -> (OAuthRequestParameters, String)
+    /// The checks in the order a client can act on them: the request's shape, the grant type,
+    /// who the client is, whether it may use the grant, its DPoP proof.
+    private func checkTokenRequest(_ request: HTTPRequest, now: Int64) throws(OAuthError)
+        -> (grantType: String, context: TokenRequestContext)
     {
         let parameters = try OAuthRequestParameters(request: request)
         guard let grantType = parameters["grant_type"] else {
@@ -89,14 +87,6 @@ extension Issuer {
                 "grant_type \(OAuthRequestParameters.quoted(grantType)) is not supported; this issuer takes "
                     + Issuer.supportedGrantTypes.sorted().joined(separator: ", "))
         }
-        return (parameters, grantType)
-    }
-
-    /// The checks in the order a client can act on them, after the request's shape and grant
-    /// type: who the client is, whether it may use the grant, its DPoP proof.
-    private func checkTokenRequest(
-        _ request: HTTPRequest, parameters: OAuthRequestParameters, grantType: String, now: Int64
-    ) throws(OAuthError) -> TokenRequestContext {
         let client = try authenticateClient(parameters, request: request)
         guard client.grantTypes.contains(grantType) else {
             throw .unauthorizedClient("client \(client.id) is not allowed the \(grantType) grant")
@@ -105,7 +95,9 @@ extension Issuer {
         if client.requireDPoP, proof == nil {
             throw .invalidDPoPProof("client \(client.id) must send a DPoP proof with every token request")
         }
-        return TokenRequestContext(parameters: parameters, client: client, proof: proof, now: now)
+        return (
+            grantType, TokenRequestContext(parameters: parameters, client: client, proof: proof, now: now)
+        )
     }
 
     /// Signs what a grant decided: the access token, and an ID token when `openid` was granted.

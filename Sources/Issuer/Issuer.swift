@@ -52,10 +52,7 @@ public final class Issuer: Sendable {
 
     /// Answers one request: injected transport faults first, then the endpoint, then the log.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        switch respondImmediately(to: request) {
-        case .response(let response): response
-        case .later(let work): await work()
-        }
+        await respondImmediately(to: request).response()
     }
 
     /// `respond(to:)` as a server's IO thread takes it: what can be answered on the spot is,
@@ -100,17 +97,13 @@ public final class Issuer: Sendable {
             let delay = fault!.delayMilliseconds
             return .later {
                 try? await Task.sleep(for: .milliseconds(delay))
-                return logged(await endpoint.waiting(self, request))
+                return logged(await endpoint(self, request).response())
             }
         case .dropConnection?:
-            if endpoint.immediate(self, request) != nil { return .response(logged(.droppedConnection)) }
-            return .later {
-                _ = await endpoint.waiting(self, request)
-                return logged(.droppedConnection)
-            }
+            // Processed, then the answer is lost.
+            return endpoint(self, request).map { _ in logged(.droppedConnection) }
         default:
-            if let response = endpoint.immediate(self, request) { return .response(logged(response)) }
-            return .later { logged(await endpoint.waiting(self, request)) }
+            return endpoint(self, request).map(logged)
         }
     }
 

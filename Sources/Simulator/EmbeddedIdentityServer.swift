@@ -50,18 +50,9 @@ public final class EmbeddedIdentityServer: Sendable {
             configuration: configuration,
             immediate: { request in
                 let started = ContinuousClock.now
-                switch slot.respondImmediately(to: request) {
-                case .response(let response)?:
+                return slot.respondImmediately(to: request)?.map { response in
                     log?(request, response, ContinuousClock.now - started)
-                    return .response(response)
-                case .later(let work)?:
-                    return .later {
-                        let response = await work()
-                        log?(request, response, ContinuousClock.now - started)
-                        return response
-                    }
-                case nil:
-                    return nil
+                    return response
                 }
             },
             handler: { request in

@@ -86,10 +86,9 @@ struct TokenExchangeTests {
     }
 
     /// An existing user with a name keeps it; an existing user without one gets the profile's.
-    /// An exchange with a DPoP proof binds its tokens to the key. Over loopback the server first
-    /// offers every request to `Issuer.respondImmediately`, which must hand an exchange on
-    /// before it records anything: had it recorded the proof's `jti`, the full path would refuse
-    /// the same proof as a replay.
+    /// An exchange with a DPoP proof binds its tokens to the key. The exchange is checked on the
+    /// spot and finished later (`ImmediateAnswer.later`): had the proof been checked again when
+    /// the work resumed, its `jti` would have been refused as a replay.
     @Test("exchange with a DPoP proof", arguments: Deployment.allCases)
     func exchangeWithProof(deployment: Deployment) async throws {
         try await withIssuer(deployment, tenant: tokenTestTenant()) { fixture in
