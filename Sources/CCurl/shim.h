@@ -1,6 +1,7 @@
 #ifndef SIGNINSIM_CCURL_SHIM_H
 #define SIGNINSIM_CCURL_SHIM_H
 #include <curl/curl.h>
+#include <sys/prctl.h>
 
 /* curl_easy_setopt, curl_easy_getinfo, curl_share_setopt and curl_multi_setopt are variadic,
    which Swift cannot call: one typed wrapper per argument kind. */
@@ -69,5 +70,10 @@ static inline CURLMcode sis_multi_setopt_long(CURLM *multi, CURLMoption option, 
 }
 
 static inline long sis_curl_global_default(void) { return CURL_GLOBAL_DEFAULT; }
+
+/* Names the calling thread as top, perf and gdb show it (prctl is variadic). */
+static inline int sis_name_current_thread(const char *name) {
+    return prctl(PR_SET_NAME, name, 0, 0, 0);
+}
 
 #endif

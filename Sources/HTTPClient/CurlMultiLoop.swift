@@ -15,6 +15,11 @@ import Synchronization
 /// loop is released. Callers talk to the thread through a locked queue of commands and
 /// `curl_multi_wakeup`; everything else (the active transfers, the multi handle, all curl
 /// callbacks) belongs to whichever loop thread is running — at most one at a time.
+///
+/// The loop is also a `TaskExecutor`: jobs enqueued on it run on the loop thread before the next
+/// round of transfers. A task that prefers it submits its request without waking another thread,
+/// and the response resumes it on the thread that read it: per request, the only hand-offs left
+/// are the two with the server.
 final class CurlMultiLoop: @unchecked Sendable {
     private enum Command {
         case add(CurlTransfer)
@@ -23,12 +28,25 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private struct Queue {
         var commands: [Command] = []
+        var jobs: [UnownedJob] = []
         var threadRunning = false
+
+        /// Everything queued, leaving the queue empty.
+        mutating func take() -> (commands: [Command], jobs: [UnownedJob]) {
+            defer {
+                commands = []
+                jobs = []
+            }
+            return (commands, jobs)
+        }
     }
 
     private let multi: UnsafeMutableRawPointer
     private let queue = Mutex(Queue())
     private let idleLifetime: Duration
+    /// The running loop thread's `pthread_self()`, 0 when none runs: work queued from that
+    /// thread needs no wake-up.
+    private let loopThread = Atomic<UInt>(0)
     /// Loop thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
@@ -59,28 +77,49 @@ final class CurlMultiLoop: @unchecked Sendable {
             queue.threadRunning = true
             return true
         }
-        if startThread {
-            let thread = Thread { [self] in run() }
-            thread.name = "curl-multi"
+        wake(startingThread: startThread)
+    }
+
+    private func wake(startingThread: Bool) {
+        if startingThread {
+            // Named by the kernel's own call: Foundation on Linux does not pass `Thread.name`
+            // on, and a new thread otherwise keeps the name of the pool thread that made it.
+            let thread = Thread { [self] in
+                _ = sis_name_current_thread("curl-multi")
+                run()
+            }
             thread.start()
-        } else {
+        } else if loopThread.load(ordering: .relaxed) != UInt(pthread_self()) {
             _ = curl_multi_wakeup(multi)
         }
     }
 
     private func run() {
+        loopThread.store(UInt(pthread_self()), ordering: .relaxed)
+        let executor = asUnownedTaskExecutor()
         let clock = ContinuousClock()
         var idleSince = clock.now
         while true {
-            let commands: [Command]? = queue.withLock { queue in
-                if queue.commands.isEmpty && active.isEmpty && clock.now - idleSince >= idleLifetime {
+            let taken: (commands: [Command], jobs: [UnownedJob])? = queue.withLock { queue in
+                if queue.commands.isEmpty && queue.jobs.isEmpty && active.isEmpty
+                    && clock.now - idleSince >= idleLifetime
+                {
                     queue.threadRunning = false
+                    loopThread.store(0, ordering: .relaxed)
                     return nil
                 }
-                defer { queue.commands.removeAll(keepingCapacity: true) }
-                return queue.commands
+                return queue.take()
             }
-            guard let commands else { return }
+            guard let taken else { return }
+            // Jobs first: the requests they submit join this round.
+            for job in taken.jobs { job.runSynchronously(on: executor) }
+            var commands = taken.commands
+            if !taken.jobs.isEmpty {
+                commands += queue.withLock { queue in
+                    defer { queue.commands = [] }
+                    return queue.commands
+                }
+            }
             for command in commands {
                 switch command {
                 case .add(let transfer): add(transfer)
@@ -90,9 +129,12 @@ final class CurlMultiLoop: @unchecked Sendable {
 
             var running: Int32 = 0
             _ = curl_multi_perform(multi, &running)
+            // Resumes the callers; those that prefer this executor enqueue their jobs here,
+            // without a wake-up, since this thread looks at the queue before it sleeps.
             collectFinished()
 
-            if !commands.isEmpty || !active.isEmpty { idleSince = clock.now }
+            if !commands.isEmpty || !taken.jobs.isEmpty || !active.isEmpty { idleSince = clock.now }
+            if queue.withLock({ !$0.commands.isEmpty || !$0.jobs.isEmpty }) { continue }
             if active.isEmpty {
                 let remaining = idleLifetime - (clock.now - idleSince)
                 _ = curl_multi_poll(multi, nil, 0, Int32(max(1, remaining.curlMilliseconds)), nil)
@@ -153,5 +195,19 @@ final class CurlMultiLoop: @unchecked Sendable {
         let continuation = transfer.continuation
         transfer.continuation = nil
         continuation?.resume(returning: result)
+    }
+}
+
+extension CurlMultiLoop: TaskExecutor {
+    /// Runs a job on the loop thread, between rounds of libcurl work.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let startThread = queue.withLock { queue in
+            queue.jobs.append(job)
+            if queue.threadRunning { return false }
+            queue.threadRunning = true
+            return true
+        }
+        wake(startingThread: startThread)
     }
 }

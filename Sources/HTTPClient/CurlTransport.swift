@@ -4,7 +4,8 @@ public import HTTPCore
 ///
 /// Requests run on a libcurl multi handle driven by a thread of the transport's own (see
 /// `CurlMultiLoop`), never on Swift's cooperative pool, so a blocked network call cannot starve
-/// other tasks. Any number of requests may be in flight; at most
+/// other tasks. That thread is also a task executor (`executor`): code that prefers it sends a
+/// request and is resumed by the response on one thread, with no hand-off in between. Any number of requests may be in flight; at most
 /// `CurlTransportConfiguration.maximumConnections` connections are open, and idle ones are kept
 /// for reuse. A 3xx response comes back as it is, its `Location` byte for byte (custom schemes
 /// included), because an OAuth client must see the redirect itself.
@@ -26,6 +27,12 @@ public final class CurlTransport: HTTPTransport {
         self.loop = CurlMultiLoop(maximumConnections: max(1, configuration.maximumConnections))
         self.pool = CurlEasyHandlePool(share: cookieJar?.share, capacity: 16)
     }
+
+    /// The thread that drives this transport's requests, as a task executor (SE-0417).
+    ///
+    /// Jobs run between rounds of libcurl work, so code that prefers this executor must not
+    /// block: while it runs, no request of the transport makes progress.
+    public var executor: any TaskExecutor { loop }
 
     /// Sends the request and waits for the whole response.
     ///

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 public import Scenario
 import Synchronization
 
@@ -39,7 +40,11 @@ public enum ScenarioRunner {
         }
         let execution = ScenarioExecution(world: world)
         let limit = scenario.timeLimitSeconds ?? timeLimitSeconds
-        let ending = await ScenarioRunner.race(limit: limit) { await execution.runScenario(scenario.steps) }
+        // The steps run on the world's libcurl thread: a response resumes the step that sent
+        // the request on the thread that received it, with no hand-off to Swift's pool.
+        let ending = await ScenarioRunner.race(limit: limit, on: world.world.curl.executor) {
+            await execution.runScenario(scenario.steps)
+        }
         switch ending {
         case .finished(let records, let failure):
             result.steps = records
@@ -87,15 +92,18 @@ extension ScenarioRunner {
 
     /// Runs `body` until it finishes, `limit` seconds pass, or the calling task is cancelled,
     /// whichever comes first. A body still running is left to the world's shutdown to stop.
+    /// `body` prefers `executor` (`InheritedExecutor`); the time limit is kept on the global
+    /// executor, so that it fires even if `body` holds its thread.
     static func race(
-        limit: Double, _ body: @escaping @Sendable () async -> ([StepRecord], StepFailure?)
+        limit: Double, on executor: (any TaskExecutor)? = nil,
+        _ body: @escaping @Sendable () async -> ([StepRecord], StepFailure?)
     ) async -> Ending {
         let gate = ResumeOnce<Ending>()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 gate.arm(continuation)
                 Task {
-                    let (records, failure) = await body()
+                    let (records, failure) = await InheritedExecutor.run(on: executor) { await body() }
                     gate.resume(.finished(records, failure))
                 }
                 Task {

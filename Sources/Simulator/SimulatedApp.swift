@@ -175,7 +175,7 @@ public final class SimulatedApp: Sendable {
             runtime.nextOperation += 1
             return runtime.nextOperation
         }
-        let task = Task {
+        let task = Task(executorPreference: InheritedExecutor.current) {
             do {
                 let value = try await body(client)
                 box.withLock { $0 = .success(value) }

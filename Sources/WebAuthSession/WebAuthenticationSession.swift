@@ -67,12 +67,12 @@ public struct WebAuthenticationSession: Sendable {
             startURL: url, callback: callback, limits: limits, user: user,
             transport: browser.transport(for: jar), handle: handle)
         handle.adopt(
-            Task {
+            Task(executorPreference: InheritedExecutor.current) {
                 if let result = await navigation.run() { handle.finish(result) }
             })
         if let deadline {
             handle.adopt(
-                Task {
+                Task(executorPreference: InheritedExecutor.current) {
                     await deadline.wait()
                     guard !Task.isCancelled else { return }
                     handle.finish(

@@ -309,3 +309,83 @@ struct CurlTransportURLTests {
         #expect(error?.code == .invalidURL, "\(String(describing: error))")
     }
 }
+
+/// The transport's libcurl thread as a task executor: work that prefers it sends and is
+/// resumed there, and nothing queued on it is lost.
+@Suite("CurlTransport's executor")
+struct CurlTransportExecutorTests {
+    static let loopThreadName = "curl-multi"
+
+    /// The name of the thread running the caller, as the kernel knows it.
+    static func threadName() -> String? {
+        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?
+            .trimmingCharacters(in: .newlines)
+    }
+
+    /// A request sent from the loop thread comes back to it; 64 child tasks there, each sending
+    /// three requests in turn, all finish (each response queues the next job from the loop
+    /// thread itself, so a job dropped between rounds would leave a task hanging).
+    @Test("code preferring the executor runs on the loop thread, and every job queued there runs")
+    func jobsRunOnTheLoopThread() async throws {
+        try await withTestServer(router: echoRouter()) { server in
+            let transport = CurlTransport(cookieJar: nil)
+            let url = server.baseURL + "/echo"
+            let threads = try await withTimeout(.seconds(30)) {
+                try await withTaskExecutorPreference(transport.executor) {
+                    try await Self.sendFromManyTasks(transport, url)
+                }
+            }
+            #expect(threads == Array(repeating: Self.loopThreadName, count: 3))
+        }
+    }
+
+    /// Sends one request, then three from each of 64 child tasks in turn; the thread names
+    /// seen before, between and after.
+    static func sendFromManyTasks(_ transport: CurlTransport, _ url: String) async throws -> [String?] {
+        var seen = [Self.threadName()]
+        _ = try await transport.send(HTTPRequest(url: url))
+        seen.append(Self.threadName())
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    var statuses = 0
+                    for round in 0..<3 {
+                        let response = try await transport.send(
+                            HTTPRequest(method: .post, url: url, body: Array("\(index).\(round)".utf8)))
+                        if response.status == 200, response.bodyText == "\(index).\(round)",
+                            Self.threadName() == Self.loopThreadName
+                        {
+                            statuses += 1
+                        }
+                    }
+                    return statuses
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(counts == Array(repeating: 3, count: 64))
+        seen.append(Self.threadName())
+        return seen
+    }
+
+    /// Unstructured tasks do not inherit a preference (SE-0417); given `InheritedExecutor`'s,
+    /// they run on the loop thread too.
+    @Test("an unstructured task given InheritedExecutor.current runs on the loop thread")
+    func unstructuredTasks() async throws {
+        let transport = CurlTransport(cookieJar: nil)
+        let names = try await withTimeout(.seconds(30)) {
+            await InheritedExecutor.run(on: transport.executor) {
+                let plain = await Task { Self.threadName() }.value
+                let inherited = await Task(executorPreference: InheritedExecutor.current) {
+                    Self.threadName()
+                }
+                .value
+                return (plain, inherited, InheritedExecutor.current === transport.executor)
+            }
+        }
+        #expect(names.0 != Self.loopThreadName)
+        #expect(names.1 == Self.loopThreadName)
+        #expect(names.2)
+        #expect(InheritedExecutor.current == nil)
+    }
+}
