@@ -33,9 +33,11 @@ public final class EmbeddedIdentityServer: Sendable {
     /// - Parameters:
     ///   - ioThreads: the listener's IO threads, which also compute the issuer's answers
     ///     (`Issuer.respondImmediately`): one per core for a server under load.
+    ///   - shutdownGracePeriod: how long `shutdown()` waits for answers still in progress.
     ///   - log: called after each request with the time it took (for `serve`'s stderr lines).
     public static func start(
         tenant: Tenant = .default, host: String = "127.0.0.1", port: Int = 0, ioThreads: Int = 1,
+        shutdownGracePeriod: Duration = .seconds(5),
         clock: any WallClock,
         random: any RandomSource = SystemRandom(), appleKeySeed: UInt64 = 0,
         keySource: SigningKeySource = .generated, outboundLog: ExchangeLog? = nil,
@@ -45,6 +47,7 @@ public final class EmbeddedIdentityServer: Sendable {
         configuration.host = host
         configuration.port = port
         configuration.ioThreads = ioThreads
+        configuration.shutdownGracePeriod = shutdownGracePeriod
         let slot = DeferredHandler()
         let server = MicroHTTPServer(
             configuration: configuration,
@@ -177,6 +180,7 @@ public final class EmbeddedIdentityServer: Sendable {
         path == applePathPrefix || path.hasPrefix(applePathPrefix + "/")
     }
 
-    /// Stops listening after the requests in progress are answered.
+    /// Stops listening after the requests in progress are answered (or the grace period given
+    /// at start has passed).
     public func shutdown() async { await server.shutdown() }
 }
