@@ -3,6 +3,7 @@ import HTTPCore
 import JSON
 import Scenario
 import ScenarioRunner
+import Simulator
 import Synchronization
 import TestSupport
 import Testing
@@ -207,6 +208,34 @@ import Testing
         #expect(first.count == 3)  // the authorize URL, the code exchange, the refresh
         #expect(first == second)
         #expect(first != other)
+    }
+
+    /// Against an issuer elsewhere (here another world's embedded issuer, reached only by its
+    /// URL), steps that need the embedded issuer's clock or admin API are skipped with the
+    /// reason, and the scenario still passes on the rest.
+    @Test("against an external issuer, clock and fault steps are skipped with the reason, not failed")
+    func externalIssuerSkips() async throws {
+        let elsewhere = try await SimulationWorld.embedded(epoch: Int64(Date().timeIntervalSince1970))
+        let issuerURL = try #require(elsewhere.identity?.issuerURL)
+        let scenario = try Self.scenario(
+            """
+            name: external
+            issuer: {url: "\(issuerURL)", client_id: com.example.app, redirect_uri: "com.example.app://auth/callback"}
+            steps:
+              - launch
+              - signIn
+              - advance: 2h
+              - issuer: {fault: http-500, count: 1}
+              - getAccessToken: {force: true}
+              - expect: {session: present}
+            """)
+        let outcome = await ScenarioRunner.run(scenario, seed: 1)
+        await elsewhere.shutdown()
+        #expect(outcome.result.status == .passed)
+        let records = outcome.result.steps
+        #expect(records.map(\.outcome) == [.passed, .passed, .skipped, .skipped, .passed, .passed])
+        #expect(records[2].note?.contains("needs the embedded issuer's clock") == true)
+        #expect(records[3].note?.contains("needs the embedded issuer's admin API") == true)
     }
 
     /// The world is then torn down at once: its issuer does not wait for the request it is
