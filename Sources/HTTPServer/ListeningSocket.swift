@@ -61,8 +61,14 @@ enum ListeningSocket {
             throw HTTPServerError(.bindFailed, "cannot bind \(host):\(port): \(reason)")
         }
         guard listen(descriptor, 1024) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let code = errno
             close(descriptor)
+            let reason = String(cString: strerror(code))
+            // With SO_REUSEADDR two sockets may bind one port while neither listens yet; the
+            // second to listen is the one refused.
+            if code == EADDRINUSE {
+                throw HTTPServerError(.addressInUse, "cannot listen on \(host):\(port): \(reason)")
+            }
             throw HTTPServerError(.bindFailed, "cannot listen on \(host):\(port): \(reason)")
         }
         let flags = fcntl(descriptor, F_GETFL)

@@ -33,11 +33,13 @@ public final class EmbeddedIdentityServer: Sendable {
     /// - Parameters:
     ///   - ioThreads: the listener's IO threads, which also compute the issuer's answers
     ///     (`Issuer.respondImmediately`): one per core for a server under load.
+    ///   - preferredPorts: ports to listen on before `port`, in order; one already in use is
+    ///     passed over.
     ///   - shutdownGracePeriod: how long `shutdown()` waits for answers still in progress.
     ///   - log: called after each request with the time it took (for `serve`'s stderr lines).
     public static func start(
-        tenant: Tenant = .default, host: String = "127.0.0.1", port: Int = 0, ioThreads: Int = 1,
-        shutdownGracePeriod: Duration = .seconds(5),
+        tenant: Tenant = .default, host: String = "127.0.0.1", port: Int = 0, preferredPorts: [Int] = [],
+        ioThreads: Int = 1, shutdownGracePeriod: Duration = .seconds(5),
         clock: any WallClock,
         random: any RandomSource = SystemRandom(), appleKeySeed: UInt64 = 0,
         keySource: SigningKeySource = .generated, outboundLog: ExchangeLog? = nil,
@@ -45,30 +47,38 @@ public final class EmbeddedIdentityServer: Sendable {
     ) async throws(SimulatorError) -> EmbeddedIdentityServer {
         var configuration = HTTPServerConfiguration()
         configuration.host = host
-        configuration.port = port
         configuration.ioThreads = ioThreads
         configuration.shutdownGracePeriod = shutdownGracePeriod
         let slot = DeferredHandler()
-        let server = MicroHTTPServer(
-            configuration: configuration,
-            immediate: { request in
-                let started = ContinuousClock.now
-                return slot.respondImmediately(to: request)?.map { response in
-                    log?(request, response, ContinuousClock.now - started)
-                    return response
-                }
-            },
-            handler: { request in
-                let started = ContinuousClock.now
-                let response = await slot.respond(to: request)
+        let immediate: ImmediateHTTPHandler = { request in
+            let started = ContinuousClock.now
+            return slot.respondImmediately(to: request)?.map { response in
                 log?(request, response, ContinuousClock.now - started)
                 return response
-            })
-        do {
-            try server.start()
-        } catch {
-            throw SimulatorError(error.message)
+            }
         }
+        let handler: HTTPHandler = { request in
+            let started = ContinuousClock.now
+            let response = await slot.respond(to: request)
+            log?(request, response, ContinuousClock.now - started)
+            return response
+        }
+        var listening: MicroHTTPServer?
+        for candidate in preferredPorts + [port] {
+            configuration.port = candidate
+            let attempt = MicroHTTPServer(
+                configuration: configuration, immediate: immediate, handler: handler)
+            do {
+                try attempt.start()
+                listening = attempt
+                break
+            } catch  where error.code == .addressInUse && candidate != port {
+                continue
+            } catch {
+                throw SimulatorError(error.message)
+            }
+        }
+        guard let server = listening else { throw SimulatorError("no port to listen on") }
         do {
             let deployment = try EmbeddedIdentityServer(
                 server: server, tenant: tenant, clock: clock, random: random, appleKeySeed: appleKeySeed,

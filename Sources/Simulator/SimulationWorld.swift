@@ -35,10 +35,28 @@ public final class SimulationWorld: Sendable {
         // A world ends with its scenario: nothing waits for an answer still in progress (a
         // request held by a delay fault, say), so shutdown does not either.
         let identity = try await EmbeddedIdentityServer.start(
-            tenant: tenant, shutdownGracePeriod: .zero, clock: WorldClock(scheduler: scheduler),
+            tenant: tenant, preferredPorts: listeningPorts(seed: seed), shutdownGracePeriod: .zero,
+            clock: WorldClock(scheduler: scheduler),
             random: SeededRandom(seed: seed ^ 0x1554_e5), appleKeySeed: seed,
             keySource: .seeded(SeededRandom(seed: seed ^ 0x5167_4b65_7973)), outboundLog: log)
         return SimulationWorld(scheduler: scheduler, seed: seed, identity: identity, exchangeLog: log)
+    }
+
+    /// The ports a world with `seed` listens on first: four drawn from the seed (SplitMix64) in
+    /// 20000..<32000, below Linux's ephemeral range, so that another run with the seed gets the
+    /// same issuer URL, and with it the same `iss` in every token and the same URLs in every
+    /// report. Two worlds that draw the same port (or a port some other program holds) move on
+    /// to the next; only then does a run differ from the last.
+    static func listeningPorts(seed: UInt64) -> [Int] {
+        var state = seed
+        return (0..<4).map { _ in
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var mixed = state
+            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+            mixed ^= mixed >> 31
+            return 20000 + Int(mixed % 12000)
+        }
     }
 
     /// A world whose phones talk to issuers elsewhere (no embedded issuer).
