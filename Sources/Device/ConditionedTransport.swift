@@ -29,6 +29,7 @@ public final class ConditionedTransport: HTTPTransport {
             case .fault(.connectionFailure): "connection failure"
             case .fault(.responseLost): "response lost"
             case .fault(.serverError(let status)): "status \(status)"
+            case .fault(.resent): "resent"
             }
         }
     }
@@ -129,6 +130,11 @@ public final class ConditionedTransport: HTTPTransport {
         addFault(NetworkFault(.responseLost, count: count, matching: match))
     }
 
+    /// The next `count` matching requests reach the server twice; the app gets the second answer.
+    public func resend(next count: Int, matching match: RequestMatch = .any) {
+        addFault(NetworkFault(.resent, count: count, matching: match))
+    }
+
     /// The next `count` matching requests get `status` without reaching the server.
     public func injectStatus(_ status: Int, forNext count: Int, matching match: RequestMatch = .any) {
         addFault(NetworkFault(.serverError(status: status), count: count, matching: match))
@@ -204,6 +210,10 @@ public final class ConditionedTransport: HTTPTransport {
                     .connectionLost,
                     "\(request.method) \(target): response (status \(response.status)) lost after the server "
                         + "processed the request")
+            case .fault(.resent):
+                reachedServer = true
+                _ = try await inner.send(request)
+                outcome = .success(try await inner.send(request))
             case .none:
                 reachedServer = true
                 outcome = .success(try await inner.send(request))

@@ -11,6 +11,10 @@ public struct NetworkFault: Hashable, Sendable, CustomStringConvertible {
         /// An HTTP error status (`500`–`599`) answered without reaching the server, as a
         /// failing load balancer does.
         case serverError(status: Int)
+        /// The request reaches the server twice, and the app gets the second answer: a
+        /// connection dropped before the answer came back, and the client or a proxy sent the
+        /// request again (libcurl does so on a reused connection, POSTs included).
+        case resent
     }
 
     public var kind: Kind
@@ -34,6 +38,7 @@ public struct NetworkFault: Hashable, Sendable, CustomStringConvertible {
             case .connectionFailure: "connection failure"
             case .responseLost: "response lost"
             case .serverError(let status): "status \(status)"
+            case .resent: "resent"
             }
         return "\(name) for the next \(remaining) (\(match))"
     }

@@ -493,6 +493,27 @@ public enum ScenarioSchema {
                         "offline": {
                           "type": "boolean"
                         },
+                        "resend": {
+                          "oneOf": [
+                            {
+                              "minimum": 1,
+                              "type": "integer"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "count": {
+                                  "minimum": 1,
+                                  "type": "integer"
+                                },
+                                "path": {
+                                  "type": "string"
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        },
                         "reset": {
                           "type": "boolean"
                         },

@@ -92,6 +92,9 @@ public struct NetworkChange: Hashable, Sendable {
     public var failNext: ArmedRequests?
     /// The next requests reach the server, which answers, but the answer is lost.
     public var loseResponses: ArmedRequests?
+    /// The next requests reach the server twice (a retry after a dropped connection); the app
+    /// gets the second answer.
+    public var resendRequests: ArmedRequests?
     /// The next requests are answered with this status by the network (a proxy, a gateway).
     public var injectedStatus: Int?
     public var injectedRequests: ArmedRequests?

@@ -301,7 +301,8 @@ struct StepDecoder {
         let mapping = try reader.mapping(
             node, "network",
             allowed: [
-                "reset", "offline", "latency_ms", "captive_portal", "fail_next", "lose_responses", "status",
+                "reset", "offline", "latency_ms", "captive_portal", "fail_next", "lose_responses", "resend",
+                "status",
             ])
         var change = NetworkChange()
         if let node = mapping["reset"] { change.reset = try reader.bool(node, "network.reset") }
@@ -316,6 +317,7 @@ struct StepDecoder {
         if let node = mapping["lose_responses"] {
             change.loseResponses = try armed(node, "network.lose_responses")
         }
+        if let node = mapping["resend"] { change.resendRequests = try armed(node, "network.resend") }
         if let node = mapping["status"] {
             let inner = try reader.mapping(node, "network.status", allowed: ["code", "count", "path"])
             guard let code = inner["code"] else { throw reader.error(node, "network.status needs a code") }

@@ -237,6 +237,7 @@ final class ScenarioExecution: Sendable {
         if let armed = change.loseResponses {
             network.loseResponses(ofNext: armed.count, matching: match(armed))
         }
+        if let armed = change.resendRequests { network.resend(next: armed.count, matching: match(armed)) }
         if let status = change.injectedStatus {
             let armed = change.injectedRequests ?? ArmedRequests()
             network.injectStatus(status, forNext: armed.count, matching: match(armed))

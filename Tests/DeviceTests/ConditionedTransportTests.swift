@@ -61,6 +61,28 @@ struct ConditionedTransportTests {
         #expect(transport.log.isEmpty)
     }
 
+    /// A resent request reaches the server twice, and the app gets the second answer (the one
+    /// a server that refuses replays gives).
+    @Test func resentRequestReachesTheServerTwice() async throws {
+        let answers = Mutex(0)
+        let server = ClosureTransport { _ in
+            let number = answers.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return .json(["answer": .int(Int64(number))])
+        }
+        let transport = ConditionedTransport(inner: server, sleeper: { _ in })
+        transport.resend(next: 1, matching: RequestMatch(pathPrefix: "/oauth/token"))
+        let response = try await transport.send(Self.token)
+        #expect(response.bodyText?.contains(#""answer":2"#) == true)
+        #expect(answers.withLock { $0 } == 2)
+        #expect(try await transport.send(Self.token).bodyText?.contains(#""answer":3"#) == true)
+        let log = transport.drainLog()
+        #expect(log.map(\.condition) == [.fault(.resent), .none])
+        #expect(log.map(\.reachedServer) == [true, true])
+    }
+
     /// Injected 5xx answers come from the network, not the server, for exactly the count given.
     @Test func injectedServerError() async throws {
         let server = Server()

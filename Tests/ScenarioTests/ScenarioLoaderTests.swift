@@ -170,6 +170,23 @@ import Testing
         #expect(user.username == "bob@example.com")
     }
 
+    @Test("network resend: a count or {count, path}")
+    func resend() throws {
+        let scenario = try parse(
+            """
+            name: resend
+            steps:
+              - network: {resend: {count: 2, path: /userinfo}}
+              - network: {resend: 1}
+            """)
+        var both = NetworkChange()
+        both.resendRequests = ArmedRequests(count: 2, path: "/userinfo")
+        var one = NetworkChange()
+        one.resendRequests = ArmedRequests(count: 1)
+        #expect(scenario.steps.map(\.action) == [.network(both), .network(one)])
+        #expect(throws: ScenarioError.self) { try parse("name: x\nsteps:\n  - network: {resend: 0}") }
+    }
+
     static func failing(_ count: Int) -> NetworkChange {
         var change = NetworkChange()
         change.failNext = ArmedRequests(count: count)
