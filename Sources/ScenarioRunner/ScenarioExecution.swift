@@ -331,7 +331,9 @@ final class ScenarioExecution: Sendable {
             var fields: FormParameters = [
                 setup.usernameField: user.username, setup.passwordField: user.password,
             ]
-            for field in user.fields { fields.append(field.name, field.value) }
+            // A filled field replaces one of the same name (a password typed into the form), as
+            // `signinsim sign-in --fill` does; a form never sends two values for one input.
+            for field in user.fields { fields[field.name] = field.value }
             var interruption: WebUserScript.Interruption?
             if let stop = user.interruption, let point = WebUserScript.Point(rawValue: stop.point) {
                 interruption = stop.kind == .cancel ? .cancel(at: point) : .abandon(at: point)

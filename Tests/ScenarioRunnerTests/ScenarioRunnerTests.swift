@@ -238,6 +238,30 @@ import Testing
         #expect(records[3].note?.contains("needs the embedded issuer's admin API") == true)
     }
 
+    /// A user made through the issuer's admin API signs in; the password reaches the form only
+    /// through `fill` (the scripted user's own password is Alice's), and `configure` runs again
+    /// after launch.
+    @Test("issuer user, configure and fill steps")
+    func userConfigureAndFill() async throws {
+        let scenario = try Self.scenario(
+            """
+            name: carol
+            steps:
+              - issuer: {user: {email: carol@example.com, password: carol-password, name: Carol Cat}}
+              - launch
+              - configure
+              - signIn: {username: carol@example.com, fill: {password: carol-password}}
+              - expect:
+                  session: present
+                  claims: {email: carol@example.com, name: Carol Cat}
+                  requests:
+                    - {endpoint: discovery, count: 2}
+            """)
+        let outcome = await ScenarioRunner.run(scenario, seed: 0x5eed_0031_d1ce)
+        #expect(outcome.result.status == .passed, "\(String(describing: outcome.result.failure))")
+        #expect(outcome.result.steps.map(\.outcome) == Array(repeating: .passed, count: 5))
+    }
+
     /// Reports name the issuer's URL (a lost response's note, an issuer mismatch), so a seeded
     /// world listens on a port drawn from its seed.
     @Test("two suite runs with one seed give the same results apart from timings")
