@@ -175,6 +175,15 @@ struct AppleAuthorizationCodeResolver: SubjectTokenResolver {
     }
 }
 
+/// An Apple connection that exchanges identity tokens only (`acceptsAuthorizationCodes` false).
+struct RefusedAppleAuthorizationCodes: SubjectTokenResolver {
+    func resolve(_ subject: SubjectToken) async throws(OAuthError) -> ExternalIdentity {
+        throw .invalidRequest(
+            "unsupported subject_token_type \(OAuthRequestParameters.quoted(subject.type)): the Apple "
+                + "connection accepts Apple identity tokens only")
+    }
+}
+
 /// RFC 8693 `id_token` subjects: Apple's (by `iss`) go to the Apple connection, the rest to the
 /// issuer's own `.openIDProvider` verification.
 struct AppleAwareIDTokenResolver: SubjectTokenResolver {
@@ -210,9 +219,10 @@ extension Issuer {
         else { throw IssuerError("the tenant has no connection of kind apple") }
         let connection = try AppleConnection(
             name: configuration.name, settings: configuration.apple, transport: transport, clock: clock)
-        register(
-            AppleAuthorizationCodeResolver(connection: connection),
-            for: TokenTypeIdentifier.appleAuthorizationCode)
+        let codes: any SubjectTokenResolver =
+            configuration.apple.acceptsAuthorizationCodes
+            ? AppleAuthorizationCodeResolver(connection: connection) : RefusedAppleAuthorizationCodes()
+        register(codes, for: TokenTypeIdentifier.appleAuthorizationCode)
         register(
             AppleAwareIDTokenResolver(connection: connection, issuer: self), for: TokenTypeIdentifier.idToken)
     }

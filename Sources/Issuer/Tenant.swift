@@ -195,10 +195,16 @@ public struct AppleConnectionSettings: Sendable, Hashable {
     /// Refuse any `nonce` on the native code exchange with 400 "Error from Apple connection",
     /// as Auth0 does (field bug 11).
     public var rejectNonce: Bool
+    /// Whether native authorization codes (`subject_token_type`
+    /// `http://auth0.com/oauth/token-type/apple-authz-code`) are exchanged. `false` accepts
+    /// Apple identity tokens only, as an issuer upgraded without the code type does (field bug
+    /// 13): a code exchange is then 400 `invalid_request`, unsupported subject token type.
+    public var acceptsAuthorizationCodes: Bool
 
     public init(
         appleURL: String? = nil, teamID: String? = nil, keyID: String? = nil,
-        privateKeyPEM: String? = nil, bundleIDs: [String] = ["com.example.app"], rejectNonce: Bool = false
+        privateKeyPEM: String? = nil, bundleIDs: [String] = ["com.example.app"], rejectNonce: Bool = false,
+        acceptsAuthorizationCodes: Bool = true
     ) {
         self.appleURL = appleURL
         self.teamID = teamID
@@ -206,6 +212,7 @@ public struct AppleConnectionSettings: Sendable, Hashable {
         self.privateKeyPEM = privateKeyPEM
         self.bundleIDs = bundleIDs
         self.rejectNonce = rejectNonce
+        self.acceptsAuthorizationCodes = acceptsAuthorizationCodes
     }
 
     /// Apple's own base URL, what an unset `appleURL` means.

@@ -12,6 +12,7 @@ import YAML
 ///       private_key_file: AuthKey_KEY1234567.p8  # or private_key_pem: "-----BEGIN PRIVATE KEY-----…"
 ///       bundle_ids: [com.example.app]
 ///       reject_nonce: false
+///       accept_authorization_codes: true       # false: identity tokens only (field bug 13)
 extension TenantDecoder {
     /// Largest developer key file read, in bytes (a P-256 PEM is about 250).
     static let maximumKeyFileSize = 64 * 1024
@@ -70,6 +71,9 @@ extension TenantDecoder {
             settings.bundleIDs = listed.map(\.value)
         }
         if let node = fields["reject_nonce"] { settings.rejectNonce = try bool(node, "reject_nonce") }
+        if let node = fields["accept_authorization_codes"] {
+            settings.acceptsAuthorizationCodes = try bool(node, "accept_authorization_codes")
+        }
         return settings
     }
 

@@ -199,6 +199,25 @@ struct AppleConnectionTests {
         }
     }
 
+    /// Field bug 13: an Apple connection that takes identity tokens only refuses the native
+    /// code as an unsupported subject token type, and still exchanges the identity token.
+    @Test("acceptsAuthorizationCodes false: codes are an unsupported subject_token_type")
+    func identityTokensOnly() async throws {
+        let tokensOnly: @Sendable (inout AppleConnectionSettings) -> Void = {
+            $0.acceptsAuthorizationCodes = false
+        }
+        try await withAppleAndIssuer(.inProcess, settings: tokensOnly) { fixture in
+            let credential = try fixture.authorize()
+            let refused = try await fixture.signIn(credential)
+            #expect(refused.status == 400)
+            let error = try refused.oauthError()
+            #expect(error.code == "invalid_request")
+            #expect(error.description.hasPrefix("unsupported subject_token_type"), "\(error.description)")
+            let accepted = try await fixture.issuer.exchange(credential.identityToken)
+            #expect(accepted.status == 200, "\(accepted.bodyText ?? "")")
+        }
+    }
+
     /// Apple's identity token as an RFC 8693 id_token subject; another app's token is refused;
     /// the partner provider's tokens still verify beside it.
     @Test("Apple identity token as id_token subject", arguments: Deployment.allCases)

@@ -34,6 +34,7 @@ struct AppleTenantTests {
             \(indented)
                 bundle_ids: [com.example.app, com.example.app.watch]
                 reject_nonce: true
+                accept_authorization_codes: false
             """)
         let settings = try #require(Self.apple(tenant))
         #expect(settings.appleURL == "https://appleid.apple.com")
@@ -42,6 +43,8 @@ struct AppleTenantTests {
         #expect(settings.privateKeyPEM?.hasPrefix("-----BEGIN") == true)
         #expect(settings.bundleIDs == ["com.example.app", "com.example.app.watch"])
         #expect(settings.rejectNonce)
+        #expect(!settings.acceptsAuthorizationCodes)
+        #expect(AppleConnectionSettings().acceptsAuthorizationCodes)
     }
 
     /// private_key_file is read relative to the tenant file.
