@@ -601,6 +601,39 @@ public enum ScenarioSchema {
                         "clear_faults": {
                           "type": "boolean"
                         },
+                        "clock": {
+                          "additionalProperties": false,
+                          "description": "Moves the issuer's clock (POST /_admin/clock): advance by a duration, or set the offset from its start.",
+                          "maxProperties": 1,
+                          "minProperties": 1,
+                          "properties": {
+                            "advance": {
+                              "description": "Seconds: an integer, or a number with s, m, h or d (\"15m\").",
+                              "oneOf": [
+                                {
+                                  "type": "integer"
+                                },
+                                {
+                                  "pattern": "^-?[0-9]+[smhd]$",
+                                  "type": "string"
+                                }
+                              ]
+                            },
+                            "offset": {
+                              "description": "Seconds: an integer, or a number with s, m, h or d (\"15m\").",
+                              "oneOf": [
+                                {
+                                  "type": "integer"
+                                },
+                                {
+                                  "pattern": "^-?[0-9]+[smhd]$",
+                                  "type": "string"
+                                }
+                              ]
+                            }
+                          },
+                          "type": "object"
+                        },
                         "count": {
                           "minimum": 1,
                           "type": "integer"

@@ -190,4 +190,8 @@ public enum IssuerAction: Hashable, Sendable {
     case rotateKeys(algorithm: String?)
     /// Creates or updates a user: `{"email", "password", "name", …}`.
     case user([String: JSONValue])
+    /// Moves the issuer's clock through its admin API (`POST /_admin/clock`): forward by
+    /// `advanceSeconds`, or to `offsetSeconds` from its start. In a simulated world that clock
+    /// is the world's, so devices age with it.
+    case clock(advanceSeconds: Int64?, offsetSeconds: Int64?)
 }

@@ -346,12 +346,13 @@ struct StepDecoder {
     private func issuerAction(_ node: YAMLNode) throws(ScenarioError) -> IssuerAction {
         let mapping = try reader.mapping(
             node, "issuer",
-            allowed: ["fault", "count", "path", "delay_ms", "clear_faults", "rotate_keys", "user"])
-        let actions = ["fault", "clear_faults", "rotate_keys", "user"].filter { mapping[$0] != nil }
+            allowed: ["fault", "count", "path", "delay_ms", "clear_faults", "rotate_keys", "user", "clock"])
+        let actions = ["fault", "clear_faults", "rotate_keys", "user", "clock"].filter { mapping[$0] != nil }
         guard actions.count == 1 else {
             throw reader.error(
                 node,
-                "issuer takes one action of fault, clear_faults, rotate_keys, user; found \(actions.count)")
+                "issuer takes one action of fault, clear_faults, rotate_keys, user, clock; found \(actions.count)"
+            )
         }
         switch actions[0] {
         case "fault":
@@ -368,6 +369,21 @@ struct StepDecoder {
                 delayMilliseconds: delay)
         case "clear_faults":
             return .clearFaults
+        case "clock":
+            let clock = try reader.mapping(mapping["clock"]!, "issuer.clock", allowed: ["advance", "offset"])
+            switch (clock["advance"], clock["offset"]) {
+            case (let advance?, nil):
+                let seconds = try reader.seconds(advance, "issuer.clock.advance")
+                guard seconds >= 0 else {
+                    throw reader.error(advance, "issuer.clock.advance must not be negative")
+                }
+                return .clock(advanceSeconds: seconds, offsetSeconds: nil)
+            case (nil, let offset?):
+                return .clock(
+                    advanceSeconds: nil, offsetSeconds: try reader.seconds(offset, "issuer.clock.offset"))
+            default:
+                throw reader.error(mapping["clock"]!, "issuer.clock takes one of advance or offset")
+            }
         case "rotate_keys":
             let value = mapping["rotate_keys"]!
             if value.bool != nil { return .rotateKeys(algorithm: nil) }

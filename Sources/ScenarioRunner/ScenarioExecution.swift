@@ -259,6 +259,12 @@ final class ScenarioExecution: Sendable {
                 .post, "keys/rotate", body: .object(algorithm.map { ["alg": .string($0)] } ?? [:]))
         case .user(let fields):
             response = try await world.admin(.post, "users", body: .object(fields))
+        case .clock(let advance, let offset):
+            let body: JSONValue =
+                if let advance { ["advance": .int(advance)] } else { ["offset": .int(offset ?? 0)] }
+            response = try await world.admin(.post, "clock", body: body)
+            // Work woken by the move (latency sleeps, deadlines) gets to run, as after advance.
+            await Task.yield()
         }
         guard response.status < 300 else {
             let reason =

@@ -262,6 +262,28 @@ import Testing
         #expect(outcome.result.steps.map(\.outcome) == Array(repeating: .passed, count: 5))
     }
 
+    /// Moving the issuer's clock through its admin API moves the world: the access token the
+    /// app holds expires, and the next call refreshes it.
+    @Test("issuer clock step: the world ages with the issuer's clock")
+    func issuerClock() async throws {
+        let scenario = try Self.scenario(
+            """
+            name: issuer clock
+            steps:
+              - launch
+              - signIn
+              - getAccessToken
+              - issuer: {clock: {advance: 2h}}
+              - getAccessToken
+              - issuer: {clock: {offset: 3h}}
+              - getAccessToken
+              - expect:
+                  requests: [{path: /oauth/token, params: {grant_type: refresh_token}, count: 2}]
+            """)
+        let outcome = await ScenarioRunner.run(scenario, seed: 0x5eed_0041_d1ce)
+        #expect(outcome.result.status == .passed, "\(String(describing: outcome.result.failure))")
+    }
+
     /// Reports name the issuer's URL (a lost response's note, an issuer mismatch), so a seeded
     /// world listens on a port drawn from its seed.
     @Test("two suite runs with one seed give the same results apart from timings")

@@ -170,6 +170,28 @@ import Testing
         #expect(user.username == "bob@example.com")
     }
 
+    @Test("issuer clock: advance or offset, one of them")
+    func issuerClock() throws {
+        let scenario = try parse(
+            """
+            name: clock
+            steps:
+              - issuer: {clock: {advance: 2h}}
+              - issuer: {clock: {offset: -30}}
+            """)
+        #expect(
+            scenario.steps.map(\.action) == [
+                .issuer(.clock(advanceSeconds: 7200, offsetSeconds: nil)),
+                .issuer(.clock(advanceSeconds: nil, offsetSeconds: -30)),
+            ])
+        for bad in [
+            "{clock: {}}", "{clock: {advance: 1h, offset: 2h}}", "{clock: {advance: -1h}}",
+            "{clock: {at: 1}}",
+        ] {
+            #expect(throws: ScenarioError.self) { try parse("name: x\nsteps:\n  - issuer: \(bad)") }
+        }
+    }
+
     @Test("network resend: a count or {count, path}")
     func resend() throws {
         let scenario = try parse(
