@@ -53,7 +53,15 @@ extension Issuer {
         let accessTokenID = newAccessTokenID()
         let refreshToken = newRefreshToken()
         let accessTokenExpiresAt = now + lifetimes(for: client).accessToken
-        let pending = state.withLock { state -> PendingTokens in
+        let refusesUnlinked = tenant.connections.contains {
+            $0.name == identity.connection && $0.kind == .apple && $0.apple.refusesUnlinkedAccounts
+        }
+        let pending = try state.withLock { (state) throws(OAuthError) -> PendingTokens in
+            if refusesUnlinked, let taken = Issuer.unlinkedAccount(for: identity, in: state) {
+                throw .invalidGrant(
+                    "an account with the email \(OAuthRequestParameters.quoted(taken.email ?? "")) already "
+                        + "exists and is not linked to \(identity.connection); link it first")
+            }
             let user = Issuer.linkUser(identity, profile: profile, in: &state)
             let grant = TokenGrant(
                 kind: .exchange, user: user, client: client, scopes: granted, audience: audience?.identifier,
@@ -176,6 +184,17 @@ extension Issuer {
     /// The user of an upstream identity: found by connection and upstream `sub` (or by the id
     /// they would have), else created as `<connection>|<sub>`. `user_profile` fills in the
     /// name of a new user or of one who has none, and is ignored otherwise (field bug 10).
+    /// An account of another connection holding the email of an identity seen for the first
+    /// time, which a tenant that links only on request will not merge with it.
+    static func unlinkedAccount(for identity: ExternalIdentity, in state: IssuerState) -> UserAccount? {
+        let id = identity.connection + "|" + identity.subject
+        guard state.user(connection: identity.connection, externalID: identity.subject) == nil,
+            state.users[id] == nil, let email = identity.email, let existing = state.user(email: email),
+            existing.connection != identity.connection
+        else { return nil }
+        return existing
+    }
+
     static func linkUser(_ identity: ExternalIdentity, profile: UserProfile?, in state: inout IssuerState)
         -> UserAccount
     {

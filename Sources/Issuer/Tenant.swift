@@ -200,11 +200,15 @@ public struct AppleConnectionSettings: Sendable, Hashable {
     /// Apple identity tokens only, as an issuer upgraded without the code type does (field bug
     /// 13): a code exchange is then 400 `invalid_request`, unsupported subject token type.
     public var acceptsAuthorizationCodes: Bool
+    /// Refuse a first Apple sign-in whose email already belongs to an account of another
+    /// connection (400 `invalid_grant`), as issuers that link accounts only on request do
+    /// (field bug 13), instead of making a separate account.
+    public var refusesUnlinkedAccounts: Bool
 
     public init(
         appleURL: String? = nil, teamID: String? = nil, keyID: String? = nil,
         privateKeyPEM: String? = nil, bundleIDs: [String] = ["com.example.app"], rejectNonce: Bool = false,
-        acceptsAuthorizationCodes: Bool = true
+        acceptsAuthorizationCodes: Bool = true, refusesUnlinkedAccounts: Bool = false
     ) {
         self.appleURL = appleURL
         self.teamID = teamID
@@ -213,6 +217,7 @@ public struct AppleConnectionSettings: Sendable, Hashable {
         self.bundleIDs = bundleIDs
         self.rejectNonce = rejectNonce
         self.acceptsAuthorizationCodes = acceptsAuthorizationCodes
+        self.refusesUnlinkedAccounts = refusesUnlinkedAccounts
     }
 
     /// Apple's own base URL, what an unset `appleURL` means.

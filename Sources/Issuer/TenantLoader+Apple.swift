@@ -13,6 +13,7 @@ import YAML
 ///       bundle_ids: [com.example.app]
 ///       reject_nonce: false
 ///       accept_authorization_codes: true       # false: identity tokens only (field bug 13)
+///       refuse_unlinked_accounts: false        # true: a new Apple user with a taken email is refused
 extension TenantDecoder {
     /// Largest developer key file read, in bytes (a P-256 PEM is about 250).
     static let maximumKeyFileSize = 64 * 1024
@@ -71,6 +72,9 @@ extension TenantDecoder {
             settings.bundleIDs = listed.map(\.value)
         }
         if let node = fields["reject_nonce"] { settings.rejectNonce = try bool(node, "reject_nonce") }
+        if let node = fields["refuse_unlinked_accounts"] {
+            settings.refusesUnlinkedAccounts = try bool(node, "refuse_unlinked_accounts")
+        }
         if let node = fields["accept_authorization_codes"] {
             settings.acceptsAuthorizationCodes = try bool(node, "accept_authorization_codes")
         }

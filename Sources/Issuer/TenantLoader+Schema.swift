@@ -25,7 +25,7 @@ extension TenantDecoder {
     static let openIDConnectionKeys = ["issuer", "audience", "jwks", "jwks_file"]
     static let appleConnectionKeys = [
         "apple_url", "team_id", "key_id", "private_key_pem", "private_key_file", "bundle_ids", "reject_nonce",
-        "accept_authorization_codes",
+        "accept_authorization_codes", "refuse_unlinked_accounts",
     ]
     static let connectionKeys = ["name", "kind"] + openIDConnectionKeys + appleConnectionKeys
     /// The grants the issuer implements (RFC 6749 §4.1, §6; RFC 8693).

@@ -218,6 +218,31 @@ struct AppleConnectionTests {
         }
     }
 
+    /// Field bug 13: with refusesUnlinkedAccounts, a first Apple sign-in with the email of an
+    /// existing password account is refused; other emails, and a tenant without the rule, get
+    /// an Apple account of their own.
+    @Test("refusesUnlinkedAccounts: a taken email is refused, not merged or duplicated")
+    func unlinkedAccounts() async throws {
+        let refusing: @Sendable (inout AppleConnectionSettings) -> Void = {
+            $0.refusesUnlinkedAccounts = true
+        }
+        try await withAppleAndIssuer(.inProcess, settings: refusing) { fixture in
+            let alice = try fixture.authorize("alice@example.com")
+            let refused = try await fixture.signIn(alice)
+            #expect(refused.status == 400)
+            let error = try refused.oauthError()
+            #expect(error.code == "invalid_grant")
+            #expect(error.description.contains("not linked"), "\(error.description)")
+            #expect(try await fixture.user(alice) == nil)
+            let kim = try fixture.authorize("kim@example.com")
+            #expect(try await fixture.signIn(kim).status == 200)
+        }
+        try await withAppleAndIssuer(.inProcess) { fixture in
+            let alice = try fixture.authorize("alice@example.com")
+            #expect(try await fixture.signIn(alice).status == 200)
+        }
+    }
+
     /// Apple's identity token as an RFC 8693 id_token subject; another app's token is refused;
     /// the partner provider's tokens still verify beside it.
     @Test("Apple identity token as id_token subject", arguments: Deployment.allCases)

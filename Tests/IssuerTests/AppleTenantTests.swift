@@ -35,6 +35,7 @@ struct AppleTenantTests {
                 bundle_ids: [com.example.app, com.example.app.watch]
                 reject_nonce: true
                 accept_authorization_codes: false
+                refuse_unlinked_accounts: true
             """)
         let settings = try #require(Self.apple(tenant))
         #expect(settings.appleURL == "https://appleid.apple.com")
@@ -44,6 +45,8 @@ struct AppleTenantTests {
         #expect(settings.bundleIDs == ["com.example.app", "com.example.app.watch"])
         #expect(settings.rejectNonce)
         #expect(!settings.acceptsAuthorizationCodes)
+        #expect(settings.refusesUnlinkedAccounts)
+        #expect(!AppleConnectionSettings().refusesUnlinkedAccounts)
         #expect(AppleConnectionSettings().acceptsAuthorizationCodes)
     }
 
