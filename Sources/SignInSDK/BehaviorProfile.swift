@@ -29,6 +29,9 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
         case presentWhileInactive = "present-while-inactive"
         /// Row 7: a user cancel is reported as a generic failure.
         case misreadCancel = "misread-cancel"
+        /// Row 7: a sheet the user swipes away is never reported; the call waits until the app
+        /// is killed.
+        case cancelNeverResolves = "cancel-never-resolves"
         /// Row 8: an error callback without `state` is reported as a state error.
         case errorWithoutStateIsStateError = "error-without-state-is-state-error"
         /// Row 9: no clock tolerance (0 s on `exp` and `iat`), expiry judged by the token's `exp`.
@@ -60,7 +63,7 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
             case .keychainErrorSignsOut: 4
             case .staleTransaction: 5
             case .presentWhileInactive: 6
-            case .misreadCancel: 7
+            case .misreadCancel, .cancelNeverResolves: 7
             case .errorWithoutStateIsStateError: 8
             case .strictClock: 9
             case .neverSendUserProfile, .forgetAppleName: 10

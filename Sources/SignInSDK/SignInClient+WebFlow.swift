@@ -52,6 +52,11 @@ extension SignInClient {
         } catch {
             if activeTransaction == record.state { activeTransaction = nil }
             pending.authorizationAbandoned(state: record.state)
+            if error.kind == .canceledLogin, options.profile.has(.cancelNeverResolves) {
+                // Field bug 7: the dismissal callback is dropped, so the call only ends when its
+                // task is cancelled (the app is killed).
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            }
             throw Self.mapWebFailure(error, profile: options.profile)
         }
         if activeTransaction == record.state { activeTransaction = nil }

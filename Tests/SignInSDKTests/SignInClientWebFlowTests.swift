@@ -142,6 +142,27 @@ import Testing
         #expect(error?.code == (faulty ? .webSessionFailed : .canceledLogin))
     }
 
+    /// Field bug 7, the other half: with cancelNeverResolves a swiped-away sheet leaves the call
+    /// waiting (it has not returned well after the sheet was dismissed) until its task is
+    /// cancelled, as killing the app does.
+    @Test func cancelNeverResolves() async throws {
+        let harness = try await SDKHarness(profile: BehaviorProfile(faults: [.cancelNeverResolves]))
+            .configured()
+        harness.agent.behavior.withLock { $0 = .cancel }
+        let finished = Mutex(false)
+        let call = Task {
+            defer { finished.withLock { $0 = true } }
+            return try await harness.client.signIn()
+        }
+        while harness.agent.presented.withLock({ $0.isEmpty }) { await Task.yield() }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!finished.withLock { $0 })
+        call.cancel()
+        let error = await capture { try await call.value }
+        #expect(error?.code == .canceledLogin)
+        #expect(finished.withLock { $0 })
+    }
+
     /// Field bug 5: a sheet that never called back blocks the next sign-in only with the fault.
     @Test(arguments: [false, true]) func staleTransaction(faulty: Bool) async throws {
         let harness = try await SDKHarness(
