@@ -33,11 +33,17 @@ final class CurlMultiLoop: @unchecked Sendable {
 
         /// Everything queued, leaving the queue empty.
         mutating func take() -> (commands: [Command], jobs: [UnownedJob]) {
-            defer {
-                commands = []
-                jobs = []
-            }
-            return (commands, jobs)
+            (takeCommands(), takeJobs())
+        }
+
+        mutating func takeCommands() -> [Command] {
+            defer { commands = [] }
+            return commands
+        }
+
+        mutating func takeJobs() -> [UnownedJob] {
+            defer { jobs = [] }
+            return jobs
         }
     }
 
@@ -70,18 +76,19 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Stops a transfer if it is still running, resuming it with `HTTPError.Code.cancelled`.
     func cancel(_ transfer: CurlTransfer) { enqueue(.cancel(transfer)) }
 
-    private func enqueue(_ command: Command) {
+    private func enqueue(_ command: Command) { queueing { $0.commands.append(command) } }
+
+    /// Adds work under the lock, then starts the loop thread if none runs, or wakes the one
+    /// that does (unless the work comes from that thread, which looks at the queue before it
+    /// sleeps).
+    private func queueing(_ add: (inout Queue) -> Void) {
         let startThread = queue.withLock { queue in
-            queue.commands.append(command)
+            add(&queue)
             if queue.threadRunning { return false }
             queue.threadRunning = true
             return true
         }
-        wake(startingThread: startThread)
-    }
-
-    private func wake(startingThread: Bool) {
-        if startingThread {
+        if startThread {
             // Named by the kernel's own call: Foundation on Linux does not pass `Thread.name`
             // on, and a new thread otherwise keeps the name of the pool thread that made it.
             let thread = Thread { [self] in
@@ -114,12 +121,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             // Jobs first: the requests they submit join this round.
             for job in taken.jobs { job.runSynchronously(on: executor) }
             var commands = taken.commands
-            if !taken.jobs.isEmpty {
-                commands += queue.withLock { queue in
-                    defer { queue.commands = [] }
-                    return queue.commands
-                }
-            }
+            if !taken.jobs.isEmpty { commands += queue.withLock { $0.takeCommands() } }
             for command in commands {
                 switch command {
                 case .add(let transfer): add(transfer)
@@ -202,12 +204,6 @@ extension CurlMultiLoop: TaskExecutor {
     /// Runs a job on the loop thread, between rounds of libcurl work.
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let startThread = queue.withLock { queue in
-            queue.jobs.append(job)
-            if queue.threadRunning { return false }
-            queue.threadRunning = true
-            return true
-        }
-        wake(startingThread: startThread)
+        queueing { $0.jobs.append(job) }
     }
 }

@@ -51,26 +51,20 @@ enum ListeningSocket {
                 }
             }
         }
-        if bound != 0 {
+        /// Closes the socket and says why `step` failed. `EADDRINUSE` may come from either
+        /// step: with SO_REUSEADDR two sockets can bind one port while neither listens yet, and
+        /// the second to listen is the one refused.
+        func failure(_ step: String) -> HTTPServerError {
             let code = errno
             close(descriptor)
             let reason = String(cString: strerror(code))
             if code == EADDRINUSE {
-                throw HTTPServerError(.addressInUse, "cannot listen on \(host):\(port): \(reason)")
+                return HTTPServerError(.addressInUse, "cannot listen on \(host):\(port): \(reason)")
             }
-            throw HTTPServerError(.bindFailed, "cannot bind \(host):\(port): \(reason)")
+            return HTTPServerError(.bindFailed, "cannot \(step) \(host):\(port): \(reason)")
         }
-        guard listen(descriptor, 1024) == 0 else {
-            let code = errno
-            close(descriptor)
-            let reason = String(cString: strerror(code))
-            // With SO_REUSEADDR two sockets may bind one port while neither listens yet; the
-            // second to listen is the one refused.
-            if code == EADDRINUSE {
-                throw HTTPServerError(.addressInUse, "cannot listen on \(host):\(port): \(reason)")
-            }
-            throw HTTPServerError(.bindFailed, "cannot listen on \(host):\(port): \(reason)")
-        }
+        if bound != 0 { throw failure("bind") }
+        guard listen(descriptor, 1024) == 0 else { throw failure("listen on") }
         let flags = fcntl(descriptor, F_GETFL)
         _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
         return (descriptor, isIPv6)

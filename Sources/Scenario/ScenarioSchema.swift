@@ -5,6 +5,30 @@ public enum ScenarioSchema {
     public static let json = #"""
         {
           "$defs": {
+            "armedRequests": {
+              "description": "The next requests a network condition applies to: a count, or {count, path}.",
+              "oneOf": [
+                {
+                  "minimum": 1,
+                  "type": "integer"
+                },
+                {
+                  "$ref": "#/$defs/requestMatch"
+                }
+              ]
+            },
+            "duration": {
+              "description": "Seconds: an integer, or a number with s, m, h or d (\"15m\").",
+              "oneOf": [
+                {
+                  "type": "integer"
+                },
+                {
+                  "pattern": "^-?[0-9]+[smhd]$",
+                  "type": "string"
+                }
+              ]
+            },
             "env": {
               "additionalProperties": {
                 "type": [
@@ -13,6 +37,20 @@ public enum ScenarioSchema {
                   "boolean",
                   "null"
                 ]
+              },
+              "type": "object"
+            },
+            "requestMatch": {
+              "additionalProperties": false,
+              "description": "How many requests (at least 1), and only those to path when it is given.",
+              "properties": {
+                "count": {
+                  "minimum": 1,
+                  "type": "integer"
+                },
+                "path": {
+                  "type": "string"
+                }
               },
               "type": "object"
             },
@@ -363,16 +401,7 @@ public enum ScenarioSchema {
                   "description": "Moves the world's time.",
                   "properties": {
                     "advance": {
-                      "description": "Seconds: an integer, or a number with s, m, h or d (\"15m\").",
-                      "oneOf": [
-                        {
-                          "type": "integer"
-                        },
-                        {
-                          "pattern": "^-?[0-9]+[smhd]$",
-                          "type": "string"
-                        }
-                      ]
+                      "$ref": "#/$defs/duration"
                     }
                   },
                   "required": [
@@ -385,16 +414,7 @@ public enum ScenarioSchema {
                   "description": "Sets how far the device clock is ahead of the world (negative: behind).",
                   "properties": {
                     "skew": {
-                      "description": "Seconds: an integer, or a number with s, m, h or d (\"15m\").",
-                      "oneOf": [
-                        {
-                          "type": "integer"
-                        },
-                        {
-                          "pattern": "^-?[0-9]+[smhd]$",
-                          "type": "string"
-                        }
-                      ]
+                      "$ref": "#/$defs/duration"
                     }
                   },
                   "required": [
@@ -445,74 +465,20 @@ public enum ScenarioSchema {
                           "type": "boolean"
                         },
                         "fail_next": {
-                          "oneOf": [
-                            {
-                              "minimum": 1,
-                              "type": "integer"
-                            },
-                            {
-                              "additionalProperties": false,
-                              "properties": {
-                                "count": {
-                                  "minimum": 1,
-                                  "type": "integer"
-                                },
-                                "path": {
-                                  "type": "string"
-                                }
-                              },
-                              "type": "object"
-                            }
-                          ]
+                          "$ref": "#/$defs/armedRequests"
                         },
                         "latency_ms": {
                           "minimum": 0,
                           "type": "integer"
                         },
                         "lose_responses": {
-                          "oneOf": [
-                            {
-                              "minimum": 1,
-                              "type": "integer"
-                            },
-                            {
-                              "additionalProperties": false,
-                              "properties": {
-                                "count": {
-                                  "minimum": 1,
-                                  "type": "integer"
-                                },
-                                "path": {
-                                  "type": "string"
-                                }
-                              },
-                              "type": "object"
-                            }
-                          ]
+                          "$ref": "#/$defs/armedRequests"
                         },
                         "offline": {
                           "type": "boolean"
                         },
                         "resend": {
-                          "oneOf": [
-                            {
-                              "minimum": 1,
-                              "type": "integer"
-                            },
-                            {
-                              "additionalProperties": false,
-                              "properties": {
-                                "count": {
-                                  "minimum": 1,
-                                  "type": "integer"
-                                },
-                                "path": {
-                                  "type": "string"
-                                }
-                              },
-                              "type": "object"
-                            }
-                          ]
+                          "$ref": "#/$defs/armedRequests"
                         },
                         "reset": {
                           "type": "boolean"
@@ -608,28 +574,10 @@ public enum ScenarioSchema {
                           "minProperties": 1,
                           "properties": {
                             "advance": {
-                              "description": "Seconds: an integer, or a number with s, m, h or d (\"15m\").",
-                              "oneOf": [
-                                {
-                                  "type": "integer"
-                                },
-                                {
-                                  "pattern": "^-?[0-9]+[smhd]$",
-                                  "type": "string"
-                                }
-                              ]
+                              "$ref": "#/$defs/duration"
                             },
                             "offset": {
-                              "description": "Seconds: an integer, or a number with s, m, h or d (\"15m\").",
-                              "oneOf": [
-                                {
-                                  "type": "integer"
-                                },
-                                {
-                                  "pattern": "^-?[0-9]+[smhd]$",
-                                  "type": "string"
-                                }
-                              ]
+                              "$ref": "#/$defs/duration"
                             }
                           },
                           "type": "object"
@@ -898,17 +846,7 @@ public enum ScenarioSchema {
                           "type": "string"
                         },
                         "requests": {
-                          "additionalProperties": false,
-                          "properties": {
-                            "count": {
-                              "minimum": 1,
-                              "type": "integer"
-                            },
-                            "path": {
-                              "type": "string"
-                            }
-                          },
-                          "type": "object"
+                          "$ref": "#/$defs/requestMatch"
                         },
                         "sheet": {
                           "enum": [
@@ -1518,16 +1456,7 @@ public enum ScenarioSchema {
                   "type": "boolean"
                 },
                 "skew": {
-                  "description": "Seconds: an integer, or a number with s, m, h or d (\"15m\").",
-                  "oneOf": [
-                    {
-                      "type": "integer"
-                    },
-                    {
-                      "pattern": "^-?[0-9]+[smhd]$",
-                      "type": "string"
-                    }
-                  ]
+                  "$ref": "#/$defs/duration"
                 }
               },
               "type": "object"
@@ -1624,16 +1553,7 @@ public enum ScenarioSchema {
               ]
             },
             "timeout": {
-              "description": "Seconds: an integer, or a number with s, m, h or d (\"15m\").",
-              "oneOf": [
-                {
-                  "type": "integer"
-                },
-                {
-                  "pattern": "^-?[0-9]+[smhd]$",
-                  "type": "string"
-                }
-              ]
+              "$ref": "#/$defs/duration"
             }
           },
           "required": [

@@ -190,8 +190,15 @@ public enum IssuerAction: Hashable, Sendable {
     case rotateKeys(algorithm: String?)
     /// Creates or updates a user: `{"email", "password", "name", …}`.
     case user([String: JSONValue])
-    /// Moves the issuer's clock through its admin API (`POST /_admin/clock`): forward by
-    /// `advanceSeconds`, or to `offsetSeconds` from its start. In a simulated world that clock
-    /// is the world's, so devices age with it.
-    case clock(advanceSeconds: Int64?, offsetSeconds: Int64?)
+    /// Moves the issuer's clock through its admin API (`POST /_admin/clock`). In a simulated
+    /// world that clock is the world's, so devices age with it.
+    case clock(IssuerClockMove)
+}
+
+/// How an `issuer: {clock: …}` step moves the issuer's clock.
+public enum IssuerClockMove: Hashable, Sendable {
+    /// Forward by this many seconds (`{"advance": s}`).
+    case advance(seconds: Int64)
+    /// To this many seconds from the clock's start (`{"offset": s}`).
+    case offset(seconds: Int64)
 }

@@ -377,10 +377,9 @@ struct StepDecoder {
                 guard seconds >= 0 else {
                     throw reader.error(advance, "issuer.clock.advance must not be negative")
                 }
-                return .clock(advanceSeconds: seconds, offsetSeconds: nil)
+                return .clock(.advance(seconds: seconds))
             case (nil, let offset?):
-                return .clock(
-                    advanceSeconds: nil, offsetSeconds: try reader.seconds(offset, "issuer.clock.offset"))
+                return .clock(.offset(seconds: try reader.seconds(offset, "issuer.clock.offset")))
             default:
                 throw reader.error(mapping["clock"]!, "issuer.clock takes one of advance or offset")
             }

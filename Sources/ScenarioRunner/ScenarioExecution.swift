@@ -259,9 +259,12 @@ final class ScenarioExecution: Sendable {
                 .post, "keys/rotate", body: .object(algorithm.map { ["alg": .string($0)] } ?? [:]))
         case .user(let fields):
             response = try await world.admin(.post, "users", body: .object(fields))
-        case .clock(let advance, let offset):
+        case .clock(let move):
             let body: JSONValue =
-                if let advance { ["advance": .int(advance)] } else { ["offset": .int(offset ?? 0)] }
+                switch move {
+                case .advance(let seconds): ["advance": .int(seconds)]
+                case .offset(let seconds): ["offset": .int(seconds)]
+                }
             response = try await world.admin(.post, "clock", body: body)
             // Work woken by the move (latency sleeps, deadlines) gets to run, as after advance.
             await Task.yield()

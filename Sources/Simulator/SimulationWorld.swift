@@ -42,20 +42,15 @@ public final class SimulationWorld: Sendable {
         return SimulationWorld(scheduler: scheduler, seed: seed, identity: identity, exchangeLog: log)
     }
 
-    /// The ports a world with `seed` listens on first: four drawn from the seed (SplitMix64) in
-    /// 20000..<32000, below Linux's ephemeral range, so that another run with the seed gets the
-    /// same issuer URL, and with it the same `iss` in every token and the same URLs in every
-    /// report. Two worlds that draw the same port (or a port some other program holds) move on
-    /// to the next; only then does a run differ from the last.
+    /// The ports a world with `seed` listens on first: four drawn from the seed's own random
+    /// stream in 20000..<32000, below Linux's ephemeral range, so that another run with the seed
+    /// gets the same issuer URL, and with it the same `iss` in every token and the same URLs in
+    /// every report. Two worlds that draw the same port (or a port some other program holds)
+    /// move on to the next; only then does a run differ from the last.
     static func listeningPorts(seed: UInt64) -> [Int] {
-        var state = seed
-        return (0..<4).map { _ in
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            mixed ^= mixed >> 31
-            return 20000 + Int(mixed % 12000)
+        let bytes = SeededRandom(seed: seed ^ 0x706f_7274).bytes(count: 8)
+        return stride(from: 0, to: bytes.count, by: 2).map {
+            20000 + (Int(bytes[$0]) << 8 | Int(bytes[$0 + 1])) % 12000
         }
     }
 

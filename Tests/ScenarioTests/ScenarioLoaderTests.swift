@@ -181,8 +181,8 @@ import Testing
             """)
         #expect(
             scenario.steps.map(\.action) == [
-                .issuer(.clock(advanceSeconds: 7200, offsetSeconds: nil)),
-                .issuer(.clock(advanceSeconds: nil, offsetSeconds: -30)),
+                .issuer(.clock(.advance(seconds: 7200))),
+                .issuer(.clock(.offset(seconds: -30))),
             ])
         for bad in [
             "{clock: {}}", "{clock: {advance: 1h, offset: 2h}}", "{clock: {advance: -1h}}",
