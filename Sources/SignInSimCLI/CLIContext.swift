@@ -23,8 +23,8 @@ struct CLIContext: Sendable {
     /// The real process: standard streams, the file system, the system clock and CSPRNG.
     static func live() -> CLIContext {
         CLIContext(
-            writeOut: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
-            writeError: { text in FileHandle.standardError.write(Data(text.utf8)) },
+            writeOut: { text in writeAll(text, to: STDOUT_FILENO) },
+            writeError: { text in writeAll(text, to: STDERR_FILENO) },
             readInput: {
                 let data = try FileHandle.standardInput.read(upToCount: maximumInputSize + 1) ?? Data()
                 guard data.count <= maximumInputSize else {
@@ -47,6 +47,27 @@ struct CLIContext: Sendable {
             now: { Int64(Date().timeIntervalSince1970) },
             random: SystemRandom(),
             environment: ProcessInfo.processInfo.environment)
+    }
+}
+
+/// Writes all of `text` to a file descriptor, unbuffered: one `write(2)` for a line shorter
+/// than `PIPE_BUF`, so that lines from several threads never interleave. `serve` logs a line
+/// per request this way; `FileHandle.write` copied each line into a `Data` first. A closed
+/// reader (EPIPE) or a full disk loses the text rather than stopping the command.
+private func writeAll(_ text: String, to descriptor: Int32) {
+    var text = text
+    text.withUTF8 { bytes in
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
     }
 }
 
