@@ -2,7 +2,8 @@
 ///
 /// The `rp-…` faults are the OpenID Foundation RP conformance tests (`protocols.md` §5): each
 /// makes the issuer send what a correct relying party must refuse (or, for `kid-absent-single`,
-/// accept). The `http-…` faults break the transport instead.
+/// accept). The `http-…` faults break the transport instead. `logout-without-state` is a
+/// lapse of real issuers that a relying party should tolerate.
 public enum IssuerFault: String, Sendable, Hashable, CaseIterable {
     case idTokenIssuerMismatch = "rp-id_token-issuer-mismatch"
     case idTokenSubjectMissing = "rp-id_token-sub"
@@ -24,6 +25,9 @@ public enum IssuerFault: String, Sendable, Hashable, CaseIterable {
     case keyRotation = "rp-key-rotation-op-sign-key"
     case refreshedIDTokenIssuerMismatch = "refresh-token-invalid-issuer"
     case refreshedIDTokenSubjectMismatch = "refresh-token-invalid-sub"
+    /// The next post-logout redirects leave out the `state` the client sent, as issuers that
+    /// relay a logout through another hop do (field bug 8; AppAuth-iOS#956).
+    case logoutWithoutState = "logout-without-state"
     case internalServerError = "http-500"
     case serviceUnavailable = "http-503"
     case rateLimited = "http-429"

@@ -101,7 +101,9 @@ extension Issuer {
             )
         }
         var response = FormParameters()
-        if let logoutState = single("state") { response.append("state", logoutState) }
+        // RP-Initiated Logout §3: `state` goes back as given, unless a fault drops it.
+        let dropsState = state.withLock { $0.faults.take(.logoutWithoutState) }
+        if let logoutState = single("state"), !dropsState { response.append("state", logoutState) }
         return .success(FormURLEncoding.appendingQuery(response, to: redirectURI))
     }
 

@@ -46,7 +46,7 @@ struct HeaderDecoder {
 
     static let clientKeys = [
         "client_id", "redirect_uri", "client_secret", "scopes", "audience", "username_field",
-        "password_field", "issuer_suffix",
+        "password_field", "issuer_suffix", "post_logout_redirect_uri",
     ]
 
     /// `issuer: embedded`, `issuer: https://…`, or a mapping with `url` (and `tenant` for the
@@ -155,6 +155,9 @@ struct HeaderDecoder {
         }
         if let value = try reader.optionalString(mapping, "password_field", context) {
             app.passwordField = value
+        }
+        if let value = try reader.optionalString(mapping, "post_logout_redirect_uri", context) {
+            app.postLogoutRedirectURI = value
         }
     }
 }

@@ -148,6 +148,9 @@ public struct AppSetup: Hashable, Sendable {
     /// Text appended to the issuer URL the app is configured with: `/` configures
     /// `https://issuer/` against an issuer whose `iss` is `https://issuer` (field bug 15).
     public var issuerSuffix: String = ""
+    /// Where the issuer sends the browser after the end-session call (RP-Initiated Logout §2);
+    /// with one, sign-out also sends a `state` (field bug 8).
+    public var postLogoutRedirectURI: String?
 
     public init(
         bundleID: String = "com.example.app", clientID: String = "com.example.app",

@@ -1394,6 +1394,9 @@ public enum ScenarioSchema {
                   "password_field": {
                     "type": "string"
                   },
+                  "post_logout_redirect_uri": {
+                    "type": "string"
+                  },
                   "profile": {
                     "type": "string"
                   },
@@ -1488,6 +1491,9 @@ public enum ScenarioSchema {
                       "type": "string"
                     },
                     "password_field": {
+                      "type": "string"
+                    },
+                    "post_logout_redirect_uri": {
                       "type": "string"
                     },
                     "redirect_uri": {

@@ -85,6 +85,7 @@ final class ScenarioWorld: Sendable {
                 options.scopes = setup.scopes
                 options.audience = setup.audience
                 options.usesDPoP = setup.usesDPoP
+                options.postLogoutRedirectURI = setup.postLogoutRedirectURI
                 apps[setup.bundleID] = try phone.install(
                     AppConfiguration(bundleID: setup.bundleID, options: options))
             }

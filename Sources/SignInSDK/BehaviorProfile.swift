@@ -32,8 +32,12 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
         /// Row 7: a sheet the user swipes away is never reported; the call waits until the app
         /// is killed.
         case cancelNeverResolves = "cancel-never-resolves"
-        /// Row 8: an error callback without `state` is reported as a state error.
+        /// Row 8: a callback without `state` is reported as a state error, whatever it carries:
+        /// an error response, or nothing at all (the response was lost on the way).
         case errorWithoutStateIsStateError = "error-without-state-is-state-error"
+        /// Row 8: a post-logout redirect must echo the `state` sent with the logout, and one
+        /// without fails the sign-out before the local session is cleared (AppAuth-iOS#956).
+        case logoutStateRequired = "logout-state-required"
         /// Row 9: no clock tolerance (0 s on `exp` and `iat`), expiry judged by the token's `exp`.
         case strictClock = "strict-clock"
         /// Row 10: the Apple exchange never sends `user_profile`.
@@ -64,7 +68,7 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
             case .staleTransaction: 5
             case .presentWhileInactive: 6
             case .misreadCancel, .cancelNeverResolves: 7
-            case .errorWithoutStateIsStateError: 8
+            case .errorWithoutStateIsStateError, .logoutStateRequired: 8
             case .strictClock: 9
             case .neverSendUserProfile, .forgetAppleName: 10
             case .nonceOnAppleExchange: 11

@@ -96,10 +96,21 @@ extension SignInClient {
         let metadata = try await providerMetadata()
         let callback = try AuthorizationCallback(url: url, redirectURI: options.redirectURI)
         guard let state = callback.state else {
-            // An error response without state is still the issuer's answer (field bug 8): report
-            // the error itself; there is nothing to exchange, so nothing is at risk.
-            if let error = callback.error, !options.profile.has(.errorWithoutStateIsStateError) {
-                throw Self.authorizationError(error, description: callback.errorDescription)
+            // Field bug 8. An error response without state is still the issuer's answer: report
+            // the error itself; there is nothing to exchange, so nothing is at risk. A callback
+            // with no response at all lost it on the way (a hop that dropped the query): that
+            // is what to report, not the state it does not carry. A code without state is
+            // refused as what it is.
+            if !options.profile.has(.errorWithoutStateIsStateError) {
+                if let error = callback.error {
+                    throw Self.authorizationError(error, description: callback.errorDescription)
+                }
+                if callback.code == nil {
+                    throw SignInError(
+                        .invalidCallback,
+                        "the callback carries no authorization response (no code, error or state): "
+                            + "it was lost on the way to the app")
+                }
             }
             throw SignInError(.missingState, "the callback has no state")
         }

@@ -95,6 +95,25 @@ struct LogoutTests {
         }
     }
 
+    /// Fault `logout-without-state`: the next redirects lose the `state` (field bug 8), then
+    /// the issuer echoes it again.
+    @Test("logout-without-state drops the state", arguments: Deployment.allCases)
+    func logoutWithoutState(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            try fixture.issuer.inject(FaultInjection(fault: .logoutWithoutState, count: 1))
+            var browser = Browser(fixture)
+            let query = Self.logoutQuery([
+                "client_id": NativeApp.clientID, "post_logout_redirect_uri": Self.postLogoutRedirectURI,
+                "state": "s1",
+            ])
+            let dropped = try await browser.get(query)
+            #expect(dropped.status == 302)
+            #expect(dropped.headers["Location"] == Self.postLogoutRedirectURI)
+            let echoed = try await browser.get(query)
+            #expect(try redirectParameters(echoed, to: Self.postLogoutRedirectURI) == ["state": "s1"])
+        }
+    }
+
     /// POST with a form works like GET (RP-Initiated Logout §2).
     @Test("logout by POST", arguments: Deployment.allCases)
     func logoutByPost(deployment: Deployment) async throws {

@@ -36,7 +36,7 @@ import Testing
             device: {skew: -5m, passcode: false, apple_account: {email: kim@example.com, given_name: Kim}}
             apps:
               - {id: com.example.app, profile: naive, shared_session: true}
-              - {id: com.other.app, dpop: true}
+              - {id: com.other.app, dpop: true, post_logout_redirect_uri: "com.other.app://auth/logout"}
             steps:
               - launch
               - prewarm: {app: com.other.app}
@@ -69,6 +69,8 @@ import Testing
         #expect(scenario.apps[1].redirectURI == "com.other.app://auth/callback")
         #expect(scenario.apps[0].profile == "naive" && scenario.apps[0].sharedSession)
         #expect(scenario.apps[1].usesDPoP)
+        #expect(scenario.apps[0].postLogoutRedirectURI == nil)
+        #expect(scenario.apps[1].postLogoutRedirectURI == "com.other.app://auth/logout")
         #expect(scenario.issuer.isEmbedded)
         #expect(scenario.steps.count == 14)
         #expect(scenario.steps[0].location == SourceLocation(file: "s.yaml", line: 13, column: 5))

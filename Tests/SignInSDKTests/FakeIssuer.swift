@@ -38,6 +38,9 @@ final class FakeIssuer: Sendable {
         var signingKeyID = "k1"
         var rotateReuseRevokesFamily = true
         var endSessionStatus = 200
+        /// What the post-logout redirect carries as `state`: the request's (`.echo`), none, or
+        /// another value.
+        var logoutState: LogoutState = .echo
         /// Apple codes the fake Apple issued and not yet redeemed, with their nonce.
         var appleCodes: [String: String?] = [:]
         var exchanges: [FormParameters] = []
@@ -94,7 +97,19 @@ final class FakeIssuer: Sendable {
             return try await token(try request.formParameters())
         case "/logout":
             record("logout")
-            return HTTPResponse(status: state.withLock { $0.endSessionStatus })
+            let query = try request.queryParameters()
+            let (status, logoutState) = state.withLock { ($0.endSessionStatus, $0.logoutState) }
+            guard status < 400, let redirect = query["post_logout_redirect_uri"] else {
+                return HTTPResponse(status: status)
+            }
+            var back = FormParameters()
+            switch logoutState {
+            case .echo: if let sent = query["state"] { back.append("state", sent) }
+            case .none: break
+            case .other(let value): back.append("state", value)
+            }
+            return HTTPResponse(
+                status: 302, headers: ["Location": FormURLEncoding.appendingQuery(back, to: redirect)])
         default:
             return HTTPResponse(status: 404)
         }
@@ -320,6 +335,13 @@ final class FakeUserAgent: WebAuthenticationUserAgent {
     }
 }
 
+/// The `state` a fake post-logout redirect carries.
+enum LogoutState: Sendable {
+    case echo
+    case none
+    case other(String)
+}
+
 /// An SDK wired to a fake issuer, with storage and a clock the test holds.
 struct SDKHarness {
     let issuer: FakeIssuer
@@ -332,7 +354,8 @@ struct SDKHarness {
         issuer: FakeIssuer = FakeIssuer(), profile: BehaviorProfile = .default,
         storage: InMemoryTokenStorage = InMemoryTokenStorage(),
         preferences: InMemoryAppPreferences = InMemoryAppPreferences(),
-        transport: (any HTTPTransport)? = nil, clock: (any WallClock)? = nil
+        transport: (any HTTPTransport)? = nil, clock: (any WallClock)? = nil,
+        postLogoutRedirectURI: String? = nil
     ) {
         self.issuer = issuer
         self.agent = FakeUserAgent(issuer: issuer)
@@ -344,15 +367,17 @@ struct SDKHarness {
                 clock: clock ?? issuer.clock, random: SeededRandom(seed: 1), webAuthentication: agent,
                 appleAuthorization: FakeApple(issuer: issuer)))
         self.profile = profile
+        self.postLogoutRedirectURI = postLogoutRedirectURI
     }
 
     let profile: BehaviorProfile
+    let postLogoutRedirectURI: String?
 
     var options: SignInOptions {
         SignInOptions(
             issuer: issuer.issuer, clientID: "com.example.app",
             redirectURI: "com.example.app://auth/callback",
-            profile: profile)
+            profile: profile, postLogoutRedirectURI: postLogoutRedirectURI)
     }
 
     func configured() async throws -> SDKHarness {

@@ -83,6 +83,18 @@ import Testing
         #expect(faulty || error?.oauthError == "access_denied")
     }
 
+    /// Field bug 8: a callback with no response at all (lost on the way) is reported as such;
+    /// the faulty SDK calls it a state error. Nothing is exchanged either way.
+    @Test(arguments: [false, true]) func lostResponse(faulty: Bool) async throws {
+        let profile = faulty ? BehaviorProfile(faults: [.errorWithoutStateIsStateError]) : .default
+        let harness = try await SDKHarness(profile: profile).configured()
+        let error = await capture {
+            try await harness.client.handleRedirect(url: "com.example.app://auth/callback")
+        }
+        #expect(error?.code == (faulty ? .missingState : .invalidCallback))
+        #expect(harness.issuer.count("token:authorization_code") == 0)
+    }
+
     /// RFC 9207: with the issuer advertising `iss`, a callback with another or no `iss` is refused.
     @Test(arguments: ["https://evil.test/", nil]) func callbackIssuerIsChecked(iss: String?) async throws {
         let harness = try await SDKHarness().configured()

@@ -81,6 +81,48 @@ final class LockableStorage: TokenStorage {
         #expect(harness.storage.keys.isEmpty)
     }
 
+    /// RP-Initiated Logout §3 with a post-logout redirect URI: the request carries a `state`;
+    /// an echoed one or none (field bug 8) ends the session at the issuer, a foreign one does
+    /// not, and local tokens are cleared in every case.
+    @Test(arguments: [(LogoutState.echo, true), (.none, true), (.other("forged"), false)])
+    func signOutChecksTheLogoutState(returned: LogoutState, endedAtIssuer: Bool) async throws {
+        let seen = Mutex<String?>(nil)
+        let issuer = FakeIssuer()
+        let transport = ClosureTransport { request throws(HTTPError) in
+            if request.url.contains("/logout") { seen.withLock { $0 = request.url } }
+            return try await issuer.respond(request)
+        }
+        let harness = try await SDKHarness(
+            issuer: issuer, transport: transport, postLogoutRedirectURI: "com.example.app://auth/logout"
+        ).configured()
+        _ = try await harness.client.signIn()
+        issuer.update { $0.logoutState = returned }
+        #expect(try await harness.client.signOut() == endedAtIssuer)
+        let query = try FormURLEncoding.decode(URLParts.query(of: try #require(seen.withLock { $0 })) ?? "")
+        #expect(query["post_logout_redirect_uri"] == "com.example.app://auth/logout")
+        #expect((query["state"] ?? "").count >= 43)
+        #expect(harness.storage.keys.isEmpty)
+    }
+
+    /// Field bug 8: the faulty SDK requires the logout `state` back, fails the sign-out without
+    /// it, and the session stays; with the state echoed it signs out like the correct one.
+    @Test(arguments: [LogoutState.none, .echo]) func logoutStateRequired(returned: LogoutState) async throws {
+        let harness = try await SDKHarness(
+            profile: BehaviorProfile(faults: [.logoutStateRequired]),
+            postLogoutRedirectURI: "com.example.app://auth/logout"
+        ).configured()
+        _ = try await harness.client.signIn()
+        harness.issuer.update { $0.logoutState = returned }
+        let error = await capture { try await harness.client.signOut() }
+        if case .none = returned {
+            #expect(error?.code == .missingState)
+            #expect(try await harness.client.getSession() != nil)
+        } else {
+            #expect(error == nil)
+            #expect(harness.storage.keys.isEmpty)
+        }
+    }
+
     /// Sign-out over a dead network still clears local tokens.
     @Test func signOutOfflineClears() async throws {
         let issuer = FakeIssuer()

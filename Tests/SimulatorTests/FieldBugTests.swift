@@ -157,6 +157,32 @@ import WebAuthSession
         }
     }
 
+    /// Row 8: a callback whose response was lost (no query) is reported as lost, not as a
+    /// state error.
+    @Test(arguments: both) func row8LostResponse(faulty: Bool) async throws {
+        try await withSignedOutApp(profile: profile(faulty, .errorWithoutStateIsStateError)) { _, _, app in
+            let error = await signInError {
+                try await app.perform { try await $0.handleRedirect(url: "com.example.app://auth/callback") }
+            }
+            #expect(error?.code == (faulty ? .missingState : .invalidCallback))
+        }
+    }
+
+    /// Row 8: the issuer's post-logout redirect drops the `state`; the faulty SDK fails the
+    /// sign-out and the session stays in the keychain.
+    @Test(arguments: both) func row8LogoutWithoutState(faulty: Bool) async throws {
+        try await withSignedOutApp(
+            profile: profile(faulty, .logoutStateRequired),
+            postLogoutRedirectURI: "com.example.app://auth/logout"
+        ) { world, phone, app in
+            _ = try await app.perform { try await $0.signIn() }
+            try world.identity!.issuer.inject(FaultInjection(fault: .logoutWithoutState))
+            let error = await signInError { _ = try await app.perform { try await $0.signOut() } }
+            #expect(error?.code == (faulty ? .missingState : nil))
+            #expect(phone.device.keychain.count == (faulty ? 1 : 0))
+        }
+    }
+
     /// Row 9: the device clock is 5 minutes behind; strict clock checks reject every ID token.
     @Test(arguments: both) func row9ClockSkew(faulty: Bool) async throws {
         try await withSignedOutApp(profile: profile(faulty, .strictClock), skew: -300) { _, _, app in

@@ -10,7 +10,7 @@ import WebAuthSession
 /// app installed and launched, and shuts the world down afterwards (bounded in time).
 func withSignedOutApp(
     profile: BehaviorProfile = .default, tenant: Tenant = .default, skew: Int64 = 0,
-    usesDPoP: Bool = false, issuerSuffix: String = "",
+    usesDPoP: Bool = false, issuerSuffix: String = "", postLogoutRedirectURI: String? = nil,
     _ body: @escaping @Sendable (SimulationWorld, SimulatedPhone, SimulatedApp) async throws -> Void
 ) async throws {
     let world = try await SimulationWorld.embedded(tenant: tenant, seed: 42)
@@ -19,6 +19,7 @@ func withSignedOutApp(
         var configuration = world.defaultAppConfiguration(profile: profile)
         configuration.options.usesDPoP = usesDPoP
         configuration.options.issuer += issuerSuffix
+        configuration.options.postLogoutRedirectURI = postLogoutRedirectURI
         let app = try phone.install(configuration)
         try await app.launch()
         app.webUser = .alice
