@@ -52,8 +52,9 @@ struct CLIContext: Sendable {
 
 /// Writes all of `text` to a file descriptor, unbuffered: one `write(2)` for a line shorter
 /// than `PIPE_BUF`, so that lines from several threads never interleave. `serve` logs a line
-/// per request this way; `FileHandle.write` copied each line into a `Data` first. A closed
-/// reader (EPIPE) or a full disk loses the text rather than stopping the command.
+/// per request this way; `FileHandle.write` copied each line into a `Data` first. A write
+/// error (a full disk) loses the text rather than stopping the command; a reader that went away
+/// ends the process with SIGPIPE, as it ends any Unix filter.
 private func writeAll(_ text: String, to descriptor: Int32) {
     var text = text
     text.withUTF8 { bytes in
