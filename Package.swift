@@ -147,7 +147,7 @@ let package = Package(
             name: "signinsim-bench",
             dependencies: [
                 "Cryptography", "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer",
-                "AppleID", "SignInSDK", "Simulator",
+                "AppleID", "Issuer", "Clocks", "SignInSDK", "Simulator",
             ],
             path: "Sources/Benchmarks",
             swiftSettings: strictSettings),

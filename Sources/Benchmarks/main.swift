@@ -1,5 +1,6 @@
 // signinsim-bench: throughput figures measured side by side with their baselines in one run.
 // Usage: signinsim-bench crypto [--seconds S]
+//        signinsim-bench issuer-core [--rounds R] [--refreshes N]
 import Cryptography
 import Foundation
 import HTTPClient
@@ -280,6 +281,15 @@ case "client":
         FileHandle.standardError.write(Data("signinsim-bench: \(error)\n".utf8))
         exit(1)
     }
+case "issuer-core":
+    do {
+        try benchIssuerCore(
+            rounds: option("--rounds").flatMap { Int($0) } ?? 5,
+            refreshesPerRound: option("--refreshes").flatMap { Int($0) } ?? 20000)
+    } catch {
+        FileHandle.standardError.write(Data("signinsim-bench: \(error)\n".utf8))
+        exit(1)
+    }
 case "crypto":
     do {
         try benchCrypto(seconds: seconds)
@@ -288,6 +298,7 @@ case "crypto":
         exit(1)
     }
 default:
-    FileHandle.standardError.write(Data("usage: signinsim-bench crypto|apple|client [--seconds S]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: signinsim-bench crypto|issuer-core|apple|client [--seconds S]\n".utf8))
     exit(64)
 }
