@@ -5,10 +5,11 @@ public import HTTPCore
 /// Requests run on a libcurl multi handle driven by a thread of the transport's own (see
 /// `CurlMultiLoop`), never on Swift's cooperative pool, so a blocked network call cannot starve
 /// other tasks. That thread is also a task executor (`executor`): code that prefers it sends a
-/// request and is resumed by the response on one thread, with no hand-off in between. Any number of requests may be in flight; at most
-/// `CurlTransportConfiguration.maximumConnections` connections are open, and idle ones are kept
-/// for reuse. A 3xx response comes back as it is, its `Location` byte for byte (custom schemes
-/// included), because an OAuth client must see the redirect itself.
+/// request and is resumed by the response on one thread, with no hand-off in between. Any
+/// number of requests may be in flight; at most `CurlTransportConfiguration.maximumConnections`
+/// connections are open, and idle ones are kept for reuse. A 3xx response comes back as it is,
+/// its `Location` byte for byte (custom schemes included), because an OAuth client must see the
+/// redirect itself.
 public final class CurlTransport: HTTPTransport {
     /// The jar that every request of this transport reads and fills, or `nil` for no cookies.
     public let cookieJar: CookieJar?

@@ -181,9 +181,6 @@ extension Issuer {
             name: text("name"))
     }
 
-    /// The user of an upstream identity: found by connection and upstream `sub` (or by the id
-    /// they would have), else created as `<connection>|<sub>`. `user_profile` fills in the
-    /// name of a new user or of one who has none, and is ignored otherwise (field bug 10).
     /// An account of another connection holding the email of an identity seen for the first
     /// time, which a tenant that links only on request will not merge with it.
     static func unlinkedAccount(for identity: ExternalIdentity, in state: IssuerState) -> UserAccount? {
@@ -195,6 +192,9 @@ extension Issuer {
         return existing
     }
 
+    /// The user of an upstream identity: found by connection and upstream `sub` (or by the id
+    /// they would have), else created as `<connection>|<sub>`. `user_profile` fills in the
+    /// name of a new user or of one who has none, and is ignored otherwise (field bug 10).
     static func linkUser(_ identity: ExternalIdentity, profile: UserProfile?, in state: inout IssuerState)
         -> UserAccount
     {

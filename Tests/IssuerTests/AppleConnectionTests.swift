@@ -7,10 +7,14 @@ import TestSupport
 import Testing
 
 extension HTTPResponse {
-    /// `error` and `error_description` of an error answer.
-    fileprivate func oauthError() throws -> (code: String?, description: String) {
-        let body = try jsonBody()
-        return (body["error"]?.stringValue, body["error_description"]?.stringValue ?? "")
+    /// Expects an OAuth error answer with this status and `error` code, and returns its
+    /// `error_description` for the test's own check of the wording.
+    fileprivate func expectOAuthError(
+        _ status: Int, _ code: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> String {
+        #expect(self.status == status, sourceLocation: sourceLocation)
+        #expect(oauthError(self) == code, sourceLocation: sourceLocation)
+        return oauthErrorDescription(self)
     }
 }
 
@@ -70,7 +74,7 @@ struct AppleConnectionTests {
             fixture.wire.failNext(.serverError)
             let failed = try await fixture.signIn(first)
             #expect(failed.status == 503)
-            #expect(try failed.oauthError().code == "temporarily_unavailable")
+            #expect(oauthError(failed) == "temporarily_unavailable")
             #expect(try await fixture.user(first) == nil)
 
             let retry = try fixture.authorize()
@@ -111,11 +115,9 @@ struct AppleConnectionTests {
             let credential = try fixture.authorize()
             #expect(try await fixture.signIn(credential).status == 200)
             let again = try await fixture.signIn(credential)
-            #expect(again.status == 403)
-            let error = try again.oauthError()
-            #expect(error.code == "invalid_grant")
-            #expect(error.description.hasPrefix("Invalid authorization code"), "\(error.description)")
-            #expect(error.description.contains("The code has already been used."))
+            let description = again.expectOAuthError(403, "invalid_grant")
+            #expect(description.hasPrefix("Invalid authorization code"), "\(description)")
+            #expect(description.contains("The code has already been used."))
         }
     }
 
@@ -130,10 +132,8 @@ struct AppleConnectionTests {
             let stale = try fixture.authorize()
             fixture.clock.advance(by: 301)
             let response = try await fixture.signIn(stale)
-            #expect(response.status == 403)
-            let error = try response.oauthError()
-            #expect(error.code == "invalid_grant")
-            #expect(error.description.hasPrefix("Invalid authorization code"), "\(error.description)")
+            let description = response.expectOAuthError(403, "invalid_grant")
+            #expect(description.hasPrefix("Invalid authorization code"), "\(description)")
         }
     }
 
@@ -145,10 +145,8 @@ struct AppleConnectionTests {
             _ = try fixture.authorize("bob@example.com")
             let credential = try fixture.authorize(bundleID: otherBundleID)
             let response = try await fixture.signIn(credential)
-            #expect(response.status == 403)
-            let error = try response.oauthError()
-            #expect(error.code == "invalid_grant")
-            #expect(error.description.contains("client_id mismatch"), "\(error.description)")
+            let description = response.expectOAuthError(403, "invalid_grant")
+            #expect(description.contains("client_id mismatch"), "\(description)")
             #expect(try await fixture.user(credential) == nil)
         }
     }
@@ -160,7 +158,7 @@ struct AppleConnectionTests {
         try await withAppleAndIssuer(.inProcess, settings: onlyOther) { fixture in
             let response = try await fixture.signIn(try fixture.authorize())
             #expect(response.status == 400)
-            #expect(try response.oauthError().code == "unauthorized_client")
+            #expect(oauthError(response) == "unauthorized_client")
         }
     }
 
@@ -175,10 +173,8 @@ struct AppleConnectionTests {
 
             let mismatched = try fixture.authorize(nonce: AppleNonce.sha256Hex(raw))
             let refused = try await fixture.signIn(mismatched, extra: ["nonce": "another-raw-nonce"])
-            #expect(refused.status == 403)
-            let error = try refused.oauthError()
-            #expect(error.code == "invalid_grant")
-            #expect(error.description.contains("nonce"), "\(error.description)")
+            let description = refused.expectOAuthError(403, "invalid_grant")
+            #expect(description.contains("nonce"), "\(description)")
         }
     }
 
@@ -190,10 +186,8 @@ struct AppleConnectionTests {
             let raw = "raw-nonce"
             let credential = try fixture.authorize(nonce: AppleNonce.sha256Hex(raw))
             let refused = try await fixture.signIn(credential, extra: ["nonce": raw])
-            #expect(refused.status == 400)
-            let error = try refused.oauthError()
-            #expect(error.code == "invalid_request")
-            #expect(error.description.hasPrefix("Error from Apple connection"), "\(error.description)")
+            let description = refused.expectOAuthError(400, "invalid_request")
+            #expect(description.hasPrefix("Error from Apple connection"), "\(description)")
             // The code was not spent: the same exchange without the nonce succeeds.
             #expect(try await fixture.signIn(credential).status == 200)
         }
@@ -209,10 +203,8 @@ struct AppleConnectionTests {
         try await withAppleAndIssuer(.inProcess, settings: tokensOnly) { fixture in
             let credential = try fixture.authorize()
             let refused = try await fixture.signIn(credential)
-            #expect(refused.status == 400)
-            let error = try refused.oauthError()
-            #expect(error.code == "invalid_request")
-            #expect(error.description.hasPrefix("unsupported subject_token_type"), "\(error.description)")
+            let description = refused.expectOAuthError(400, "invalid_request")
+            #expect(description.hasPrefix("unsupported subject_token_type"), "\(description)")
             let accepted = try await fixture.issuer.exchange(credential.identityToken)
             #expect(accepted.status == 200, "\(accepted.bodyText ?? "")")
         }
@@ -229,10 +221,8 @@ struct AppleConnectionTests {
         try await withAppleAndIssuer(.inProcess, settings: refusing) { fixture in
             let alice = try fixture.authorize("alice@example.com")
             let refused = try await fixture.signIn(alice)
-            #expect(refused.status == 400)
-            let error = try refused.oauthError()
-            #expect(error.code == "invalid_grant")
-            #expect(error.description.contains("not linked"), "\(error.description)")
+            let description = refused.expectOAuthError(400, "invalid_grant")
+            #expect(description.contains("not linked"), "\(description)")
             #expect(try await fixture.user(alice) == nil)
             let kim = try fixture.authorize("kim@example.com")
             #expect(try await fixture.signIn(kim).status == 200)
@@ -258,10 +248,8 @@ struct AppleConnectionTests {
 
             let foreign = try fixture.authorize("bob@example.com", bundleID: otherBundleID)
             let refused = try await fixture.issuer.exchange(foreign.identityToken)
-            #expect(refused.status == 400)
-            let error = try refused.oauthError()
-            #expect(error.code == "invalid_grant")
-            #expect(error.description.contains("aud"), "\(error.description)")
+            let description = refused.expectOAuthError(400, "invalid_grant")
+            #expect(description.contains("aud"), "\(description)")
 
             let partner = try await fixture.issuer.exchange(try partnerIDToken(now: fixture.clock.now()))
             #expect(partner.status == 200, "\(partner.bodyText ?? "")")
@@ -315,7 +303,7 @@ struct AppleConnectionTests {
             fixture.wire.failNext(.unreachable)
             let response = try await fixture.signIn(credential)
             #expect(response.status == 503)
-            #expect(try response.oauthError().code == "temporarily_unavailable")
+            #expect(oauthError(response) == "temporarily_unavailable")
             #expect(try await fixture.signIn(credential).status == 200)
         }
     }
@@ -326,10 +314,8 @@ struct AppleConnectionTests {
         let unknownKey: @Sendable (inout AppleConnectionSettings) -> Void = { $0.keyID = "UNKNOWNKEY" }
         try await withAppleAndIssuer(.inProcess, settings: unknownKey) { fixture in
             let response = try await fixture.signIn(try fixture.authorize())
-            #expect(response.status == 400)
-            let error = try response.oauthError()
-            #expect(error.code == "invalid_request")
-            #expect(error.description.hasPrefix("Error from Apple connection"), "\(error.description)")
+            let description = response.expectOAuthError(400, "invalid_request")
+            #expect(description.hasPrefix("Error from Apple connection"), "\(description)")
         }
     }
 
@@ -340,7 +326,7 @@ struct AppleConnectionTests {
             let response = try await fixture.exchange(
                 "some-code", type: TokenTypeIdentifier.appleAuthorizationCode)
             #expect(response.status == 400)
-            #expect(try response.oauthError().code == "invalid_request")
+            #expect(oauthError(response) == "invalid_request")
             #expect(throws: IssuerError.self) {
                 try fixture.issuer.connectApple(
                     transport: ClosureTransport { _ in HTTPResponse(status: 500) })
