@@ -75,6 +75,28 @@ func throughput(
     return Double(total) / benchSeconds(clock.now - start)
 }
 
+/// CPU seconds (user and system) this process has used so far and the context switches its
+/// threads have made, every thread included.
+func processUsage() -> (cpu: Double, switches: Double) {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return (seconds(usage.ru_utime) + seconds(usage.ru_stime), Double(usage.ru_nvcsw + usage.ru_nivcsw))
+}
+
+/// The machine's CPU ticks so far from `/proc/stat`: all of them, and those the hypervisor gave
+/// to other guests (steal). On a shared virtual machine the steal share of a round says how much
+/// of the two cores the round did not have.
+func machineTicks() -> (total: Double, stolen: Double) {
+    guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+        let line = stat.split(separator: "\n").first, line.hasPrefix("cpu ")
+    else { return (0, 0) }
+    let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+    // user nice system idle iowait irq softirq steal guest guest_nice; guests are inside user.
+    guard fields.count >= 8 else { return (0, 0) }
+    return (fields.prefix(8).reduce(0, +), fields[7])
+}
+
 func seconds(_ duration: Duration) -> Double {
     let (whole, attoseconds) = duration.components
     return Double(whole) + Double(attoseconds) / 1e18
@@ -99,7 +121,11 @@ func residentMemory() -> (peak: Double, current: Double) {
 /// floor: one phone at a time (latency-bound), then `concurrency` phones at once (throughput,
 /// against a floor measured with the same number of concurrent requests and `openssl speed
 /// -multi` over every core).
-func benchClient(seconds: Double, devices: Int, concurrency: Int) async throws {
+///   - rows: the keys of the rows to run (`web`, `web-crowd`, `apple`, `apple-crowd`); all when nil.
+///   - devices: phones kept alive for the memory figure; 0 skips it.
+func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected: Set<String>? = nil)
+    async throws
+{
     let cores = ProcessInfo.processInfo.activeProcessorCount
     print("openssl speed -seconds 1 ecdsap256 rsa2048, alone and with -multi \(cores) …")
     let rates = try await withCheckedThrowingContinuation { continuation in
@@ -170,30 +196,53 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int) async throws {
     let rounds = 3
     let slice = seconds / Double(rounds)
     struct Row {
+        let key: String
         let label: String
         let floor: FlowFloor
         let concurrency: Int
         let flow: @Sendable (Int) async throws -> Void
         var samples: [(rate: Double, floor: Double)] = []
+        /// CPU seconds per flow, and per loopback request of the floor, in each round.
+        var cpuPerFlow: [Double] = []
+        var cpuPerRequest: [Double] = []
+        var switchesPerFlow: [Double] = []
+        var switchesPerRequest: [Double] = []
+        /// The share of the machine's CPU time stolen by the hypervisor during each flow round.
+        var stolen: [Double] = []
     }
     var rows = [
-        Row(label: "web flow, one phone", floor: webFloor, concurrency: 1, flow: webFlow),
+        Row(key: "web", label: "web flow, one phone", floor: webFloor, concurrency: 1, flow: webFlow),
         Row(
-            label: "web flow, \(concurrency) phones at once", floor: webFloor, concurrency: concurrency,
-            flow: webFlow),
-        Row(label: "native Apple, one phone", floor: appleFloor, concurrency: 1, flow: appleFlow),
+            key: "web-crowd", label: "web flow, \(concurrency) phones at once", floor: webFloor,
+            concurrency: concurrency, flow: webFlow),
         Row(
-            label: "native Apple, \(concurrency) phones at once", floor: appleFloor, concurrency: concurrency,
-            flow: appleFlow),
-    ]
+            key: "apple", label: "native Apple, one phone", floor: appleFloor, concurrency: 1, flow: appleFlow
+        ),
+        Row(
+            key: "apple-crowd", label: "native Apple, \(concurrency) phones at once", floor: appleFloor,
+            concurrency: concurrency, flow: appleFlow),
+    ].filter { selected?.contains($0.key) ?? true }
     var loopback: [Int: [Double]] = [:]
     for _ in 0..<rounds {
         for index in rows.indices {
             let row = rows[index]
+            var usage = processUsage()
             let requestRate = try await loopbackRequestsPerSecond(
                 seconds: slice / 2, concurrency: row.concurrency)
+            var used = processUsage()
+            rows[index].cpuPerRequest.append((used.cpu - usage.cpu) / (requestRate * slice / 2))
+            rows[index].switchesPerRequest.append(
+                (used.switches - usage.switches) / (requestRate * slice / 2))
             loopback[row.concurrency, default: []].append(requestRate)
+            usage = processUsage()
+            let ticks = machineTicks()
             let rate = try await throughput(seconds: slice, concurrency: row.concurrency, row.flow)
+            used = processUsage()
+            let ticksAfter = machineTicks()
+            rows[index].stolen.append(
+                (ticksAfter.stolen - ticks.stolen) / max(1, ticksAfter.total - ticks.total))
+            rows[index].cpuPerFlow.append((used.cpu - usage.cpu) / (rate * slice))
+            rows[index].switchesPerFlow.append((used.switches - usage.switches) / (rate * slice))
             let floorRate = row.floor.flowsPerSecond(
                 requestsPerSecond: requestRate, rates: row.concurrency == 1 ? rates : allCoreRates)
             rows[index].samples.append((rate, floorRate))
@@ -206,11 +255,12 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int) async throws {
             + "(\(rounds) rounds of \(String(format: "%.1f", slice)) s per row, median round):")
     let loneLoopback = (loopback[1] ?? []).sorted()
     let crowdLoopback = (loopback[concurrency] ?? []).sorted()
+    func median(_ rates: [Double]) -> String {
+        rates.isEmpty ? "-" : String(format: "%.0f", rates[rates.count / 2])
+    }
     print(
-        String(
-            format: "  loopback round trip (trivial handler, same transport): %.0f requests/s alone, "
-                + "%.0f with %d at once",
-            loneLoopback[loneLoopback.count / 2], crowdLoopback[crowdLoopback.count / 2], concurrency))
+        "  loopback round trip (trivial handler, same transport): \(median(loneLoopback)) requests/s alone, "
+            + "\(median(crowdLoopback)) with \(concurrency) at once")
     print(
         String(
             format:
@@ -238,8 +288,17 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int) async throws {
                 ordered.first!.rate / ordered.first!.floor * 100,
                 ordered.last!.rate / ordered.last!.floor * 100,
                 ratio >= 0.5 ? "meets" : "BELOW"))
+        func middle(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        print(
+            String(
+                format: "      every thread: %.2f ms CPU and %.0f context switches per flow; "
+                    + "%.0f µs CPU and %.1f switches per floor request; %.0f%% of the machine stolen "
+                    + "(median rounds)",
+                middle(row.cpuPerFlow) * 1000, middle(row.switchesPerFlow), middle(row.cpuPerRequest) * 1e6,
+                middle(row.switchesPerRequest), middle(row.stolen) * 100))
     }
     await world.shutdown()
+    guard devices > 0 else { return }
 
     // Memory: many phones alive at once, each with an app launched and a session in its keychain.
     let crowd = try await SimulationWorld.embedded(epoch: Int64(Date().timeIntervalSince1970))

@@ -276,7 +276,8 @@ case "client":
     do {
         try await benchClient(
             seconds: seconds, devices: option("--devices").flatMap { Int($0) } ?? 1000,
-            concurrency: option("--concurrency").flatMap { Int($0) } ?? 4)
+            concurrency: option("--concurrency").flatMap { Int($0) } ?? 4,
+            rows: option("--rows").map { Set($0.split(separator: ",").map(String.init)) })
     } catch {
         FileHandle.standardError.write(Data("signinsim-bench: \(error)\n".utf8))
         exit(1)
