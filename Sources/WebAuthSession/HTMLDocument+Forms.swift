@@ -4,7 +4,7 @@ import HTTPCore
 extension HTMLDocument {
     /// The forms among `elements` (document order), each with the controls inside it.
     static func forms(in elements: [LibXML2Node], pageURL: String) -> [HTMLForm] {
-        elements.filter { $0.name == "form" }.map { form(from: $0, pageURL: pageURL) }
+        elements.filter { $0.isNamed("form") }.map { form(from: $0, pageURL: pageURL) }
     }
 
     private static func form(from element: LibXML2Node, pageURL: String) -> HTMLForm {
@@ -75,7 +75,7 @@ extension HTMLDocument {
     /// selected and it is a drop-down (§4.10.7 "selectedness setting algorithm").
     private static func selectField(_ node: LibXML2Node) -> HTMLFormField? {
         guard let name = node.attribute("name"), !name.isEmpty else { return nil }
-        let options = node.descendants().filter { $0.name == "option" && !$0.has("disabled") }
+        let options = node.descendants().filter { $0.isNamed("option") && !$0.has("disabled") }
         let values = options.map { $0.attribute("value") ?? $0.visibleText() }
         guard !values.isEmpty else { return nil }
         let selected = options.firstIndex { $0.has("selected") } ?? 0
@@ -86,8 +86,8 @@ extension HTMLDocument {
     private static func isDisabled(_ node: LibXML2Node) -> Bool {
         if node.has("disabled") { return true }
         var ancestor = node.parent
-        while let current = ancestor, current.name != "form" {
-            if current.name == "fieldset", current.has("disabled") { return true }
+        while let current = ancestor, !current.isNamed("form") {
+            if current.isNamed("fieldset"), current.has("disabled") { return true }
             ancestor = current.parent
         }
         return false

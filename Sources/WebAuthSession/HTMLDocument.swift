@@ -45,10 +45,10 @@ public struct HTMLDocument: Hashable, Sendable {
         }
         self.url = url
         let elements = root.descendants()
-        title = elements.first { $0.name == "title" }.map { $0.visibleText() }
+        title = elements.first { $0.isNamed("title") }.map { $0.visibleText() }
         forms = Self.forms(in: [root] + elements, pageURL: url)
         errorMessages = Self.errorMessages(in: elements)
-        text = (elements.first { $0.name == "body" } ?? root).visibleText()
+        text = (elements.first { $0.isNamed("body") } ?? root).visibleText()
     }
 
     /// A convenience for a response: its body, `Content-Type` and the URL it came from.

@@ -50,6 +50,15 @@ struct LibXML2Node {
         return String(cString: name).lowercased()
     }
 
+    /// Whether the element name is `lowercaseName`, compared as `name` would be but without
+    /// building a String: pages are walked node by node, several times.
+    func isNamed(_ lowercaseName: String) -> Bool {
+        guard let name = pointer.pointee.name else { return lowercaseName.isEmpty }
+        return lowercaseName.withCString {
+            xmlStrcasecmp(name, UnsafeRawPointer($0).assumingMemoryBound(to: xmlChar.self)) == 0
+        }
+    }
+
     var firstChild: LibXML2Node? { pointer.pointee.children.map(LibXML2Node.init) }
     var nextSibling: LibXML2Node? { pointer.pointee.next.map(LibXML2Node.init) }
     var parent: LibXML2Node? {
@@ -68,9 +77,15 @@ struct LibXML2Node {
     /// The value of an attribute (names compared case-insensitively), entities decoded; `nil`
     /// when absent. A boolean attribute without a value (`checked`) gives `""`.
     func attribute(_ wanted: String) -> String? {
+        wanted.withCString { wantedName in
+            attribute(named: UnsafeRawPointer(wantedName).assumingMemoryBound(to: xmlChar.self))
+        }
+    }
+
+    private func attribute(named wanted: UnsafePointer<xmlChar>) -> String? {
         var attribute = pointer.pointee.properties
         while let current = attribute {
-            if let name = current.pointee.name, String(cString: name).caseInsensitiveEquals(wanted) {
+            if let name = current.pointee.name, xmlStrcasecmp(name, wanted) == 0 {
                 var value = ""
                 var child = current.pointee.children
                 while let node = child {
@@ -130,8 +145,10 @@ struct LibXML2Node {
                 text += node.textContent
                 continue
             }
-            guard node.isElement, !Self.hiddenElements.contains(node.name) else { continue }
-            let isInline = Self.inlineElements.contains(node.name)
+            guard node.isElement else { continue }
+            let name = node.name
+            guard !Self.hiddenElements.contains(name) else { continue }
+            let isInline = Self.inlineElements.contains(name)
             if !isInline { stack.append(.space) }
             var children: [LibXML2Node] = []
             var next = node.firstChild
@@ -152,23 +169,40 @@ struct LibXML2Node {
     ]
 }
 
-/// ASCII whitespace handling from the HTML Living Standard (§2.3.3 "strip and collapse").
+/// ASCII whitespace handling from the HTML Living Standard (§2.3.3 "strip and collapse"):
+/// ASCII whitespace is U+0009, U+000A, U+000C, U+000D and U+0020, code points rather than
+/// grapheme clusters, so the text is read as UTF-8 bytes (every one of them is a single byte,
+/// and no byte of a multi-byte sequence is below 0x80).
 enum HTMLWhitespace {
-    static func isWhitespace(_ character: Character) -> Bool {
-        character == " " || character == "\t" || character == "\n" || character == "\r"
-            || character == "\u{0C}" || character == "\r\n"
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
     }
 
     /// Strips leading and trailing ASCII whitespace and collapses runs into one space.
     static func collapse(_ text: String) -> String {
-        text.split(whereSeparator: isWhitespace).joined(separator: " ")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var pendingSpace = false
+        for byte in text.utf8 {
+            if isWhitespace(byte) {
+                pendingSpace = !bytes.isEmpty
+                continue
+            }
+            if pendingSpace {
+                bytes.append(0x20)
+                pendingSpace = false
+            }
+            bytes.append(byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Strips leading and trailing ASCII whitespace only.
     static func strip(_ text: String) -> String {
-        var slice = Substring(text)
-        while let first = slice.first, isWhitespace(first) { slice = slice.dropFirst() }
-        while let last = slice.last, isWhitespace(last) { slice = slice.dropLast() }
-        return String(slice)
+        let utf8 = text.utf8
+        guard let first = utf8.firstIndex(where: { !isWhitespace($0) }),
+            let last = utf8.lastIndex(where: { !isWhitespace($0) })
+        else { return "" }
+        return String(text[first...last])
     }
 }

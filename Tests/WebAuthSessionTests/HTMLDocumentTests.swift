@@ -163,6 +163,21 @@ struct HTMLDocumentTests {
         #expect(document.forms.isEmpty)
     }
 
+    /// "Strip and collapse ASCII whitespace" (HTML §2.3.3): tab, LF, FF, CR and space only, as
+    /// code points. A no-break space is text, and so is a combining mark after a space.
+    @Test("visible text collapses ASCII whitespace only")
+    func asciiWhitespace() throws {
+        let document = try Self.parse(
+            "<body>\t\r\n Café\u{0C}\r\n au\u{00A0}lait \u{0301}x <p class=\"error\">\n\tCrème \r\n brûlée\t</p></body>"
+        )
+        #expect(document.text == "Café au\u{00A0}lait \u{0301}x Crème brûlée")
+        #expect(document.errorMessages == ["Crème brûlée"])
+        let button = try Self.parse(
+            "<form><input type=\" \tSUBMIT\n\" value=\"Go\"><input type=\"hidden \" name=h value=1></form>")
+        #expect(button.forms.first?.submitButtons.map(\.label) == ["Go"])
+        #expect(button.forms.first?.field(named: "h")?.kind == .hidden)
+    }
+
     /// A 1 MiB page parses; a page over the limit is refused.
     @Test("a 1 MiB page parses; one over the limit is refused")
     func sizeLimits() throws {
