@@ -75,27 +75,60 @@ func throughput(
     return Double(total) / benchSeconds(clock.now - start)
 }
 
-/// CPU seconds (user and system) this process has used so far and the context switches its
-/// threads have made, every thread included.
-func processUsage() -> (cpu: Double, switches: Double) {
-    var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-    return (seconds(usage.ru_utime) + seconds(usage.ru_stime), Double(usage.ru_nvcsw + usage.ru_nivcsw))
+/// What this process and the machine have spent so far: the process's CPU seconds (user and
+/// system) and context switches over every thread (`getrusage`), and the machine's CPU ticks
+/// from `/proc/stat`, all of them and those the hypervisor gave to other guests (steal). On a
+/// shared virtual machine the steal share of a stretch says how much of the cores it did not
+/// have. Two readings subtract to what the stretch between them cost.
+struct UsageReading {
+    var cpuSeconds = 0.0
+    var contextSwitches = 0.0
+    var machineTicks = 0.0
+    var stolenTicks = 0.0
+
+    static func now() -> UsageReading {
+        var reading = UsageReading()
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        reading.cpuSeconds = seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        reading.contextSwitches = Double(usage.ru_nvcsw + usage.ru_nivcsw)
+        // user nice system idle iowait irq softirq steal (guest time is inside user).
+        if let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+            let line = stat.split(separator: "\n").first, line.hasPrefix("cpu ")
+        {
+            let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+            if fields.count >= 8 {
+                reading.machineTicks = fields.prefix(8).reduce(0, +)
+                reading.stolenTicks = fields[7]
+            }
+        }
+        return reading
+    }
+
+    static func - (after: UsageReading, before: UsageReading) -> UsageReading {
+        UsageReading(
+            cpuSeconds: after.cpuSeconds - before.cpuSeconds,
+            contextSwitches: after.contextSwitches - before.contextSwitches,
+            machineTicks: after.machineTicks - before.machineTicks,
+            stolenTicks: after.stolenTicks - before.stolenTicks)
+    }
+
+    /// The share of the machine's CPU time stolen during the stretch.
+    var stolenShare: Double { stolenTicks / max(1, machineTicks) }
+
+    /// The process's cost per one of `count` operations; the machine's ticks stay whole, so
+    /// the steal share is unchanged.
+    func per(_ count: Double) -> UsageReading {
+        var cost = self
+        cost.cpuSeconds /= count
+        cost.contextSwitches /= count
+        return cost
+    }
 }
 
-/// The machine's CPU ticks so far from `/proc/stat`: all of them, and those the hypervisor gave
-/// to other guests (steal). On a shared virtual machine the steal share of a round says how much
-/// of the two cores the round did not have.
-func machineTicks() -> (total: Double, stolen: Double) {
-    guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-        let line = stat.split(separator: "\n").first, line.hasPrefix("cpu ")
-    else { return (0, 0) }
-    let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
-    // user nice system idle iowait irq softirq steal guest guest_nice; guests are inside user.
-    guard fields.count >= 8 else { return (0, 0) }
-    return (fields.prefix(8).reduce(0, +), fields[7])
-}
+/// The middle value of `values` (the upper one of an even count).
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 func seconds(_ duration: Duration) -> Double {
     let (whole, attoseconds) = duration.components
@@ -202,13 +235,9 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         let concurrency: Int
         let flow: @Sendable (Int) async throws -> Void
         var samples: [(rate: Double, floor: Double)] = []
-        /// CPU seconds per flow, and per loopback request of the floor, in each round.
-        var cpuPerFlow: [Double] = []
-        var cpuPerRequest: [Double] = []
-        var switchesPerFlow: [Double] = []
-        var switchesPerRequest: [Double] = []
-        /// The share of the machine's CPU time stolen by the hypervisor during each flow round.
-        var stolen: [Double] = []
+        /// What each round's flows cost per flow, and its floor loop per request.
+        var flowCosts: [UsageReading] = []
+        var requestCosts: [UsageReading] = []
     }
     var rows = [
         Row(key: "web", label: "web flow, one phone", floor: webFloor, concurrency: 1, flow: webFlow),
@@ -226,23 +255,15 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
     for _ in 0..<rounds {
         for index in rows.indices {
             let row = rows[index]
-            var usage = processUsage()
+            let start = UsageReading.now()
             let requestRate = try await loopbackRequestsPerSecond(
                 seconds: slice / 2, concurrency: row.concurrency)
-            var used = processUsage()
-            rows[index].cpuPerRequest.append((used.cpu - usage.cpu) / (requestRate * slice / 2))
-            rows[index].switchesPerRequest.append(
-                (used.switches - usage.switches) / (requestRate * slice / 2))
+            let floorDone = UsageReading.now()
             loopback[row.concurrency, default: []].append(requestRate)
-            usage = processUsage()
-            let ticks = machineTicks()
             let rate = try await throughput(seconds: slice, concurrency: row.concurrency, row.flow)
-            used = processUsage()
-            let ticksAfter = machineTicks()
-            rows[index].stolen.append(
-                (ticksAfter.stolen - ticks.stolen) / max(1, ticksAfter.total - ticks.total))
-            rows[index].cpuPerFlow.append((used.cpu - usage.cpu) / (rate * slice))
-            rows[index].switchesPerFlow.append((used.switches - usage.switches) / (rate * slice))
+            let flowsDone = UsageReading.now()
+            rows[index].requestCosts.append((floorDone - start).per(requestRate * slice / 2))
+            rows[index].flowCosts.append((flowsDone - floorDone).per(rate * slice))
             let floorRate = row.floor.flowsPerSecond(
                 requestsPerSecond: requestRate, rates: row.concurrency == 1 ? rates : allCoreRates)
             rows[index].samples.append((rate, floorRate))
@@ -253,14 +274,12 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
     print(
         "full sign-ins on simulated phones against the embedded issuer over loopback "
             + "(\(rounds) rounds of \(String(format: "%.1f", slice)) s per row, median round):")
-    let loneLoopback = (loopback[1] ?? []).sorted()
-    let crowdLoopback = (loopback[concurrency] ?? []).sorted()
-    func median(_ rates: [Double]) -> String {
-        rates.isEmpty ? "-" : String(format: "%.0f", rates[rates.count / 2])
-    }
+    let loneLoopback = loopback[1] ?? []
+    let crowdLoopback = loopback[concurrency] ?? []
+    func rate(_ rates: [Double]) -> String { rates.isEmpty ? "-" : String(format: "%.0f", median(rates)) }
     print(
-        "  loopback round trip (trivial handler, same transport): \(median(loneLoopback)) requests/s alone, "
-            + "\(median(crowdLoopback)) with \(concurrency) at once")
+        "  loopback round trip (trivial handler, same transport): \(rate(loneLoopback)) requests/s alone, "
+            + "\(rate(crowdLoopback)) with \(concurrency) at once")
     print(
         String(
             format:
@@ -276,26 +295,28 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
             + "floor: \(appleFloor.summary)")
     for row in rows {
         let ordered = row.samples.sorted { $0.rate / $0.floor < $1.rate / $1.floor }
-        let median = ordered[ordered.count / 2]
-        let ratio = median.rate / median.floor
+        let middleRound = ordered[ordered.count / 2]
+        let ratio = middleRound.rate / middleRound.floor
         print(
             String(
                 format:
                     "    %-34@ %7.1f flows/s   floor %7.1f flows/s   ratio %5.1f%% (rounds %.1f–%.1f%%)   "
                     + "target >= 50%%: %@",
-                row.label.padding(toLength: 34, withPad: " ", startingAt: 0), median.rate, median.floor,
+                row.label.padding(toLength: 34, withPad: " ", startingAt: 0), middleRound.rate,
+                middleRound.floor,
                 ratio * 100,
                 ordered.first!.rate / ordered.first!.floor * 100,
                 ordered.last!.rate / ordered.last!.floor * 100,
                 ratio >= 0.5 ? "meets" : "BELOW"))
-        func middle(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         print(
             String(
                 format: "      every thread: %.2f ms CPU and %.0f context switches per flow; "
                     + "%.0f µs CPU and %.1f switches per floor request; %.0f%% of the machine stolen "
                     + "(median rounds)",
-                middle(row.cpuPerFlow) * 1000, middle(row.switchesPerFlow), middle(row.cpuPerRequest) * 1e6,
-                middle(row.switchesPerRequest), middle(row.stolen) * 100))
+                median(row.flowCosts.map(\.cpuSeconds)) * 1000, median(row.flowCosts.map(\.contextSwitches)),
+                median(row.requestCosts.map(\.cpuSeconds)) * 1e6,
+                median(row.requestCosts.map(\.contextSwitches)),
+                median(row.flowCosts.map(\.stolenShare)) * 100))
     }
     await world.shutdown()
     guard devices > 0 else { return }

@@ -23,9 +23,10 @@ extension SignInClient {
             ]
             var logoutState: String?
             if let uri = options.postLogoutRedirectURI {
+                let state = randomToken()
                 parameters.append("post_logout_redirect_uri", uri)
-                logoutState = randomToken()
-                parameters.append("state", logoutState!)
+                parameters.append("state", state)
+                logoutState = state
             }
             let url = FormURLEncoding.appendingQuery(parameters, to: endpoint)
             if let response = try? await send(HTTPRequest(url: url), endpoint: "end_session") {
