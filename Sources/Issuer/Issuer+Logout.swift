@@ -101,9 +101,11 @@ extension Issuer {
             )
         }
         var response = FormParameters()
-        // RP-Initiated Logout §3: `state` goes back as given, unless a fault drops it.
-        let dropsState = state.withLock { $0.faults.take(.logoutWithoutState) }
-        if let logoutState = single("state"), !dropsState { response.append("state", logoutState) }
+        // RP-Initiated Logout §3: `state` goes back as given, unless a fault drops it. A logout
+        // without `state` has nothing to drop, so it leaves the fault for the next one.
+        if let logoutState = single("state"), !state.withLock({ $0.faults.take(.logoutWithoutState) }) {
+            response.append("state", logoutState)
+        }
         return .success(FormURLEncoding.appendingQuery(response, to: redirectURI))
     }
 
