@@ -154,7 +154,7 @@ END {
     printf "  median round: signinsim serve %7.0f refreshes/s (target >= 8000/s), p99 %.2f ms, worst round p99 %.2f ms (target < 25 ms)\n", ours[m], p99[m], worst
     printf "                oidc-provider-mock %5.0f refreshes/s;  ratio %.1fx (target >= 20x)\n", mock[m], ratio[m]
     printf "memory of a fresh signinsim serve (RSS):\n"
-    printf "  idle                   %9.1f MB   (target < 50 MB)\n", idle
-    printf "  %d tokens minted   %9.1f MB\n", tokens, minted
-    printf "  after %d refreshes %6.1f MB   (target < 150 MB; non-2xx %s)\n", total, after, me
+    printf "  %-26s %6.1f MB   (target < 50 MB)\n", "idle", idle
+    printf "  %-26s %6.1f MB\n", tokens " tokens minted", minted
+    printf "  %-26s %6.1f MB   (target < 150 MB; non-2xx %s)\n", "after " total " refreshes", after, me
 }' "$work/rounds.txt"
