@@ -56,8 +56,7 @@ extension HTTPRequest {
 
     /// Query parameters decoded as `application/x-www-form-urlencoded`.
     public func queryParameters() throws(HTTPError) -> FormParameters {
-        guard let query else { return FormParameters() }
-        return try FormURLEncoding.decode(query)
+        try URLParts.queryParameters(of: url)
     }
 
     /// The media type of the body without parameters, lowercased (`application/json`).

@@ -62,6 +62,12 @@ public struct URLParts: Hashable, Sendable {
         return String(url[start..<end])
     }
 
+    /// The query of any URL decoded as `application/x-www-form-urlencoded`; empty without one.
+    public static func queryParameters(of url: String) throws(HTTPError) -> FormParameters {
+        guard let query = query(of: url) else { return FormParameters() }
+        return try FormURLEncoding.decode(query)
+    }
+
     /// `scheme://host[:port]` of an absolute URL with an authority (RFC 3986 §3.2), lowercased
     /// as `origin` is and without the user information, found without parsing the rest: for
     /// paths that key many requests. `nil` without a scheme, an authority or a host.

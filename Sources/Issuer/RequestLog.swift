@@ -64,7 +64,7 @@ struct RequestLogEntry: Sendable {
     /// The entry with its parameters decoded and secrets redacted.
     var logged: LoggedRequest {
         var parameters: [String: String] = [:]
-        if let query = URLParts.query(of: url), let pairs = try? FormURLEncoding.decode(query) {
+        if let pairs = try? URLParts.queryParameters(of: url) {
             for pair in pairs { parameters[pair.name] = pair.value }
         }
         let fromBody = decodedBody ?? RequestLogEntry.bodyParameters(body, contentType: contentType)

@@ -268,7 +268,7 @@ public struct ReplayMatching: Sendable {
     public func key(method: String, url: String, body: [UInt8]) -> Key {
         var parameters: [String] = []
         var credentials: [Key.Credential] = []
-        if let query = URLParts.query(of: url), let pairs = try? FormURLEncoding.decode(query) {
+        if let pairs = try? URLParts.queryParameters(of: url) {
             for pair in pairs { add(pair.name, pair.value, to: &parameters, &credentials) }
         }
         if body.contains(UInt8(ascii: "=")), body.first != UInt8(ascii: "{"),

@@ -275,7 +275,7 @@ struct ExpectationChecker {
     /// Query and form parameters (the last value of a repeated name).
     static func parameters(of request: HTTPRequest) -> [String: String] {
         var result: [String: String] = [:]
-        if let query = URLParts.query(of: request.url), let pairs = try? FormURLEncoding.decode(query) {
+        if let pairs = try? request.queryParameters() {
             for pair in pairs { result[pair.name] = pair.value }
         }
         let contentType = request.headers["Content-Type"]?.lowercased() ?? ""

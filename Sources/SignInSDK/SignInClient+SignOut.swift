@@ -30,23 +30,32 @@ extension SignInClient {
             }
             let url = FormURLEncoding.appendingQuery(parameters, to: endpoint)
             if let response = try? await send(HTTPRequest(url: url), endpoint: "end_session") {
-                endedAtIssuer = response.status < 400
-                if let logoutState, (300..<400).contains(response.status),
-                    let location = response.headers["Location"]
-                {
-                    let query = URLParts.query(of: location).flatMap { try? FormURLEncoding.decode($0) }
-                    let returned = query?["state"]
-                    if returned == nil, options.profile.has(.logoutStateRequired) {
-                        // The faulty SDK fails the sign-out here, and the app keeps the session.
-                        throw SignInError(
-                            .missingState,
-                            "state mismatch: expected \(logoutState) but the logout response has none")
-                    }
-                    if let returned, returned != logoutState { endedAtIssuer = false }
-                }
+                endedAtIssuer = try Self.endedAtIssuer(
+                    response, sentState: logoutState, profile: options.profile)
             }
         }
         try clearSession()
         return endedAtIssuer
+    }
+
+    /// Whether the end-session answer ends the session at the issuer: no error status, and a
+    /// redirect that carries a `state` carries the one sent (RP-Initiated Logout §3). A redirect
+    /// without `state` counts as ended, except under `logoutStateRequired` (field bug 8), which
+    /// throws `missingState` so that the sign-out fails and the app keeps its session.
+    private static func endedAtIssuer(_ response: HTTPResponse, sentState: String?, profile: BehaviorProfile)
+        throws(SignInError) -> Bool
+    {
+        guard response.status < 400 else { return false }
+        guard let sentState, (300..<400).contains(response.status),
+            let location = response.headers["Location"]
+        else { return true }
+        guard let returned = (try? URLParts.queryParameters(of: location))?["state"] else {
+            if profile.has(.logoutStateRequired) {
+                throw SignInError(
+                    .missingState, "state mismatch: expected \(sentState) but the logout response has none")
+            }
+            return true
+        }
+        return returned == sentState
     }
 }

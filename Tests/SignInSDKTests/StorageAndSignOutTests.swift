@@ -98,7 +98,7 @@ final class LockableStorage: TokenStorage {
         _ = try await harness.client.signIn()
         issuer.update { $0.logoutState = returned }
         #expect(try await harness.client.signOut() == endedAtIssuer)
-        let query = try FormURLEncoding.decode(URLParts.query(of: try #require(seen.withLock { $0 })) ?? "")
+        let query = try URLParts.queryParameters(of: try #require(seen.withLock { $0 }))
         #expect(query["post_logout_redirect_uri"] == "com.example.app://auth/logout")
         #expect((query["state"] ?? "").count >= 43)
         #expect(harness.storage.keys.isEmpty)
