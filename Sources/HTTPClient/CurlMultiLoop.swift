@@ -30,6 +30,11 @@ final class CurlMultiLoop: @unchecked Sendable {
         var commands: [Command] = []
         var jobs: [UnownedJob] = []
         var threadRunning = false
+        /// The loop thread has found the queue empty and is in (or about to enter)
+        /// `curl_multi_poll`: the next work queued must wake it. Cleared by the first waker
+        /// (one wake-up is enough: libcurl keeps it until the poll) and by the loop itself
+        /// when it looks at the queue again.
+        var loopSleeping = false
 
         /// Everything queued, leaving the queue empty.
         mutating func take() -> (commands: [Command], jobs: [UnownedJob]) {
@@ -50,9 +55,6 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let queue = Mutex(Queue())
     private let idleLifetime: Duration
-    /// The running loop thread's `pthread_self()`, 0 when none runs: work queued from that
-    /// thread needs no wake-up.
-    private let loopThread = Atomic<UInt>(0)
     /// Loop thread only.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
@@ -79,14 +81,18 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func enqueue(_ command: Command) { queueing { $0.commands.append(command) } }
 
     /// Adds work under the lock, then starts the loop thread if none runs, or wakes the one
-    /// that does (unless the work comes from that thread, which looks at the queue before it
-    /// sleeps).
+    /// that does if it sleeps. A loop thread that is awake looks at the queue before it sleeps,
+    /// so work queued meanwhile (from any thread) needs no wake-up: under load that spares a
+    /// write to libcurl's wake-up socket and a poll round per request.
     private func queueing(_ add: (inout Queue) -> Void) {
-        let startThread = queue.withLock { queue in
+        let (startThread, wake) = queue.withLock { queue in
             add(&queue)
-            if queue.threadRunning { return false }
+            if queue.threadRunning {
+                defer { queue.loopSleeping = false }
+                return (false, queue.loopSleeping)
+            }
             queue.threadRunning = true
-            return true
+            return (true, false)
         }
         if startThread {
             // Named by the kernel's own call: Foundation on Linux does not pass `Thread.name`
@@ -96,13 +102,12 @@ final class CurlMultiLoop: @unchecked Sendable {
                 run()
             }
             thread.start()
-        } else if loopThread.load(ordering: .relaxed) != UInt(pthread_self()) {
+        } else if wake {
             _ = curl_multi_wakeup(multi)
         }
     }
 
     private func run() {
-        loopThread.store(UInt(pthread_self()), ordering: .relaxed)
         let executor = asUnownedTaskExecutor()
         let clock = ContinuousClock()
         var idleSince = clock.now
@@ -112,9 +117,10 @@ final class CurlMultiLoop: @unchecked Sendable {
                     && clock.now - idleSince >= idleLifetime
                 {
                     queue.threadRunning = false
-                    loopThread.store(0, ordering: .relaxed)
+                    queue.loopSleeping = false
                     return nil
                 }
+                queue.loopSleeping = false
                 return queue.take()
             }
             guard let taken else { return }
@@ -136,7 +142,11 @@ final class CurlMultiLoop: @unchecked Sendable {
             collectFinished()
 
             if !commands.isEmpty || !taken.jobs.isEmpty || !active.isEmpty { idleSince = clock.now }
-            if queue.withLock({ !$0.commands.isEmpty || !$0.jobs.isEmpty }) { continue }
+            let sleeping = queue.withLock { queue in
+                queue.loopSleeping = queue.commands.isEmpty && queue.jobs.isEmpty
+                return queue.loopSleeping
+            }
+            if !sleeping { continue }
             if active.isEmpty {
                 let remaining = idleLifetime - (clock.now - idleSince)
                 _ = curl_multi_poll(multi, nil, 0, Int32(max(1, remaining.curlMilliseconds)), nil)

@@ -14,6 +14,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// run on Swift's task pool); 1 means a single polling thread, more means a pool sharing
     /// the listening socket.
     public var ioThreads: Int = 1
+    /// Bytes each connection may use for the request line, the headers and the response
+    /// headers (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); a header block that does not fit is
+    /// answered 431. libmicrohttpd zeroes the whole area before every request on a kept-alive
+    /// connection, so it costs time per request: 32 KiB, libmicrohttpd's own default, holds
+    /// headers up to about 16 KiB, more than browsers send (8 KiB is the common server limit).
+    public var connectionMemoryLimit: Int = 32 * 1024
 
     public init() {}
 }

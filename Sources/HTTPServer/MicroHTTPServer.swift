@@ -72,6 +72,9 @@ public final class MicroHTTPServer: Sendable {
         guard configuration.maximumBodySize >= 0 else {
             throw HTTPServerError(.invalidConfiguration, "maximumBodySize must not be negative")
         }
+        guard configuration.connectionMemoryLimit >= 4 * 1024 else {
+            throw HTTPServerError(.invalidConfiguration, "connectionMemoryLimit must be at least 4 KiB")
+        }
         let (socket, isIPv6) = try ListeningSocket.open(host: configuration.host, port: configuration.port)
         let boundPort = Self.localPort(of: socket)
         let hostInURL = isIPv6 ? "[\(configuration.host)]" : configuration.host
@@ -86,7 +89,8 @@ public final class MicroHTTPServer: Sendable {
         guard
             let daemon = sis_mhd_start_daemon(
                 flags, socket, serverAccessCallback, context, serverRequestCompleted, context, serverURILog,
-                context, timeoutSeconds, UInt32(clamping: max(1, configuration.ioThreads)), 64 * 1024)
+                context, timeoutSeconds, UInt32(clamping: max(1, configuration.ioThreads)),
+                configuration.connectionMemoryLimit)
         else {
             close(socket)
             throw HTTPServerError(.startFailed, "libmicrohttpd could not start on \(core.baseURL)")

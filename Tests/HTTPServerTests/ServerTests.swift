@@ -58,6 +58,38 @@ struct MicroHTTPServerTests {
         }
     }
 
+    /// A connection's memory bounds the header block: 12 KiB of cookies fit the default 32 KiB,
+    /// 40 KiB is answered 431 without reaching the handler, and a limit below 4 KiB is refused.
+    @Test("header block bounded by the connection memory")
+    func headerBlockLimit() async throws {
+        let seen = Recorder<Int>()
+        let server = MicroHTTPServer { request in
+            seen.record(request.headers["Cookie"]?.count ?? 0)
+            return .text("ok")
+        }
+        try server.start()
+        func send(cookieBytes: Int) async -> String {
+            let raw = Array(
+                ("GET / HTTP/1.1\r\nHost: x\r\nCookie: c=" + String(repeating: "v", count: cookieBytes)
+                    + "\r\nConnection: close\r\n\r\n").utf8)
+            let reply = await RawSocket.exchange(port: server.port, request: raw, timeout: .seconds(20))
+            return reply.map { String(decoding: $0.prefix(12), as: UTF8.self) } ?? "no reply"
+        }
+        #expect(await send(cookieBytes: 12 * 1024) == "HTTP/1.1 200")
+        #expect(await send(cookieBytes: 40 * 1024) == "HTTP/1.1 431")
+        await server.shutdown()
+        #expect(seen.values == [12 * 1024 + 2])
+
+        var configuration = HTTPServerConfiguration()
+        configuration.connectionMemoryLimit = 1024
+        let tiny = MicroHTTPServer(configuration: configuration) { _ in .text("x") }
+        #expect(
+            throws: HTTPServerError(.invalidConfiguration, "connectionMemoryLimit must be at least 4 KiB")
+        ) {
+            try tiny.start()
+        }
+    }
+
     /// Handlers see the listener's own origin, the raw path and query, every header in order,
     /// and the body; a forged Host header changes nothing.
     @Test("the handler's request: listener URL, headers in order, body")
