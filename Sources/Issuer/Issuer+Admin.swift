@@ -12,6 +12,7 @@ extension Issuer {
             let keys = state.keys
             state = IssuerState(tenant: tenant, keys: keys)
         }
+        recentRequests.withLock { $0 = RequestLog(capacity: $0.capacity) }
         return .json(["reset": true])
     }
 
@@ -156,12 +157,12 @@ extension Issuer {
     /// `GET /_admin/requests[?since=N]`: the request log, oldest first.
     func adminRequests(_ request: HTTPRequest) -> HTTPResponse {
         let since = (try? request.queryParameters())?["since"].flatMap { Int($0) } ?? 0
-        let entries = state.withLock { $0.requestLog.entries.filter { $0.sequence > since } }
+        let entries = recentRequests.withLock { $0.entries.filter { $0.sequence > since } }
         return .json(["requests": .array(entries.map(\.logged.json))])
     }
 
     /// Every request logged so far (in process).
-    public var requestLog: [LoggedRequest] { state.withLock { Array($0.requestLog.entries) }.map(\.logged) }
+    public var requestLog: [LoggedRequest] { recentRequests.withLock { Array($0.entries) }.map(\.logged) }
 
     /// `POST /_admin/faults` with `{"fault": ID, "count": N}` (and `path`, `delay_ms`, `retry_after`).
     func adminAddFault(_ request: HTTPRequest) -> HTTPResponse {

@@ -10,8 +10,9 @@ import Synchronization
 /// An OAuth 2.0 / OpenID Connect provider with Auth0-compatible endpoints, usable in process
 /// (`respond(to:)` is an `HTTPHandler`) and over HTTP (hand `respond` to a server).
 ///
-/// Time and randomness are injected; all state sits behind one lock, taken briefly and never
-/// across an `await` or a signature, so that single-use rules hold under concurrency.
+/// Time and randomness are injected; all protocol state sits behind one lock (the request log has
+/// its own), taken briefly and never across an `await` or a signature, so that single-use rules
+/// hold under concurrency.
 public final class Issuer: Sendable {
     /// The issuer identifier (`iss`), e.g. `http://127.0.0.1:8080`, without a trailing slash.
     public let identifier: String
@@ -19,6 +20,10 @@ public final class Issuer: Sendable {
     let clock: any WallClock
     let random: any RandomSource
     let state: Mutex<IssuerState>
+    /// The most recent requests, under a lock of their own: every request is logged after its
+    /// endpoint ran, and taking the state's lock a second time for that made the token
+    /// endpoint's threads wait on each other.
+    let recentRequests = Mutex(RequestLog(capacity: 10_000))
     /// RFC 8693 subject token types that other components verify (the Apple connection).
     let subjectTokenResolvers = SubjectTokenResolverTable()
     /// The issuer's public keys, decoded once per key ring (access token checks).
@@ -151,7 +156,7 @@ public final class Issuer: Sendable {
         let entry = RequestLogEntry(
             request, status: response.dropsConnection ? 0 : response.status, time: clock.now(),
             durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15)
-        state.withLock { $0.requestLog.append(entry) }
+        recentRequests.withLock { $0.append(entry) }
     }
 
     // MARK: - Helpers for the endpoints

@@ -42,7 +42,6 @@ struct IssuerState: Sendable {
     var faults = FaultPlan()
     /// How the JWKS is shown while kid-less tokens from an RP fault are out.
     var jwksPresentation = JWKSPresentation.normal
-    var requestLog = RequestLog(capacity: 10_000)
     /// When `sweep` last ran.
     var lastSweep: Int64 = 0
 

@@ -88,6 +88,10 @@ struct DiscoveryAndAdminTests {
             _ = try await fixture.postJSON("/_admin/reset", [:])
             let after = try await fixture.get("/_admin/users").jsonBody()["users"]?.arrayValue ?? []
             #expect(after.count == 2)
+            // The request log starts afresh with the reset itself.
+            let log = fixture.issuer.requestLog
+            #expect(log.map(\.path) == ["/_admin/reset", "/_admin/users"])
+            #expect(log.first?.sequence == 1)
         }
     }
 
