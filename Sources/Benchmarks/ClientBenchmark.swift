@@ -72,7 +72,7 @@ func throughput(
         }
         return try await group.reduce(0, +)
     }
-    return Double(total) / benchSeconds(clock.now - start)
+    return Double(total) / (clock.now - start).inSeconds
 }
 
 /// What this process and the machine have spent so far: the process's CPU seconds (user and
@@ -130,9 +130,12 @@ struct UsageReading {
 /// The middle value of `values` (the upper one of an even count).
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
-func seconds(_ duration: Duration) -> Double {
-    let (whole, attoseconds) = duration.components
-    return Double(whole) + Double(attoseconds) / 1e18
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var inSeconds: Double {
+        let (whole, attoseconds) = components
+        return Double(whole) + Double(attoseconds) / 1e18
+    }
 }
 
 /// Peak and current resident memory of this process, in MB (`VmHWM`, `VmRSS`).
@@ -343,5 +346,3 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
             before.current, after.current, after.peak, after.peak < 500 ? "meets" : "BELOW"))
     await crowd.shutdown()
 }
-
-func benchSeconds(_ duration: Duration) -> Double { seconds(duration) }

@@ -33,13 +33,13 @@ func benchIssuerCore(rounds: Int, refreshesPerRound: Int) throws {
                 response.status == 200
             else { throw IssuerCoreFailure("a refresh was refused") }
         }
-        best = min(best, seconds(clock.now - start) / Double(requests.count))
+        best = min(best, (clock.now - start).inSeconds / Double(requests.count))
         let signStart = clock.now
         for _ in 0..<requests.count {
             _ = try key.signature(for: signingInput)
             _ = try key.signature(for: signingInput)
         }
-        bestSign = min(bestSign, seconds(clock.now - signStart) / Double(requests.count))
+        bestSign = min(bestSign, (clock.now - signStart).inSeconds / Double(requests.count))
     }
     print("refresh_token grant in process (one thread, best of \(rounds) rounds of \(refreshesPerRound)):")
     print(String(format: "  whole grant         %7.1f µs per refresh", best * 1e6))
