@@ -21,10 +21,7 @@ func measure(seconds: Double, _ body: () throws -> Void) rethrows -> Double {
         for _ in 0..<64 { try body() }
         count += 64
         let elapsed = clock.now - start
-        if elapsed >= budget {
-            let (whole, attoseconds) = elapsed.components
-            return Double(count) / (Double(whole) + Double(attoseconds) / 1e18)
-        }
+        if elapsed >= budget { return Double(count) / elapsed.inSeconds }
     }
 }
 
@@ -219,9 +216,7 @@ func benchApple(issuer: String, apple: String, seconds: Double, workers: Int) as
             }
         }
     }
-    let elapsed = clock.now - started
-    let (whole, attoseconds) = elapsed.components
-    let rate = Double(tally.completed.withLock { $0 }) / (Double(whole) + Double(attoseconds) / 1e18)
+    let rate = Double(tally.completed.withLock { $0 }) / (clock.now - started).inSeconds
     let floor = ExchangeCryptography.floor(rates)
     print("")
     print(

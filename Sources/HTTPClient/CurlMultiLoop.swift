@@ -113,14 +113,13 @@ final class CurlMultiLoop: @unchecked Sendable {
         var idleSince = clock.now
         while true {
             let taken: (commands: [Command], jobs: [UnownedJob])? = queue.withLock { queue in
+                queue.loopSleeping = false
                 if queue.commands.isEmpty && queue.jobs.isEmpty && active.isEmpty
                     && clock.now - idleSince >= idleLifetime
                 {
                     queue.threadRunning = false
-                    queue.loopSleeping = false
                     return nil
                 }
-                queue.loopSleeping = false
                 return queue.take()
             }
             guard let taken else { return }
