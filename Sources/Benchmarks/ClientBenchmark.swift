@@ -157,7 +157,8 @@ func residentMemory() -> (peak: Double, current: Double) {
 /// floor: one phone at a time (latency-bound), then `concurrency` phones at once (throughput,
 /// against a floor measured with the same number of concurrent requests and `openssl speed
 /// -multi` over every core).
-///   - rows: the keys of the rows to run (`web`, `web-crowd`, `apple`, `apple-crowd`); all when nil.
+///   - rows: the keys of the rows to run (`web`, `web-crowd`, `apple`, `apple-crowd`, and
+///     `timeline`, one web flow step by step); all when nil.
 ///   - devices: phones kept alive for the memory figure; 0 skips it.
 func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected: Set<String>? = nil)
     async throws
@@ -320,6 +321,15 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
                 median(row.requestCosts.map(\.cpuSeconds)) * 1e6,
                 median(row.requestCosts.map(\.contextSwitches)),
                 median(row.flowCosts.map(\.stolenShare)) * 100))
+    }
+    if selected?.contains("timeline") ?? true {
+        // The lone round trip of this run, or a fresh measurement when the web row was skipped.
+        let lone =
+            loneLoopback.isEmpty ? try await loopbackRequestsPerSecond(seconds: 1) : median(loneLoopback)
+        let timeline = try await FlowTimeline.measure(
+            count: 500, app: webApps[0], issuer: world.identity!.issuer, flow: { try await webFlow(0) })
+        print("")
+        for line in timeline.report(trivialRoundTrip: 1e6 / lone) { print(line) }
     }
     await world.shutdown()
     guard devices > 0 else { return }

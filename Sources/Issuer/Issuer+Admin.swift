@@ -157,12 +157,16 @@ extension Issuer {
     /// `GET /_admin/requests[?since=N]`: the request log, oldest first.
     func adminRequests(_ request: HTTPRequest) -> HTTPResponse {
         let since = (try? request.queryParameters())?["since"].flatMap { Int($0) } ?? 0
-        let entries = recentRequests.withLock { $0.entries.filter { $0.sequence > since } }
-        return .json(["requests": .array(entries.map(\.logged.json))])
+        return .json(["requests": .array(requestLog(since: since).map(\.json))])
     }
 
     /// Every request logged so far (in process).
     public var requestLog: [LoggedRequest] { recentRequests.withLock { Array($0.entries) }.map(\.logged) }
+
+    /// The requests logged after the one numbered `sequence`, oldest first (in process).
+    public func requestLog(since sequence: Int) -> [LoggedRequest] {
+        recentRequests.withLock { $0.entries.filter { $0.sequence > sequence } }.map(\.logged)
+    }
 
     /// `POST /_admin/faults` with `{"fault": ID, "count": N}` (and `path`, `delay_ms`, `retry_after`).
     func adminAddFault(_ request: HTTPRequest) -> HTTPResponse {

@@ -145,6 +145,15 @@ struct DiscoveryAndAdminTests {
             #expect(log[0]["path"] == "/.well-known/openid-configuration")
             #expect(log[0]["parameters"]?["x"] == "1")
             #expect(log[1]["parameters"]?["password"] == "[redacted]")
+
+            // `since` leaves out what was already read, over HTTP and in process alike.
+            let first = log[0]["sequence"]?.int64Value.map { Int($0) } ?? -1
+            let later = try await fixture.get("/_admin/requests?since=\(first)").jsonBody()["requests"]
+            #expect(later?.arrayValue?.map { $0["path"] } == ["/oauth/token", "/_admin/requests"])
+            #expect(
+                fixture.issuer.requestLog(since: first + 1).map(\.path) == [
+                    "/_admin/requests", "/_admin/requests",
+                ])
         }
     }
 
