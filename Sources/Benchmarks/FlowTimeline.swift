@@ -44,7 +44,7 @@ struct FlowTimeline {
                 let label = Self.label(exchange.request)
                 if index == timeline.steps.count { timeline.steps.append(Step(label: label)) }
                 guard timeline.steps[index].label == label else {
-                    throw TimelineError(description: "the flow's requests changed at \(label)")
+                    throw BenchmarkFailure("the flow's requests changed at \(label)")
                 }
                 let roundTrip = exchange.durationMilliseconds * 1000
                 timeline.steps[index].appWork.append((exchange.sentAt - previousEnd).inSeconds * 1e6)
@@ -60,10 +60,6 @@ struct FlowTimeline {
             timeline.trailingAppWork.append((end - previousEnd).inSeconds * 1e6)
         }
         return timeline
-    }
-
-    struct TimelineError: Error, CustomStringConvertible {
-        let description: String
     }
 
     private static func label(_ request: HTTPRequest) -> String {

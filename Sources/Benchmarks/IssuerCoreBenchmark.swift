@@ -31,7 +31,7 @@ func benchIssuerCore(rounds: Int, refreshesPerRound: Int) throws {
         for request in requests {
             guard case .response(let response) = issuer.respondImmediately(to: request),
                 response.status == 200
-            else { throw IssuerCoreFailure("a refresh was refused") }
+            else { throw BenchmarkFailure("a refresh was refused") }
         }
         best = min(best, (clock.now - start).inSeconds / Double(requests.count))
         let signStart = clock.now
@@ -59,13 +59,13 @@ private func mintRefreshTokens(_ issuer: Issuer, count: Int) throws -> [String] 
     guard case .response(let response) = issuer.respondImmediately(to: request), response.status == 201,
         let tokens = try JSONValue.parseObject(response.body)["refresh_tokens"]?.arrayValue
     else {
-        throw IssuerCoreFailure("could not mint refresh tokens")
+        throw BenchmarkFailure("could not mint refresh tokens")
     }
     return tokens.compactMap { $0.stringValue }
 }
 
-/// Why the in-process benchmark stopped.
-struct IssuerCoreFailure: Error, CustomStringConvertible {
+/// Why a benchmark stopped before it had a figure.
+struct BenchmarkFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }

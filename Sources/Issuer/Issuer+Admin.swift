@@ -161,7 +161,7 @@ extension Issuer {
     }
 
     /// Every request logged so far (in process).
-    public var requestLog: [LoggedRequest] { recentRequests.withLock { Array($0.entries) }.map(\.logged) }
+    public var requestLog: [LoggedRequest] { requestLog(since: 0) }
 
     /// The requests logged after the one numbered `sequence`, oldest first (in process).
     public func requestLog(since sequence: Int) -> [LoggedRequest] {
