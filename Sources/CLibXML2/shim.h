@@ -7,6 +7,7 @@
    xmlCharEncodingHandler, a struct this package never allocates or reads: hide them. */
 #undef LIBXML_ICU_ENABLED
 #include <libxml/HTMLparser.h>
+#include <libxml/parserInternals.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
 #endif

@@ -37,18 +37,16 @@ public struct HTMLDocument: Hashable, Sendable {
         }
         let declared = contentType.flatMap(Self.charset(inContentType:))
         guard
-            let tree = LibXML2HTMLTree(bytes: bytes, encoding: declared, url: url)
-                ?? LibXML2HTMLTree(bytes: bytes, encoding: nil, url: url),
-            let root = tree.root
+            let page = HTMLPageReader.read(bytes: bytes, encoding: declared, url: url)
+                ?? HTMLPageReader.read(bytes: bytes, encoding: nil, url: url)
         else {
             throw HTMLDocumentError(.unreadable, "libxml2 found no HTML in \(bytes.count) bytes")
         }
         self.url = url
-        let elements = root.descendants()
-        title = elements.first { $0.isNamed("title") }.map { $0.visibleText() }
-        forms = Self.forms(in: [root] + elements, pageURL: url)
-        errorMessages = Self.errorMessages(in: elements)
-        text = (elements.first { $0.isNamed("body") } ?? root).visibleText()
+        title = page.title
+        forms = page.forms
+        errorMessages = page.errorMessages
+        text = page.text
     }
 
     /// A convenience for a response: its body, `Content-Type` and the URL it came from.
@@ -74,37 +72,6 @@ public struct HTMLDocument: Hashable, Sendable {
         }
         return nil
     }
-
-    private static func errorMessages(in elements: [LibXML2Node]) -> [String] {
-        var messages: [String] = []
-        var counted: Set<NodeIdentity> = []
-        for element in elements {
-            let isError =
-                element.attribute("role")?.lowercased() == "alert"
-                || (element.attribute("class")?.lowercased().contains("error") ?? false)
-            guard isError else { continue }
-            var ancestor = element.parent
-            var insideCounted = false
-            while let current = ancestor {
-                if counted.contains(NodeIdentity(current)) {
-                    insideCounted = true
-                    break
-                }
-                ancestor = current.parent
-            }
-            guard !insideCounted else { continue }
-            counted.insert(NodeIdentity(element))
-            let text = element.visibleText()
-            if !text.isEmpty { messages.append(text) }
-        }
-        return messages
-    }
-}
-
-/// A node's identity, to remember which elements were already counted.
-private struct NodeIdentity: Hashable {
-    let address: UnsafeMutableRawPointer
-    init(_ node: LibXML2Node) { address = UnsafeMutableRawPointer(node.pointer) }
 }
 
 /// Why a page could not be read as HTML (HTML Living Standard §13.2 parsing, as libxml2 does it).

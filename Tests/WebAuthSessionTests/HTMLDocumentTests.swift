@@ -209,6 +209,39 @@ struct HTMLDocumentTests {
         #expect(error?.code == .unreadable)
     }
 
+    /// A button's label leaves out its script; a text area keeps only its own text; an option
+    /// without a value sends its text; a select inside a select offers its options to both.
+    @Test("labels, text areas and selects read from what is inside them")
+    func controlsWithContent() throws {
+        let document = try Self.parse(
+            """
+            <form id=f><button name=go>Go<script>track()</script> <b>now</b></button>
+            <textarea name=t>
+            l1<b>bold</b>l2</textarea>
+            <select name=s><option value=1>One<select name=inner><option>Two</select></select>
+            <select name=c><option> Chile <b>!</b></option></select></form>
+            """)
+        let form = try #require(document.forms.first)
+        #expect(form.submitButtons == [HTMLSubmitButton(name: "go", value: "", label: "Go now", index: 0)])
+        #expect(form.field(named: "t")?.value == "l1l2")
+        #expect(form.field(named: "s")?.options == ["1", "Two"])
+        #expect(form.field(named: "inner")?.value == "Two")
+        #expect(form.field(named: "c")?.value == "Chile !")
+        #expect(form.fields.map(\.name) == ["t", "s", "inner", "c"])
+    }
+
+    /// libxml2 opens a second `<html>` for markup after `</html>`; a browser puts it in the
+    /// body, and its forms and errors are the page's.
+    @Test("markup after </html> still counts", arguments: ["", "<!DOCTYPE html>"])
+    func afterTheEnd(doctype: String) throws {
+        let document = try Self.parse(
+            doctype + "<html><head><title>T</title></head><body>a</body></html>"
+                + "<p role=alert>late</p><form><input name=z value=1></form>")
+        #expect(document.title == "T")
+        #expect(document.errorMessages == ["late"])
+        #expect(document.forms.first?.field(named: "z")?.value == "1")
+    }
+
     /// Deep nesting from broken markup does not crash the walk.
     @Test("ten thousand unclosed divs")
     func deepNesting() throws {
