@@ -29,7 +29,7 @@ extension AppleIDProvider {
             throw AppleAuthorizationError(
                 .failed, "bundle id \"\(request.bundleID.prefix(64))\" is not valid")
         }
-        guard account.email.contains("@"), account.email.utf8.count <= 320 else {
+        guard account.email.utf8.contains(UInt8(ascii: "@")), account.email.utf8.count <= 320 else {
             throw AppleAuthorizationError(.failed, "the Apple ID needs an email address")
         }
         if let nonce = request.nonce, nonce.utf8.count > Self.maximumNonceLength {

@@ -125,15 +125,22 @@ public enum FormURLEncoding {
     }
 
     /// Appends query parameters to a URL, before any fragment, keeping an existing query.
+    ///
+    /// The delimiters are searched as UTF-8 bytes: `String.contains` resolves to Foundation's
+    /// substring search, which goes through CFString on Linux (every authorize URL is built here).
     public static func appendingQuery(_ parameters: FormParameters, to url: String) -> String {
         guard !parameters.isEmpty else { return url }
-        var base = url
-        var fragment = ""
-        if let hash = url.firstIndex(of: "#") {
-            base = String(url[..<hash])
-            fragment = String(url[hash...])
+        var base = Substring(url)
+        var fragment = Substring()
+        if let hash = url.utf8.firstIndex(of: UInt8(ascii: "#")) {
+            base = url[..<hash]
+            fragment = url[hash...]
         }
-        let separator = base.contains("?") ? (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") : "?"
+        let separator =
+            switch base.utf8.last {
+            case UInt8(ascii: "?"), UInt8(ascii: "&"): ""
+            default: base.utf8.contains(UInt8(ascii: "?")) ? "&" : "?"
+            }
         return base + separator + encode(parameters) + fragment
     }
 }

@@ -17,7 +17,7 @@ enum RedirectURIPolicy {
                 ? nil : "http redirect URIs are allowed only for loopback IP addresses (RFC 8252 §8.3)"
         default:
             // RFC 8252 §7.1: private-use schemes in reverse domain name notation.
-            return parts.scheme.contains(".")
+            return parts.scheme.utf8.contains(UInt8(ascii: "."))
                 ? nil
                 : "private-use URI scheme \"\(parts.scheme.prefix(64))\" must be a reverse domain name (RFC 8252 §7.1)"
         }

@@ -345,10 +345,51 @@ struct HTMLPageReader {
     static func resolve(_ reference: String?, against pageURL: String) -> String {
         let reference = HTMLWhitespace.strip(reference ?? "")
         guard !reference.isEmpty else { return pageURL }
+        if let resolved = resolvePlainAbsolutePath(reference, against: pageURL) { return resolved }
         guard let base = URL(string: pageURL), let resolved = URL(string: reference, relativeTo: base) else {
             return reference
         }
         return resolved.absoluteString
+    }
+
+    /// §5.2.2 for the usual action, a path from the root (`/u/login`) with no dot segments and
+    /// nothing to escape: the base's scheme and authority as written, then the reference. The
+    /// result is Foundation's, without building two `URL`s per form.
+    static func resolvePlainAbsolutePath(_ reference: String, against pageURL: String) -> String? {
+        let bytes = reference.utf8
+        guard bytes.first == UInt8(ascii: "/"), bytes.dropFirst().first != UInt8(ascii: "/"),
+            bytes.allSatisfy(isPlainReferenceByte)
+        else { return nil }
+        let path = bytes.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        let hasDotSegment = path.split(separator: UInt8(ascii: "/")).contains {
+            $0.elementsEqual([UInt8(ascii: ".")]) || $0.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")])
+        }
+        guard !hasDotSegment, let authorityEnd = endOfAuthority(pageURL) else { return nil }
+        return pageURL[..<authorityEnd] + reference
+    }
+
+    /// Unreserved, sub-delims, `:`, `@`, `/`, `?` and `#` (RFC 3986 §2.2, §2.3): bytes that
+    /// need no escaping. A `%` is left to Foundation, which checks the escape.
+    private static func isPlainReferenceByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default: "-._~!$&'()*+,;=:@/?#".utf8.contains(byte)
+        }
+    }
+
+    /// Where `scheme://authority` ends in an absolute URL, or `nil` without an authority.
+    private static func endOfAuthority(_ url: String) -> String.Index? {
+        let utf8 = url.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), colon > utf8.startIndex,
+            utf8[..<colon].allSatisfy({ isPlainReferenceByte($0) && $0 != UInt8(ascii: "/") }),
+            utf8[utf8.index(after: colon)...].starts(with: "//".utf8)
+        else { return nil }
+        let authority = utf8.index(colon, offsetBy: 3)
+        return utf8[authority...].firstIndex {
+            $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+        } ?? utf8.endIndex
     }
 
     /// Reserves a slot in every open form, in tree order.
@@ -528,19 +569,33 @@ private struct Attributes {
     func has(_ wanted: StaticString) -> Bool { value(wanted) != nil }
 
     /// Whether the element looks like an error message: `role="alert"`, or a `class`
-    /// containing "error", ignoring case.
+    /// containing "error", ignoring ASCII case.
     var looksLikeAnError: Bool {
         guard let list else { return false }
         var index = 0
         while let name = list[index] {
             if let value = list[index + 1] {
                 if xmlStrcasecmp(name, ("role" as StaticString).utf8Start) == 0 {
-                    if String(cString: value).lowercased() == "alert" { return true }
+                    if xmlStrcasecmp(value, ("alert" as StaticString).utf8Start) == 0 { return true }
                 } else if xmlStrcasecmp(name, ("class" as StaticString).utf8Start) == 0 {
-                    if String(cString: value).lowercased().contains("error") { return true }
+                    if Self.containsError(value) { return true }
                 }
             }
             index += 2
+        }
+        return false
+    }
+
+    /// Whether a NUL-terminated value contains "error" in any ASCII case. Bytes, not
+    /// `lowercased().contains(_:)`: that is Foundation's substring search, through CFString on
+    /// Linux, and no non-ASCII character lowercases to these letters.
+    private static func containsError(_ value: UnsafePointer<xmlChar>) -> Bool {
+        let word = Array("error".utf8)
+        let bytes = UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value)))
+        guard bytes.count >= word.count else { return false }
+        for start in 0...(bytes.count - word.count)
+        where (0..<word.count).allSatisfy({ bytes[start + $0] | 0x20 == word[$0] }) {
+            return true
         }
         return false
     }

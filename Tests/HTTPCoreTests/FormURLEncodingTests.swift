@@ -62,6 +62,12 @@ struct FormURLEncodingTests {
         #expect(FormURLEncoding.appendingQuery(["a": "b"], to: "https://x/cb") == "https://x/cb?a=b")
         #expect(
             FormURLEncoding.appendingQuery(["a": "b"], to: "https://x/cb?k=v#f") == "https://x/cb?k=v&a=b#f")
+        // A query that already ends in a separator gets no second one; a "?" in the fragment
+        // is not a query.
+        #expect(FormURLEncoding.appendingQuery(["a": "b"], to: "https://x/cb?") == "https://x/cb?a=b")
+        #expect(FormURLEncoding.appendingQuery(["a": "b"], to: "https://x/cb?k=v&") == "https://x/cb?k=v&a=b")
+        #expect(FormURLEncoding.appendingQuery(["a": "b"], to: "https://x/cb#f?g") == "https://x/cb?a=b#f?g")
+        #expect(FormURLEncoding.appendingQuery([:], to: "https://x/cb#f") == "https://x/cb#f")
     }
 }
 
