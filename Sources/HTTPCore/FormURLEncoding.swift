@@ -57,62 +57,82 @@ public enum FormURLEncoding {
         guard text.utf8.count <= maximumLength else {
             throw HTTPError(.malformedBody, "form text is longer than \(maximumLength) bytes")
         }
-        // Split on the UTF-8 bytes `&` and `=` (ASCII, so every index found is a valid String
-        // index): splitting Characters costs grapheme breaking on every request.
-        let utf8 = text.utf8
-        var result = FormParameters(capacity: utf8.count(where: { $0 == UInt8(ascii: "&") }) + 1)
-        var start = utf8.startIndex
-        while start < utf8.endIndex {
-            let end = utf8[start...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex
-            if start < end {
-                let piece = text[start..<end]
-                if let equals = piece.utf8.firstIndex(of: UInt8(ascii: "=")) {
-                    result.append(
-                        try unescape(piece[..<equals]),
-                        try unescape(piece[piece.utf8.index(after: equals)...]))
-                } else {
-                    result.append(try unescape(piece), "")
-                }
-            }
-            start = end == utf8.endIndex ? end : utf8.index(after: end)
-        }
-        return result
+        return try withUTF8Bytes(of: Substring(text)) { bytes throws(HTTPError) in try decode(bytes) }
     }
 
     /// Reverses `escape`, reading `+` as a space.
     ///
-    /// Byte-wise, like `escape`: every form parameter of every request passes here.
     /// - Throws: `HTTPError.malformedBody` for a `%` not followed by two hex digits, or for
     ///   decoded bytes that are not UTF-8.
     public static func unescape(_ text: Substring) throws(HTTPError) -> String {
-        let utf8 = text.utf8
-        if !utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
-            return String(text)
+        try withUTF8Bytes(of: text) { bytes throws(HTTPError) in try unescape(bytes[...]) }
+    }
+
+    // Every form body, query and callback URL of a flow is decoded here: the bytes are read
+    // through a buffer pointer, as indexing a String's UTF-8 view costs a bounds and
+    // representation check per byte. Every delimiter is ASCII, so each piece cut at one is
+    // valid UTF-8 when the text was.
+
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPError) -> FormParameters {
+        var result = FormParameters(capacity: bytes.count(where: { $0 == UInt8(ascii: "&") }) + 1)
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+            if start < end {
+                let piece = bytes[start..<end]
+                if let equals = piece.firstIndex(of: UInt8(ascii: "=")) {
+                    result.append(try unescape(piece[..<equals]), try unescape(piece[(equals + 1)...]))
+                } else {
+                    result.append(try unescape(piece), "")
+                }
+            }
+            start = end + 1
+        }
+        return result
+    }
+
+    private static func unescape(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) throws(HTTPError) -> String {
+        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes), as: UTF8.self)
         }
         func malformed() -> HTTPError {
-            HTTPError(.malformedBody, "bad percent-encoding or non-UTF-8 bytes in \"\(text.prefix(64))\"")
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes), as: UTF8.self)
+            return HTTPError(
+                .malformedBody, "bad percent-encoding or non-UTF-8 bytes in \"\(text.prefix(64))\"")
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var index = utf8.startIndex
-        while index < utf8.endIndex {
-            let byte = utf8[index]
-            utf8.formIndex(after: &index)
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            index += 1
             switch byte {
             case UInt8(ascii: "+"):
-                bytes.append(UInt8(ascii: " "))
+                decoded.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
-                guard index < utf8.endIndex, let high = hexValue(utf8[index]) else { throw malformed() }
-                utf8.formIndex(after: &index)
-                guard index < utf8.endIndex, let low = hexValue(utf8[index]) else { throw malformed() }
-                utf8.formIndex(after: &index)
-                bytes.append(high << 4 | low)
+                guard index + 1 < bytes.endIndex, let high = hexValue(bytes[index]),
+                    let low = hexValue(bytes[index + 1])
+                else { throw malformed() }
+                index += 2
+                decoded.append(high << 4 | low)
             default:
-                bytes.append(byte)
+                decoded.append(byte)
             }
         }
-        guard let decoded = String(validating: bytes, as: UTF8.self) else { throw malformed() }
-        return decoded
+        guard let text = String(validating: decoded, as: UTF8.self) else { throw malformed() }
+        return text
+    }
+
+    /// Runs `body` over the text's UTF-8 bytes, in place when they are contiguous (native
+    /// strings always are).
+    private static func withUTF8Bytes<Result>(
+        of text: Substring, _ body: (UnsafeBufferPointer<UInt8>) throws(HTTPError) -> Result
+    ) throws(HTTPError) -> Result {
+        let outcome: Swift.Result<Result, HTTPError>? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            Swift.Result { () throws(HTTPError) in try body(bytes) }
+        }
+        if let outcome { return try outcome.get() }
+        return try Array(text.utf8).withUnsafeBufferPointer { bytes throws(HTTPError) in try body(bytes) }
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
