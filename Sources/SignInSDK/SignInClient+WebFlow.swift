@@ -147,9 +147,14 @@ extension SignInClient {
         guard let idToken = response.idToken else {
             throw SignInError(.invalidTokenResponse, "the code exchange returned no id_token")
         }
+        // The session's expiry counts from now, before verification. Its claims come from
+        // verification; only the persist-before-verify profile, which stores the session
+        // first, reads them unverified (`nil` makes makeSession decode the token).
+        let persistsFirst = options.profile.has(.persistBeforeVerify)
         let session = makeSession(
-            response, idToken: idToken, previous: nil, claims: nil, scopes: record.scopes)
-        if options.profile.has(.persistBeforeVerify) { try store(session) }
+            response, idToken: idToken, previous: nil, claims: persistsFirst ? nil : JWTClaims(),
+            scopes: record.scopes)
+        if persistsFirst { try store(session) }
         let claims = try await verifyIDToken(idToken, nonce: record.nonce)
         var verified = session
         verified.claims = claims
