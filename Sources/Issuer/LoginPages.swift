@@ -143,6 +143,13 @@ enum HTMLText {
     /// document (C0 and C1 controls other than tab, line feed and carriage return; noncharacters)
     /// with U+FFFD, so that no input can break the markup or the parse.
     static func escape(_ text: some StringProtocol) -> String {
+        // Most values (tokens, names, paths) are printable ASCII with nothing to escape: every
+        // login page writes several of them.
+        let isPlain = text.utf8.allSatisfy { byte in
+            byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "&") && byte != UInt8(ascii: "<")
+                && byte != UInt8(ascii: ">") && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "'")
+        }
+        if isPlain { return String(text) }
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
