@@ -125,11 +125,11 @@ public enum FormURLEncoding {
 
     /// Runs `body` over the text's UTF-8 bytes, in place when they are contiguous (native
     /// strings always are).
-    private static func withUTF8Bytes<Result>(
-        of text: Substring, _ body: (UnsafeBufferPointer<UInt8>) throws(HTTPError) -> Result
-    ) throws(HTTPError) -> Result {
-        let outcome: Swift.Result<Result, HTTPError>? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            Swift.Result { () throws(HTTPError) in try body(bytes) }
+    private static func withUTF8Bytes<Value>(
+        of text: Substring, _ body: (UnsafeBufferPointer<UInt8>) throws(HTTPError) -> Value
+    ) throws(HTTPError) -> Value {
+        let outcome: Result<Value, HTTPError>? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            Result { () throws(HTTPError) in try body(bytes) }
         }
         if let outcome { return try outcome.get() }
         return try Array(text.utf8).withUnsafeBufferPointer { bytes throws(HTTPError) in try body(bytes) }
