@@ -14,6 +14,10 @@ public struct URLParts: Hashable, Sendable {
 
     /// Parses an absolute URL; `nil` when it has no scheme or is not a URL.
     public init?(_ string: String) {
+        if let plain = Self(plain: string) {
+            self = plain
+            return
+        }
         guard let components = URLComponents(string: string), let scheme = components.scheme else {
             return nil
         }
@@ -23,6 +27,82 @@ public struct URLParts: Hashable, Sendable {
         self.path = components.percentEncodedPath
         self.query = components.percentEncodedQuery
         self.fragment = components.percentEncodedFragment
+    }
+
+    /// The common URL read directly: a scheme, then either `//` and a host of letters, digits,
+    /// dots and hyphens with an optional port, or a path; only characters that need no escaping
+    /// (RFC 3986 §2.2, §2.3, §3.3-3.5), no `%`, no user information. Anything else is `nil`
+    /// and left to `URLComponents`, whose answer this one equals for every string it accepts
+    /// (a test compares the two). Every flow parses its authorize, callback and redirect URLs
+    /// here, and `URLComponents` costs a microsecond or more each (IDNA included).
+    private init?(plain string: String) {
+        let utf8 = string.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), let first = utf8.first,
+            Self.isLetter(first), utf8[..<colon].allSatisfy(Self.isSchemeByte)
+        else { return nil }
+        var rest = utf8[utf8.index(after: colon)...]
+        var host: String?
+        var port: Int?
+        if rest.starts(with: "//".utf8) {
+            rest = rest.dropFirst(2)
+            let authorityEnd =
+                rest.firstIndex {
+                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+                }
+                ?? rest.endIndex
+            var hostEnd = authorityEnd
+            if let portColon = rest[..<authorityEnd].firstIndex(of: UInt8(ascii: ":")) {
+                let digits = rest[rest.index(after: portColon)..<authorityEnd]
+                guard (1...5).contains(digits.count), digits.allSatisfy(Self.isDigit),
+                    let value = Int(Substring(digits)), value <= 65535
+                else { return nil }
+                port = value
+                hostEnd = portColon
+            }
+            let hostBytes = rest[..<hostEnd]
+            guard !hostBytes.isEmpty, hostBytes.allSatisfy(Self.isPlainHostByte) else { return nil }
+            host = Substring(hostBytes).lowercased()
+            rest = rest[authorityEnd...]
+        }
+        // Path, then `?query`, then `#fragment`: one `#` at most, no byte that needs escaping.
+        guard rest.allSatisfy(Self.isPlainTailByte),
+            rest.count(where: { $0 == UInt8(ascii: "#") }) <= 1
+        else { return nil }
+        let hash = rest.firstIndex(of: UInt8(ascii: "#"))
+        let beforeHash = rest[..<(hash ?? rest.endIndex)]
+        let question = beforeHash.firstIndex(of: UInt8(ascii: "?"))
+        let path = Substring(beforeHash[..<(question ?? beforeHash.endIndex)])
+        self.scheme = Substring(utf8[..<colon]).lowercased()
+        self.host = host
+        self.port = port
+        self.path = String(path)
+        self.query = question.map { String(Substring(beforeHash[beforeHash.index(after: $0)...])) }
+        self.fragment = hash.map { String(Substring(rest[rest.index(after: $0)...])) }
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    private static func isPlainHostByte(_ byte: UInt8) -> Bool {
+        isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+    }
+
+    /// Unreserved, sub-delims, `:`, `@`, `/`, `?` and `#`.
+    private static func isPlainTailByte(_ byte: UInt8) -> Bool {
+        if isLetter(byte) || isDigit(byte) { return true }
+        switch byte {
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
+            UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
+            UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"):
+            return true
+        default: return false
+        }
     }
 
     /// `scheme://host[:port]`, or `nil` without a host.

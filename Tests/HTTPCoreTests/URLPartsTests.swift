@@ -1,0 +1,57 @@
+import Foundation
+import HTTPCore
+import Testing
+
+@Suite("URLParts")
+struct URLPartsTests {
+    /// What URLComponents makes of a string, in URLParts' terms: the reference the fast
+    /// path must equal.
+    private static func viaFoundation(_ string: String) -> URLParts? {
+        guard let components = URLComponents(string: string), let scheme = components.scheme else {
+            return nil
+        }
+        var parts = URLParts("x:")!
+        parts.scheme = scheme.lowercased()
+        parts.host = components.percentEncodedHost.map { $0.lowercased() }
+        parts.port = components.port
+        parts.path = components.percentEncodedPath
+        parts.query = components.percentEncodedQuery
+        parts.fragment = components.percentEncodedFragment
+        return parts
+    }
+
+    /// URLs read without URLComponents give exactly its parts, and strings it refuses stay
+    /// refused: hand-picked shapes, then random ones from a small alphabet of delimiters.
+    @Test("the direct reading equals URLComponents'")
+    func matchesFoundation() {
+        let shapes = [
+            "https://issuer.test/authorize?client_id=a&state=b", "com.example.app://auth/callback?code=x#f",
+            "com.example.app:/cb?code=x", "http://127.0.0.1:51234/callback", "HTTPS://Issuer.TEST:443/A?B#C",
+            "https://h", "https://h?", "https://h#", "https://h/?#", "https://h:0/", "https://h:65535/",
+            "https://h:65536/", "https://h:/", "https://h:abc/", "https://:80/", "https:///x",
+            "mailto:a@b.test",
+            "urn:a:b:c", "x://h/a//b", "x:/a//b", "x://h/#a#b", "x://h/a%20b", "x://u@h/", "x://[::1]:8/",
+            "x://h/a b", "x://h/<>", "1x://h/", "https://h:0080/", "https://h:00000/", "https://h..x/",
+            "https://h.:8/", "https://1.2.3.4/", "https://h:8:9/",
+            "x-y.z+w://h-1.example/p;q=1?a=(b)!*'$,@:/?#f/?:@",
+            "x:", "x:?q", "x:#f", "x://h.-/", "x://-h/", "x://h_1/", "https://h/\u{E9}",
+        ]
+        for url in shapes {
+            #expect(URLParts(url) == Self.viaFoundation(url), "\(url)")
+        }
+        let alphabet = Array("ab1.-:/?#@%_~!$&'()*+,;=[] ")
+        var seed: UInt64 = 0x5EED
+        for _ in 0..<20_000 {
+            var tail = ""
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            var bits = seed
+            for _ in 0..<Int(bits % 12) {
+                bits = bits &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                tail.append(alphabet[Int((bits >> 33) % UInt64(alphabet.count))])
+            }
+            for url in ["https://h" + tail, "x:" + tail, "x://" + tail] {
+                #expect(URLParts(url) == Self.viaFoundation(url), "\(url)")
+            }
+        }
+    }
+}
