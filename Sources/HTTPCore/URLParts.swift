@@ -31,53 +31,76 @@ public struct URLParts: Hashable, Sendable {
 
     /// The common URL read directly: a scheme, then either `//` and a host of letters, digits,
     /// dots and hyphens with an optional port, or a path; only characters that need no escaping
-    /// (RFC 3986 §2.2, §2.3, §3.3-3.5), no `%`, no user information. Anything else is `nil`
-    /// and left to `URLComponents`, whose answer this one equals for every string it accepts
-    /// (a test compares the two). Every flow parses its authorize, callback and redirect URLs
-    /// here, and `URLComponents` costs a microsecond or more each (IDNA included).
+    /// (RFC 3986 §2.2, §2.3, §3.3-3.5) and well-formed percent escapes, no user information.
+    /// Anything else is `nil` and left to `URLComponents`, whose answer this one equals for
+    /// every string it accepts (a test compares the two). Every flow parses its authorize,
+    /// callback and redirect URLs here, and `URLComponents` costs a microsecond or more each
+    /// (IDNA included).
     private init?(plain string: String) {
-        let utf8 = string.utf8
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), let first = utf8.first,
-            Self.isLetter(first), utf8[..<colon].allSatisfy(Self.isSchemeByte)
+        var string = string
+        guard let parts = string.withUTF8({ Self.plainParts(of: $0) }) else { return nil }
+        (scheme, host, port, path, query, fragment) = parts
+    }
+
+    /// The parts of a plain URL, read over its bytes (indexing a String's UTF-8 view costs a
+    /// check per byte); every delimiter is ASCII, so each piece is valid UTF-8.
+    private static func plainParts(of bytes: UnsafeBufferPointer<UInt8>) -> (
+        scheme: String, host: String?, port: Int?, path: String, query: String?, fragment: String?
+    )? {
+        func text(_ range: Range<Int>, lowercased: Bool = false) -> String {
+            let piece = UnsafeBufferPointer(rebasing: bytes[range])
+            let string = String(decoding: piece, as: UTF8.self)
+            return lowercased && piece.contains(where: { (0x41...0x5A).contains($0) })
+                ? string.lowercased() : string
+        }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, isLetter(bytes[0]),
+            bytes[..<colon].allSatisfy(isSchemeByte)
         else { return nil }
-        var rest = utf8[utf8.index(after: colon)...]
+        var rest = colon + 1
         var host: String?
         var port: Int?
-        if rest.starts(with: "//".utf8) {
-            rest = rest.dropFirst(2)
+        if bytes.count - rest >= 2, bytes[rest] == UInt8(ascii: "/"), bytes[rest + 1] == UInt8(ascii: "/") {
+            let authority = rest + 2
             let authorityEnd =
-                rest.firstIndex {
+                bytes[authority...].firstIndex {
                     $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-                }
-                ?? rest.endIndex
+                } ?? bytes.count
             var hostEnd = authorityEnd
-            if let portColon = rest[..<authorityEnd].firstIndex(of: UInt8(ascii: ":")) {
-                let digits = rest[rest.index(after: portColon)..<authorityEnd]
-                guard (1...5).contains(digits.count), digits.allSatisfy(Self.isDigit),
-                    let value = Int(Substring(digits)), value <= 65535
-                else { return nil }
+            if let portColon = bytes[authority..<authorityEnd].firstIndex(of: UInt8(ascii: ":")) {
+                let digits = bytes[(portColon + 1)..<authorityEnd]
+                guard (1...5).contains(digits.count), digits.allSatisfy(isDigit) else { return nil }
+                let value = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+                guard value <= 65535 else { return nil }
                 port = value
                 hostEnd = portColon
             }
-            let hostBytes = rest[..<hostEnd]
-            guard !hostBytes.isEmpty, hostBytes.allSatisfy(Self.isPlainHostByte) else { return nil }
-            host = Substring(hostBytes).lowercased()
-            rest = rest[authorityEnd...]
+            guard hostEnd > authority, bytes[authority..<hostEnd].allSatisfy(isPlainHostByte) else {
+                return nil
+            }
+            host = text(authority..<hostEnd, lowercased: true)
+            rest = authorityEnd
         }
-        // Path, then `?query`, then `#fragment`: one `#` at most, no byte that needs escaping.
-        guard rest.allSatisfy(Self.isPlainTailByte),
-            rest.count(where: { $0 == UInt8(ascii: "#") }) <= 1
-        else { return nil }
-        let hash = rest.firstIndex(of: UInt8(ascii: "#"))
-        let beforeHash = rest[..<(hash ?? rest.endIndex)]
-        let question = beforeHash.firstIndex(of: UInt8(ascii: "?"))
-        let path = Substring(beforeHash[..<(question ?? beforeHash.endIndex)])
-        self.scheme = Substring(utf8[..<colon]).lowercased()
-        self.host = host
-        self.port = port
-        self.path = String(path)
-        self.query = question.map { String(Substring(beforeHash[beforeHash.index(after: $0)...])) }
-        self.fragment = hash.map { String(Substring(rest[rest.index(after: $0)...])) }
+        // Path, then `?query`, then `#fragment`: one `#` at most, no byte that needs escaping,
+        // every `%` followed by two hex digits.
+        var index = rest
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2])
+                else { return nil }
+                index += 3
+                continue
+            }
+            guard isPlainTailByte(bytes[index]) else { return nil }
+            index += 1
+        }
+        let hash = bytes[rest...].firstIndex(of: UInt8(ascii: "#"))
+        if let hash, bytes[(hash + 1)...].contains(UInt8(ascii: "#")) { return nil }
+        let beforeHash = hash ?? bytes.count
+        let question = bytes[rest..<beforeHash].firstIndex(of: UInt8(ascii: "?"))
+        return (
+            text(0..<colon, lowercased: true), host, port, text(rest..<(question ?? beforeHash)),
+            question.map { text(($0 + 1)..<beforeHash) }, hash.map { text(($0 + 1)..<bytes.count) }
+        )
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {
@@ -86,6 +109,10 @@ public struct URLParts: Hashable, Sendable {
 
     private static func isDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
     }
 
     private static func isPlainHostByte(_ byte: UInt8) -> Bool {
