@@ -18,6 +18,11 @@ public struct URLParts: Hashable, Sendable {
             self = plain
             return
         }
+        self.init(components: string)
+    }
+
+    /// Parses with Foundation's `URLComponents`, for every URL `init(plain:)` does not take.
+    init?(components string: String) {
         guard let components = URLComponents(string: string), let scheme = components.scheme else {
             return nil
         }
@@ -61,10 +66,7 @@ public struct URLParts: Hashable, Sendable {
         var port: Int?
         if bytes.count - rest >= 2, bytes[rest] == UInt8(ascii: "/"), bytes[rest + 1] == UInt8(ascii: "/") {
             let authority = rest + 2
-            let authorityEnd =
-                bytes[authority...].firstIndex {
-                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-                } ?? bytes.count
+            let authorityEnd = bytes[authority...].firstIndex(where: endsAuthority) ?? bytes.count
             var hostEnd = authorityEnd
             if let portColon = bytes[authority..<authorityEnd].firstIndex(of: UInt8(ascii: ":")) {
                 let digits = bytes[(portColon + 1)..<authorityEnd]
@@ -90,7 +92,7 @@ public struct URLParts: Hashable, Sendable {
                 index += 3
                 continue
             }
-            guard isPlainTailByte(bytes[index]) else { return nil }
+            guard needsNoEscaping(bytes[index]) else { return nil }
             index += 1
         }
         let hash = bytes[rest...].firstIndex(of: UInt8(ascii: "#"))
@@ -119,8 +121,9 @@ public struct URLParts: Hashable, Sendable {
         isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
     }
 
-    /// Unreserved, sub-delims, `:`, `@`, `/`, `?` and `#`.
-    private static func isPlainTailByte(_ byte: UInt8) -> Bool {
+    /// Unreserved, sub-delims, `:`, `@`, `/`, `?` and `#` (RFC 3986 §2.2, §2.3): the bytes a
+    /// URL's path, query and fragment may hold as they are.
+    public static func needsNoEscaping(_ byte: UInt8) -> Bool {
         if isLetter(byte) || isDigit(byte) { return true }
         switch byte {
         case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
@@ -179,18 +182,10 @@ public struct URLParts: Hashable, Sendable {
     /// as `origin` is and without the user information, found without parsing the rest: for
     /// paths that key many requests. `nil` without a scheme, an authority or a host.
     public static func origin(of url: String) -> String? {
+        guard let range = authorityRange(of: url) else { return nil }
         let utf8 = url.utf8
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), let first = utf8.first,
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20),
-            utf8[..<colon].allSatisfy(isSchemeByte)
-        else { return nil }
-        let afterColon = utf8.index(after: colon)
-        guard utf8[afterColon...].starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")]) else { return nil }
-        let authorityStart = utf8.index(afterColon, offsetBy: 2)
-        let authorityEnd =
-            utf8[authorityStart...].firstIndex {
-                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-            } ?? utf8.endIndex
+        let authorityStart = range.lowerBound
+        let authorityEnd = range.upperBound
         var hostStart = authorityStart
         if let at = utf8[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) {
             hostStart = utf8.index(after: at)
@@ -198,7 +193,25 @@ public struct URLParts: Hashable, Sendable {
         var authority = url[hostStart..<authorityEnd]
         if authority.utf8.last == UInt8(ascii: ":") { authority = authority.dropLast() }
         guard !authority.isEmpty else { return nil }
-        return url[..<colon].lowercased() + "://" + authority.lowercased()
+        return url[..<utf8.index(authorityStart, offsetBy: -3)].lowercased() + "://" + authority.lowercased()
+    }
+
+    /// Where the authority of `scheme://authority…` lies (RFC 3986 §3.2), user information
+    /// and port included; `nil` without a valid scheme or without `//`.
+    public static func authorityRange(of url: String) -> Range<String.Index>? {
+        let utf8 = url.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), let first = utf8.first, isLetter(first),
+            utf8[..<colon].allSatisfy(isSchemeByte)
+        else { return nil }
+        let afterColon = utf8.index(after: colon)
+        guard utf8[afterColon...].starts(with: "//".utf8) else { return nil }
+        let start = utf8.index(afterColon, offsetBy: 2)
+        return start..<(utf8[start...].firstIndex(where: endsAuthority) ?? utf8.endIndex)
+    }
+
+    /// `/`, `?` and `#`: what ends an authority (RFC 3986 §3.2).
+    private static func endsAuthority(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
     }
 
     /// RFC 3986 §3.1: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`.

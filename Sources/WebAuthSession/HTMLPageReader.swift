@@ -162,11 +162,9 @@ struct HTMLPageReader {
             case root, body, title
             case error(Int)
             case buttonLabel, optionLabel
-            /// The root's text once a body is found: no longer needed.
-            case discarded
         }
-        /// What makes a capture see no more text: no element has that many hidden ones
-        /// around it.
+        /// What makes a capture see no more text (the root's once a body is found): no element
+        /// has that many hidden ones around it.
         static let neverVisible = Int.max
         var purpose: Purpose
         /// Hidden elements open above the capture's element: only text with no more hidden
@@ -214,7 +212,6 @@ struct HTMLPageReader {
                 bodySeen = true
                 for index in captures.indices {
                     guard case .root = captures[index].purpose else { continue }
-                    captures[index].purpose = .discarded
                     captures[index].hiddenAbove = TextCapture.neverVisible
                 }
                 startCapture(&element, .body)
@@ -279,7 +276,6 @@ struct HTMLPageReader {
             case .title: title = text
             case .error(let slot): errorSlots[slot] = text.isEmpty ? nil : text
             case .buttonLabel, .optionLabel: label = text
-            case .discarded: break
             }
         }
         captures.removeLast(element.captureCount)
@@ -358,38 +354,14 @@ struct HTMLPageReader {
     static func resolvePlainAbsolutePath(_ reference: String, against pageURL: String) -> String? {
         let bytes = reference.utf8
         guard bytes.first == UInt8(ascii: "/"), bytes.dropFirst().first != UInt8(ascii: "/"),
-            bytes.allSatisfy(isPlainReferenceByte)
+            bytes.allSatisfy(URLParts.needsNoEscaping)
         else { return nil }
         let path = bytes.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
         let hasDotSegment = path.split(separator: UInt8(ascii: "/")).contains {
             $0.elementsEqual([UInt8(ascii: ".")]) || $0.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")])
         }
-        guard !hasDotSegment, let authorityEnd = endOfAuthority(pageURL) else { return nil }
-        return pageURL[..<authorityEnd] + reference
-    }
-
-    /// Unreserved, sub-delims, `:`, `@`, `/`, `?` and `#` (RFC 3986 §2.2, §2.3): bytes that
-    /// need no escaping. A `%` is left to Foundation, which checks the escape.
-    private static func isPlainReferenceByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default: "-._~!$&'()*+,;=:@/?#".utf8.contains(byte)
-        }
-    }
-
-    /// Where `scheme://authority` ends in an absolute URL, or `nil` without an authority.
-    private static func endOfAuthority(_ url: String) -> String.Index? {
-        let utf8 = url.utf8
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), colon > utf8.startIndex,
-            utf8[..<colon].allSatisfy({ isPlainReferenceByte($0) && $0 != UInt8(ascii: "/") }),
-            utf8[utf8.index(after: colon)...].starts(with: "//".utf8)
-        else { return nil }
-        let authority = utf8.index(colon, offsetBy: 3)
-        return utf8[authority...].firstIndex {
-            $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-        } ?? utf8.endIndex
+        guard !hasDotSegment, let authority = URLParts.authorityRange(of: pageURL) else { return nil }
+        return pageURL[..<authority.upperBound] + reference
     }
 
     /// Reserves a slot in every open form, in tree order.
@@ -589,8 +561,10 @@ private struct Attributes {
     /// Whether a NUL-terminated value contains "error" in any ASCII case. Bytes, not
     /// `lowercased().contains(_:)`: that is Foundation's substring search, through CFString on
     /// Linux, and no non-ASCII character lowercases to these letters.
+    private static let errorWord = Array("error".utf8)
+
     private static func containsError(_ value: UnsafePointer<xmlChar>) -> Bool {
-        let word = Array("error".utf8)
+        let word = errorWord
         let bytes = UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value)))
         guard bytes.count >= word.count else { return false }
         for start in 0...(bytes.count - word.count)

@@ -1,25 +1,10 @@
 import Foundation
-import HTTPCore
 import Testing
+
+@testable import HTTPCore
 
 @Suite("URLParts")
 struct URLPartsTests {
-    /// What URLComponents makes of a string, in URLParts' terms: the reference the fast
-    /// path must equal.
-    private static func viaFoundation(_ string: String) -> URLParts? {
-        guard let components = URLComponents(string: string), let scheme = components.scheme else {
-            return nil
-        }
-        var parts = URLParts("x:")!
-        parts.scheme = scheme.lowercased()
-        parts.host = components.percentEncodedHost.map { $0.lowercased() }
-        parts.port = components.port
-        parts.path = components.percentEncodedPath
-        parts.query = components.percentEncodedQuery
-        parts.fragment = components.percentEncodedFragment
-        return parts
-    }
-
     /// URLs read without URLComponents give exactly its parts, and strings it refuses stay
     /// refused: hand-picked shapes, then random ones from a small alphabet of delimiters.
     @Test("the direct reading equals URLComponents'")
@@ -38,7 +23,7 @@ struct URLPartsTests {
             "x:", "x:?q", "x:#f", "x://h.-/", "x://-h/", "x://h_1/", "https://h/\u{E9}",
         ]
         for url in shapes {
-            #expect(URLParts(url) == Self.viaFoundation(url), "\(url)")
+            #expect(URLParts(url) == URLParts(components: url), "\(url)")
         }
         let alphabet = Array("aF1.-:/?#@%%_~!$&'()*+,;=[] ")
         var seed: UInt64 = 0x5EED
@@ -51,7 +36,7 @@ struct URLPartsTests {
                 tail.append(alphabet[Int((bits >> 33) % UInt64(alphabet.count))])
             }
             for url in ["https://h" + tail, "x:" + tail, "x://" + tail] {
-                #expect(URLParts(url) == Self.viaFoundation(url), "\(url)")
+                #expect(URLParts(url) == URLParts(components: url), "\(url)")
             }
         }
     }
