@@ -175,7 +175,9 @@ public final class SimulatedApp: Sendable {
             runtime.nextOperation += 1
             return runtime.nextOperation
         }
-        let task = Task(executorPreference: InheritedExecutor.current) {
+        // Started at once on this thread (SE-0472): the call runs up to its first suspension
+        // before this returns, with no round through the executor's queue first.
+        let task = Task.immediate(executorPreference: InheritedExecutor.current) {
             do {
                 let value = try await body(client)
                 box.withLock { $0 = .success(value) }
@@ -185,7 +187,14 @@ public final class SimulatedApp: Sendable {
                 box.withLock { $0 = .failure(SignInError(.transport, "\(error)")) }
             }
         }
-        runtime.withLock { $0.operations[id] = task }
+        let registered = runtime.withLock { runtime in
+            guard runtime.client === client else { return false }
+            runtime.operations[id] = task
+            return true
+        }
+        // The process was dropped before the call was registered (while it ran up to its first
+        // suspension, or just after): abandon it as the terminate would have.
+        if !registered { task.cancel() }
         await task.value
         runtime.withLock { _ = $0.operations.removeValue(forKey: id) }
         guard let result = box.withLock({ $0 }) else {

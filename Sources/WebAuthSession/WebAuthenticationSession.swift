@@ -66,13 +66,16 @@ public struct WebAuthenticationSession: Sendable {
         var navigation = WebNavigation(
             startURL: url, callback: callback, limits: limits, user: user,
             transport: browser.transport(for: jar), handle: handle)
+        // Both tasks start at once on this thread (SE-0472) and run up to their first
+        // suspension: the first request is on its way before `start` returns. A navigation
+        // that ends before then has finished the handle, which cancels what it adopts later.
         handle.adopt(
-            Task(executorPreference: InheritedExecutor.current) {
+            Task.immediate(executorPreference: InheritedExecutor.current) {
                 if let result = await navigation.run() { handle.finish(result) }
             })
         if let deadline {
             handle.adopt(
-                Task(executorPreference: InheritedExecutor.current) {
+                Task.immediate(executorPreference: InheritedExecutor.current) {
                     await deadline.wait()
                     guard !Task.isCancelled else { return }
                     handle.finish(
