@@ -9,12 +9,21 @@ public enum FormURLEncoding {
     /// Encodes parameters in order. Spaces become `%20`, which every decoder reads, rather than
     /// `+`, which only form decoders read.
     public static func encode(_ parameters: FormParameters) -> String {
-        var parts: [String] = []
-        parts.reserveCapacity(parameters.count)
-        for pair in parameters {
-            parts.append(escape(pair.name) + "=" + escape(pair.value))
+        String(decoding: encodedBytes(parameters), as: UTF8.self)
+    }
+
+    /// `encode(_:)` as the UTF-8 bytes of a request body, built in one buffer.
+    public static func encodedBytes(_ parameters: FormParameters) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(
+            parameters.reduce(parameters.count) { $0 + $1.name.utf8.count + $1.value.utf8.count + 1 })
+        for (index, pair) in parameters.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: "&")) }
+            appendEscaped(pair.name, to: &bytes)
+            bytes.append(UInt8(ascii: "="))
+            appendEscaped(pair.value, to: &bytes)
         }
-        return parts.joined(separator: "&")
+        return bytes
     }
 
     /// Percent-encodes every UTF-8 byte but the unreserved characters (RFC 3986 §2.1, §2.3).
@@ -23,22 +32,28 @@ public enum FormURLEncoding {
     /// through CFString on Linux and showed up in client profiles (every token request and
     /// authorize URL is encoded here).
     public static func escape(_ text: String) -> String {
-        let utf8 = text.utf8
-        if utf8.allSatisfy(isUnreserved) { return text }
-        let hex = Array("0123456789ABCDEF".utf8)
+        if text.utf8.allSatisfy(isUnreserved) { return text }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count * 3)
-        for byte in utf8 {
-            if isUnreserved(byte) {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            }
-        }
+        appendEscaped(text, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
+
+    private static func appendEscaped(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { utf8 in
+            var plainStart = 0
+            for (index, byte) in utf8.enumerated() where !isUnreserved(byte) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart..<index]))
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0x0F)])
+                plainStart = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart...]))
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {

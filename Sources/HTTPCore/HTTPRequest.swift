@@ -33,7 +33,7 @@ extension HTTPRequest {
         var headers = headers
         headers.replaceOrAdd(name: "Content-Type", value: MediaType.formURLEncoded)
         return HTTPRequest(
-            method: method, url: url, headers: headers, body: Array(FormURLEncoding.encode(parameters).utf8))
+            method: method, url: url, headers: headers, body: FormURLEncoding.encodedBytes(parameters))
     }
 
     /// A request with a JSON body.

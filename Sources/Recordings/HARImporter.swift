@@ -154,7 +154,7 @@ public enum HARImporter {
             guard let name = param["name"]?.stringValue else { continue }
             form.append(name, param["value"]?.stringValue ?? "")
         }
-        return Array(FormURLEncoding.encode(form).utf8)
+        return FormURLEncoding.encodedBytes(form)
     }
 
     static func responseBody(_ content: JSONValue?) throws(EntryProblem) -> [UInt8] {

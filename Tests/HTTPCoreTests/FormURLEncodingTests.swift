@@ -1,3 +1,4 @@
+import Foundation
 import HTTPCore
 import Testing
 
@@ -14,6 +15,40 @@ struct FormURLEncodingTests {
         #expect(encoded.contains("scope=openid%20profile"))
         #expect(encoded.contains("redirect_uri=com.example.app%3A%2F%2Fauth%2Fcallback%3Fx%3D1%26y%3D2"))
         #expect(try FormURLEncoding.decode(encoded) == parameters)
+    }
+
+    /// The byte-wise encoder against Foundation's percent-encoding with the unreserved set of
+    /// RFC 3986 §2.3, on random text with ASCII, multi-byte characters and every reserved
+    /// character, in pairs whose names and values run into each other at `=` and `&`.
+    @Test("encodes as Foundation does with the unreserved set")
+    func matchesFoundation() {
+        var unreserved = CharacterSet(charactersIn: "-._~")
+        unreserved.formUnion(CharacterSet(charactersIn: "a"..."z"))
+        unreserved.formUnion(CharacterSet(charactersIn: "A"..."Z"))
+        unreserved.formUnion(CharacterSet(charactersIn: "0"..."9"))
+        let alphabet = Array("aZ09-._~ !\"#$%&'()*+,/:;<=>?@[\\]^`{|}é€😀\u{7F}\n")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            func text() -> String {
+                String(
+                    (0..<Int.random(in: 0...12, using: &generator)).map { _ in
+                        alphabet.randomElement(using: &generator)!
+                    })
+            }
+            let pairs = (0..<Int.random(in: 0...4, using: &generator)).map { _ in (text(), text()) }
+            let expected = pairs.map {
+                $0.0.addingPercentEncoding(withAllowedCharacters: unreserved)! + "="
+                    + $0.1.addingPercentEncoding(withAllowedCharacters: unreserved)!
+            }.joined(separator: "&")
+            let parameters = FormParameters(pairs)
+            #expect(FormURLEncoding.encode(parameters) == expected)
+            #expect(FormURLEncoding.encodedBytes(parameters) == Array(expected.utf8))
+            if let (name, _) = pairs.first {
+                #expect(
+                    FormURLEncoding.escape(name)
+                        == name.addingPercentEncoding(withAllowedCharacters: unreserved))
+            }
+        }
     }
 
     /// `+` means a space in form bodies (WHATWG URL §5.1).
