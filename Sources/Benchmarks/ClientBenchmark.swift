@@ -200,9 +200,12 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
     }
     let web = webApps
     let apple = appleApps
+    // The issuer remembers a consent once granted, so every flow asks for it again
+    // (`prompt=consent`): each sign-in goes through the login page and the consent page.
+    let consentEachTime = SignInRequestOptions(prompt: "consent")
     @Sendable func webFlow(_ phone: Int) async throws {
         let app = web[phone]
-        _ = try await app.perform { try await $0.signIn() }
+        _ = try await app.perform { try await $0.signIn(options: consentEachTime) }
         _ = try await app.perform { try await $0.renewSession() }
         try await app.perform { try await $0.signOut() }
     }
@@ -292,7 +295,7 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
             rates.ecdsaSign, rates.ecdsaVerify, rates.rsaSign, rates.rsaVerify,
             allCoreRates.ecdsaSign / rates.ecdsaSign, cores))
     print(
-        "  web flow: authorize, login, exchange, verify, keychain, refresh, sign-out; floor: \(webFloor.summary)"
+        "  web flow: authorize, login, consent, exchange, verify, keychain, refresh, sign-out; floor: \(webFloor.summary)"
     )
     print(
         "  native Apple: Apple authorize, exchange with user_profile, verify, keychain, sign-out; "
