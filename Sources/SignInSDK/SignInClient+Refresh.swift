@@ -36,10 +36,9 @@ extension SignInClient {
             return try await performRefresh(force: force, rereadFirst: false)
         case .singleFlight:
             // Concurrent callers share the refresh in flight; when it ends, the next call starts
-            // a new one (so a failure lets the next caller retry). The refresh starts at once on
-            // this actor (SE-0472) and is in flight before any other caller can get in.
+            // a new one (so a failure lets the next caller retry).
             if let inFlightRefresh { return try await inFlightRefresh.value.get() }
-            let task = Task.immediate(executorPreference: InheritedExecutor.current) {
+            let task = Task(executorPreference: InheritedExecutor.current) {
                 await self.refreshResult(force: force, rereadFirst: false)
             }
             inFlightRefresh = task
