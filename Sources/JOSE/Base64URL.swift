@@ -86,52 +86,18 @@ public enum Base64URL {
         let decodedLength = count / 4 * 3 + max(count % 4 - 1, 0)
         var failure: DecodingFailure?
         let bytes = [UInt8](unsafeUninitializedCapacity: decodedLength) { buffer, written in
-            var accumulator: UInt32 = 0
-            var pending = 0
-            var output = 0
-            var lastValue: UInt32 = 0
-            for byte in utf8 {
-                let value = UInt32(decodeTable[Int(byte)])
-                guard value < 64 else {
-                    failure = .character(byte)
-                    written = 0
-                    return
-                }
-                lastValue = value
-                accumulator = accumulator << 6 | value
-                pending += 1
-                if pending == 4 {
-                    buffer[output] = UInt8(truncatingIfNeeded: accumulator >> 16)
-                    buffer[output + 1] = UInt8(truncatingIfNeeded: accumulator >> 8)
-                    buffer[output + 2] = UInt8(truncatingIfNeeded: accumulator)
-                    output += 3
-                    accumulator = 0
-                    pending = 0
-                }
+            // Over a buffer, with the table read once: not a generic UTF-8 view, and not the
+            // static table's accessor per character.
+            let result = decodeTable.withUnsafeBufferPointer { table in
+                utf8.withContiguousStorageIfAvailable { decode($0, into: buffer, table: table) }
+                    ?? Array(utf8).withUnsafeBufferPointer { decode($0, into: buffer, table: table) }
             }
-            // RFC 4648 §3.5: the unused bits of the last character must be zero for a
-            // canonical encoding.
-            switch pending {
-            case 2:
-                guard lastValue & 0x0F == 0 else {
-                    failure = .trailingBits
-                    written = 0
-                    return
-                }
-                buffer[output] = UInt8(truncatingIfNeeded: accumulator >> 4)
-                output += 1
-            case 3:
-                guard lastValue & 0x03 == 0 else {
-                    failure = .trailingBits
-                    written = 0
-                    return
-                }
-                buffer[output] = UInt8(truncatingIfNeeded: accumulator >> 10)
-                buffer[output + 1] = UInt8(truncatingIfNeeded: accumulator >> 2)
-                output += 2
-            default: break
+            switch result {
+            case .success(let count): written = count
+            case .failure(let reason):
+                failure = reason
+                written = 0
             }
-            written = output
         }
         switch failure {
         case nil: return bytes
@@ -141,9 +107,50 @@ public enum Base64URL {
         }
     }
 
-    private enum DecodingFailure {
+    private enum DecodingFailure: Error {
         case character(UInt8)
         case trailingBits
+    }
+
+    /// Decodes `source` into `buffer`, which has room for all of it; returns the bytes written.
+    private static func decode(
+        _ source: UnsafeBufferPointer<UInt8>, into buffer: UnsafeMutableBufferPointer<UInt8>,
+        table: UnsafeBufferPointer<UInt8>
+    ) -> Result<Int, DecodingFailure> {
+        var accumulator: UInt32 = 0
+        var pending = 0
+        var output = 0
+        var lastValue: UInt32 = 0
+        for byte in source {
+            let value = UInt32(table[Int(byte)])
+            guard value < 64 else { return .failure(.character(byte)) }
+            lastValue = value
+            accumulator = accumulator << 6 | value
+            pending += 1
+            if pending == 4 {
+                buffer[output] = UInt8(truncatingIfNeeded: accumulator >> 16)
+                buffer[output + 1] = UInt8(truncatingIfNeeded: accumulator >> 8)
+                buffer[output + 2] = UInt8(truncatingIfNeeded: accumulator)
+                output += 3
+                accumulator = 0
+                pending = 0
+            }
+        }
+        // RFC 4648 §3.5: the unused bits of the last character must be zero for a canonical
+        // encoding.
+        switch pending {
+        case 2:
+            guard lastValue & 0x0F == 0 else { return .failure(.trailingBits) }
+            buffer[output] = UInt8(truncatingIfNeeded: accumulator >> 4)
+            output += 1
+        case 3:
+            guard lastValue & 0x03 == 0 else { return .failure(.trailingBits) }
+            buffer[output] = UInt8(truncatingIfNeeded: accumulator >> 10)
+            buffer[output + 1] = UInt8(truncatingIfNeeded: accumulator >> 2)
+            output += 2
+        default: break
+        }
+        return .success(output)
     }
 
     /// The value of each base64url character (RFC 4648 §5, Table 2); 0xFF for any other byte.

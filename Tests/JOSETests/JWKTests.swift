@@ -111,6 +111,9 @@ struct JWKTests {
             let encoded = Base64URL.encode(bytes)
             #expect(!encoded.contains("=") && !encoded.contains("+") && !encoded.contains("/"))
             #expect(try Base64URL.decode(encoded) == bytes)
+            // As a JWS part: a slice of a longer string.
+            let token = "." + encoded + "."
+            #expect(try Base64URL.decode(token.dropFirst().dropLast()) == bytes)
         }
     }
 }
