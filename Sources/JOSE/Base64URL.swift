@@ -84,25 +84,21 @@ public enum Base64URL {
         let count = utf8.count
         // Every 4 characters carry 3 bytes; a final group of 2 or 3 carries 1 or 2.
         let decodedLength = count / 4 * 3 + max(count % 4 - 1, 0)
-        var failure: DecodingFailure?
+        var outcome: Result<Int, DecodingFailure> = .success(0)
         let bytes = [UInt8](unsafeUninitializedCapacity: decodedLength) { buffer, written in
             // Over a buffer, with the table read once: not a generic UTF-8 view, and not the
             // static table's accessor per character.
-            let result = decodeTable.withUnsafeBufferPointer { table in
+            outcome = decodeTable.withUnsafeBufferPointer { table in
                 utf8.withContiguousStorageIfAvailable { decode($0, into: buffer, table: table) }
                     ?? Array(utf8).withUnsafeBufferPointer { decode($0, into: buffer, table: table) }
             }
-            switch result {
-            case .success(let count): written = count
-            case .failure(let reason):
-                failure = reason
-                written = 0
-            }
+            written = (try? outcome.get()) ?? 0
         }
-        switch failure {
-        case nil: return bytes
-        case .trailingBits?: throw JOSEError(.malformedBase64URL, "base64url text has non-zero trailing bits")
-        case .character(let byte)?:
+        switch outcome {
+        case .success: return bytes
+        case .failure(.trailingBits):
+            throw JOSEError(.malformedBase64URL, "base64url text has non-zero trailing bits")
+        case .failure(.character(let byte)):
             throw JOSEError(.malformedBase64URL, "base64url text contains \(describe(byte))")
         }
     }

@@ -171,10 +171,6 @@ public final class SimulatedApp: Sendable {
             throw SignInError(.invalidConfiguration, error.message)
         }
         let box = Mutex<Result<T, SignInError>?>(nil)
-        let id = runtime.withLock { runtime -> UInt64 in
-            runtime.nextOperation += 1
-            return runtime.nextOperation
-        }
         // Started at once on this thread (SE-0472): the call runs up to its first suspension
         // before this returns, with no round through the executor's queue first.
         let task = Task.immediate(executorPreference: InheritedExecutor.current) {
@@ -187,16 +183,17 @@ public final class SimulatedApp: Sendable {
                 box.withLock { $0 = .failure(SignInError(.transport, "\(error)")) }
             }
         }
-        let registered = runtime.withLock { runtime in
-            guard runtime.client === client else { return false }
-            runtime.operations[id] = task
-            return true
+        let id = runtime.withLock { runtime -> UInt64? in
+            guard runtime.client === client else { return nil }
+            runtime.nextOperation += 1
+            runtime.operations[runtime.nextOperation] = task
+            return runtime.nextOperation
         }
         // The process was dropped before the call was registered (while it ran up to its first
         // suspension, or just after): abandon it as the terminate would have.
-        if !registered { task.cancel() }
+        if id == nil { task.cancel() }
         await task.value
-        runtime.withLock { _ = $0.operations.removeValue(forKey: id) }
+        if let id { runtime.withLock { _ = $0.operations.removeValue(forKey: id) } }
         guard let result = box.withLock({ $0 }) else {
             throw SignInError(.transport, "the app was terminated before the call finished")
         }

@@ -161,30 +161,15 @@ public struct HTMLSubmitButton: Hashable, Sendable {
     /// Whether the name, value or label contains any of the words, ignoring case. An empty word
     /// matches nothing.
     ///
-    /// The lowercased texts are searched byte for byte in UTF-8, as a literal search: on Linux
-    /// `String.contains` with a string is Foundation's, which bridges each call through NSString
-    /// (a consent page asks this some sixty times). The two differ only where Foundation
-    /// matches canonically equivalent but differently composed characters, which the ASCII
-    /// approve and deny words never are.
+    /// The lowercased texts are searched literally, byte for byte (`ByteSearch`; a consent page
+    /// asks this some sixty times). Foundation's `contains` would also match canonically
+    /// equivalent but differently composed characters, which the ASCII approve and deny words
+    /// never are.
     public func mentions(any words: [String]) -> Bool {
         let texts = [name ?? "", value, label].map { $0.lowercased() }
         return words.contains { word in
             let word = word.lowercased()
-            return texts.contains { Self.bytes(of: $0, contain: word) }
-        }
-    }
-
-    private static func bytes(of text: String, contain word: String) -> Bool {
-        var text = text
-        var word = word
-        return text.withUTF8 { text in
-            word.withUTF8 { word in
-                guard let first = word.first, word.count <= text.count else { return false }
-                for start in 0...(text.count - word.count) where text[start] == first {
-                    if word.indices.allSatisfy({ text[start + $0] == word[$0] }) { return true }
-                }
-                return false
-            }
+            return texts.contains { ByteSearch.contains(word, in: $0) }
         }
     }
 }

@@ -558,20 +558,16 @@ private struct Attributes {
         return false
     }
 
-    /// Whether a NUL-terminated value contains "error" in any ASCII case. Bytes, not
-    /// `lowercased().contains(_:)`: that is Foundation's substring search, through CFString on
-    /// Linux, and no non-ASCII character lowercases to these letters.
+    /// Whether a NUL-terminated value contains "error" in any ASCII case (no non-ASCII
+    /// character lowercases to these letters).
     private static let errorWord = Array("error".utf8)
 
     private static func containsError(_ value: UnsafePointer<xmlChar>) -> Bool {
-        let word = errorWord
-        let bytes = UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value)))
-        guard bytes.count >= word.count else { return false }
-        for start in 0...(bytes.count - word.count)
-        where (0..<word.count).allSatisfy({ bytes[start + $0] | 0x20 == word[$0] }) {
-            return true
+        errorWord.withUnsafeBufferPointer { word in
+            ByteSearch.contains(
+                word, in: UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value))),
+                foldingASCIICase: true)
         }
-        return false
     }
 }
 
