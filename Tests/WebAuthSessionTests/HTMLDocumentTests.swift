@@ -163,6 +163,14 @@ struct HTMLDocumentTests {
         #expect(document.forms.isEmpty)
     }
 
+    /// The class match ignores ASCII case, and needs the whole word.
+    @Test("error texts: class match ignores ASCII case")
+    func errorClassIgnoresCase() throws {
+        let document = try Self.parse(
+            #"<body><p class="Form-ERROR">Try again</p><p class="err or">not this</p></body>"#)
+        #expect(document.errorMessages == ["Try again"])
+    }
+
     /// "Strip and collapse ASCII whitespace" (HTML §2.3.3): tab, LF, FF, CR and space only, as
     /// code points. A no-break space is text, and so is a combining mark after a space.
     @Test("visible text collapses ASCII whitespace only")
