@@ -34,28 +34,51 @@ struct FlowFloor {
     }
 }
 
-/// Loopback round trips per second through the same libcurl transport the phones use, against
-/// a handler that answers at once on the server's IO thread, as the issuer's endpoints do: the
-/// cheapest request the flows could make. `concurrency` senders share the transport, as the
-/// phones of one world share theirs.
-func loopbackRequestsPerSecond(seconds: Double, concurrency: Int = 1) async throws -> Double {
-    let ok = HTTPResponse.json(["ok": true])
-    let server = MicroHTTPServer(immediate: { _ in .response(ok) }, handler: { _ in ok })
-    try server.start()
-    defer { Task { await server.shutdown() } }
-    let transport = CurlTransport(cookieJar: nil)
-    let request = HTTPRequest.form(url: server.baseURL + "/token", parameters: ["grant_type": "x"])
-    for _ in 0..<50 { _ = try await transport.send(request) }
-    return try await throughput(seconds: seconds, concurrency: concurrency) { _ in
-        _ = try await transport.send(request)
+/// Loopback round trips through the same libcurl transport the phones use, against a handler
+/// that answers at once on the server's IO thread, as the issuer's endpoints do: the cheapest
+/// request the flows could make. `concurrency` senders share the transport, as the phones of
+/// one world share theirs. The server and transport stay up across measurements.
+final class LoopbackFloor: Sendable {
+    private let server: MicroHTTPServer
+    private let transport = CurlTransport(cookieJar: nil)
+    private let request: HTTPRequest
+
+    init() async throws {
+        let ok = HTTPResponse.json(["ok": true])
+        server = MicroHTTPServer(immediate: { _ in .response(ok) }, handler: { _ in ok })
+        try server.start()
+        request = HTTPRequest.form(url: server.baseURL + "/token", parameters: ["grant_type": "x"])
+        for _ in 0..<50 { _ = try await transport.send(request) }
+    }
+
+    /// Round trips made by `concurrency` senders in `seconds`, and the time they took.
+    func measure(seconds: Double, concurrency: Int = 1) async throws -> Tally {
+        let transport = transport
+        let request = request
+        return try await timedLoops(seconds: seconds, concurrency: concurrency) { _ in
+            _ = try await transport.send(request)
+        }
+    }
+
+    func shutdown() async { await server.shutdown() }
+}
+
+/// Operations counted over the seconds they took; tallies of several stretches add up.
+struct Tally {
+    var count = 0.0
+    var seconds = 0.0
+    var rate: Double { count / seconds }
+
+    static func + (left: Tally, right: Tally) -> Tally {
+        Tally(count: left.count + right.count, seconds: left.seconds + right.seconds)
     }
 }
 
-/// Operations per second of `concurrency` loops, each running `operation(loopIndex)` until
-/// `seconds` have passed.
-func throughput(
+/// Runs `concurrency` loops, each running `operation(loopIndex)` until `seconds` have passed:
+/// the operations done and the time until the last loop ended.
+func timedLoops(
     seconds: Double, concurrency: Int, _ operation: @escaping @Sendable (Int) async throws -> Void
-) async throws -> Double {
+) async throws -> Tally {
     let clock = ContinuousClock()
     let start = clock.now
     let limit = Duration.milliseconds(Int64(seconds * 1000))
@@ -72,7 +95,7 @@ func throughput(
         }
         return try await group.reduce(0, +)
     }
-    return Double(total) / (clock.now - start).inSeconds
+    return Tally(count: Double(total), seconds: (clock.now - start).inSeconds)
 }
 
 /// What this process and the machine have spent so far: the process's CPU seconds (user and
@@ -232,8 +255,11 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         requests: Double(appleRequests), ecSigns: 3, ecVerifies: 2, rsaSigns: 2, rsaVerifies: 1)
 
     // Rounds interleave the loopback floor with the flows, so that a noisy neighbour on the
-    // machine weighs on both; each row reports the median round.
-    let rounds = 3
+    // machine weighs on both. The machine's speed drifts within a second (a trivial round trip
+    // measured over successive 100 ms windows ranges from 120 to 300 µs), so the rounds are
+    // short and many, and each row's rates pool all its rounds: flows over the time spent on
+    // flows, requests over the time spent on the floor loop.
+    let rounds = max(3, Int((seconds / 0.45).rounded()))
     let slice = seconds / Double(rounds)
     struct Row {
         let key: String
@@ -241,7 +267,11 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         let floor: FlowFloor
         let concurrency: Int
         let flow: @Sendable (Int) async throws -> Void
-        var samples: [(rate: Double, floor: Double)] = []
+        /// Flows and floor requests, and the time they took, over all rounds.
+        var flows = Tally()
+        var requests = Tally()
+        /// Each round's ratio, for the spread.
+        var roundRatios: [Double] = []
         /// What each round's flows cost per flow, and its floor loop per request.
         var flowCosts: [UsageReading] = []
         var requestCosts: [UsageReading] = []
@@ -258,35 +288,39 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
             key: "apple-crowd", label: "native Apple, \(concurrency) phones at once", floor: appleFloor,
             concurrency: concurrency, flow: appleFlow),
     ].filter { selected?.contains($0.key) ?? true }
-    var loopback: [Int: [Double]] = [:]
+    let loopbackFloor = try await LoopbackFloor()
+    var loopback: [Int: Tally] = [:]
     for _ in 0..<rounds {
         for index in rows.indices {
             let row = rows[index]
             let start = UsageReading.now()
-            let requestRate = try await loopbackRequestsPerSecond(
-                seconds: slice / 2, concurrency: row.concurrency)
+            let requests = try await loopbackFloor.measure(seconds: slice / 2, concurrency: row.concurrency)
             let floorDone = UsageReading.now()
-            loopback[row.concurrency, default: []].append(requestRate)
-            let rate = try await throughput(seconds: slice, concurrency: row.concurrency, row.flow)
+            let flows = try await timedLoops(seconds: slice, concurrency: row.concurrency, row.flow)
             let flowsDone = UsageReading.now()
-            rows[index].requestCosts.append((floorDone - start).per(requestRate * slice / 2))
-            rows[index].flowCosts.append((flowsDone - floorDone).per(rate * slice))
+            loopback[row.concurrency, default: Tally()] =
+                loopback[row.concurrency, default: Tally()] + requests
+            rows[index].requests = rows[index].requests + requests
+            rows[index].flows = rows[index].flows + flows
+            rows[index].requestCosts.append((floorDone - start).per(requests.count))
+            rows[index].flowCosts.append((flowsDone - floorDone).per(flows.count))
             let floorRate = row.floor.flowsPerSecond(
-                requestsPerSecond: requestRate, rates: row.concurrency == 1 ? rates : allCoreRates)
-            rows[index].samples.append((rate, floorRate))
+                requestsPerSecond: requests.rate, rates: row.concurrency == 1 ? rates : allCoreRates)
+            rows[index].roundRatios.append(flows.rate / floorRate)
         }
     }
 
     print("")
     print(
         "full sign-ins on simulated phones against the embedded issuer over loopback "
-            + "(\(rounds) rounds of \(String(format: "%.1f", slice)) s per row, median round):")
-    let loneLoopback = loopback[1] ?? []
-    let crowdLoopback = loopback[concurrency] ?? []
-    func rate(_ rates: [Double]) -> String { rates.isEmpty ? "-" : String(format: "%.0f", median(rates)) }
+            + "(\(rounds) interleaved rounds of \(String(format: "%.2f", slice / 2)) s floor loop and "
+            + "\(String(format: "%.2f", slice)) s flows per row; rates pooled over all rounds):")
+    func rate(_ concurrency: Int) -> String {
+        loopback[concurrency].map { String(format: "%.0f", $0.rate) } ?? "-"
+    }
     print(
-        "  loopback round trip (trivial handler, same transport): \(rate(loneLoopback)) requests/s alone, "
-            + "\(rate(crowdLoopback)) with \(concurrency) at once")
+        "  loopback round trip (trivial handler, same transport): \(rate(1)) requests/s alone, "
+            + "\(rate(concurrency)) with \(concurrency) at once")
     print(
         String(
             format:
@@ -301,19 +335,17 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         "  native Apple: Apple authorize, exchange with user_profile, verify, keychain, sign-out; "
             + "floor: \(appleFloor.summary)")
     for row in rows {
-        let ordered = row.samples.sorted { $0.rate / $0.floor < $1.rate / $1.floor }
-        let middleRound = ordered[ordered.count / 2]
-        let ratio = middleRound.rate / middleRound.floor
+        let floorRate = row.floor.flowsPerSecond(
+            requestsPerSecond: row.requests.rate, rates: row.concurrency == 1 ? rates : allCoreRates)
+        let ratio = row.flows.rate / floorRate
+        let spread = row.roundRatios.sorted()
         print(
             String(
                 format:
-                    "    %-34@ %7.1f flows/s   floor %7.1f flows/s   ratio %5.1f%% (rounds %.1f–%.1f%%)   "
+                    "    %-34@ %7.1f flows/s   floor %7.1f flows/s   ratio %5.1f%% (rounds' middle half %.1f–%.1f%%)   "
                     + "target >= 50%%: %@",
-                row.label.padding(toLength: 34, withPad: " ", startingAt: 0), middleRound.rate,
-                middleRound.floor,
-                ratio * 100,
-                ordered.first!.rate / ordered.first!.floor * 100,
-                ordered.last!.rate / ordered.last!.floor * 100,
+                row.label.padding(toLength: 34, withPad: " ", startingAt: 0), row.flows.rate, floorRate,
+                ratio * 100, spread[spread.count / 4] * 100, spread[(spread.count * 3) / 4] * 100,
                 ratio >= 0.5 ? "meets" : "BELOW"))
         print(
             String(
@@ -327,13 +359,18 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
     }
     if selected?.contains("timeline") ?? true {
         // The lone round trip of this run, or a fresh measurement when the web row was skipped.
-        let lone =
-            loneLoopback.isEmpty ? try await loopbackRequestsPerSecond(seconds: 1) : median(loneLoopback)
+        let lone: Double
+        if let pooled = loopback[1] {
+            lone = pooled.rate
+        } else {
+            lone = try await loopbackFloor.measure(seconds: 1).rate
+        }
         let timeline = try await FlowTimeline.measure(
             count: 500, app: webApps[0], issuer: world.identity!.issuer, flow: { try await webFlow(0) })
         print("")
         for line in timeline.report(trivialRoundTrip: 1e6 / lone) { print(line) }
     }
+    await loopbackFloor.shutdown()
     await world.shutdown()
     guard devices > 0 else { return }
 
