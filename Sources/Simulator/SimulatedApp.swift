@@ -226,8 +226,12 @@ public final class SimulatedApp: Sendable {
             url: request.url, callback: callback, browser: phone.browser,
             prefersEphemeralWebBrowserSession: request.prefersEphemeralSession)
         let scheduler = device.scheduler
-        // A sheet left pending times out after five minutes of the world's time.
-        let deadline = WebSessionDeadline { try? await scheduler.sleep(for: .seconds(300)) }
+        // A sheet left pending times out after five minutes of the world's time: a timer on the
+        // world's clock, removed when the sheet closes first.
+        let deadline = WebSessionDeadline(arm: { fire in
+            let timer = scheduler.schedule(after: .seconds(300), fire)
+            return { _ = timer.cancel() }
+        })
         let handle: WebAuthenticationHandle
         do {
             handle = try session.start(as: webUser, in: scene, deadline: deadline)

@@ -12,6 +12,8 @@ public final class WebAuthenticationHandle: Sendable {
         var trace: [WebPageVisit] = []
         var waiters: [CheckedContinuation<WebAuthenticationOutcome, Never>] = []
         var tasks: [Task<Void, Never>] = []
+        /// What removes a deadline's timer.
+        var disarms: [@Sendable () -> Void] = []
     }
 
     private let state = Mutex(State())
@@ -69,13 +71,24 @@ public final class WebAuthenticationHandle: Sendable {
         if finished { task.cancel() }
     }
 
-    /// Resolves the session unless it already is: wakes the waiters, stops the tasks and
-    /// takes the sheet down.
+    /// Keeps a deadline timer's disarm to call when the session ends; calls it at once if it
+    /// has ended.
+    func adopt(disarm: @escaping @Sendable () -> Void) {
+        let finished = state.withLock { state in
+            if state.outcome != nil { return true }
+            state.disarms.append(disarm)
+            return false
+        }
+        if finished { disarm() }
+    }
+
+    /// Resolves the session unless it already is: wakes the waiters, stops the tasks and the
+    /// timers and takes the sheet down.
     func finish(_ result: Result<String, WebAuthenticationError>) {
         let settled = state.withLock {
             state -> (
                 WebAuthenticationOutcome, [CheckedContinuation<WebAuthenticationOutcome, Never>],
-                [Task<Void, Never>]
+                [Task<Void, Never>], [@Sendable () -> Void]
             )? in
             guard state.outcome == nil else { return nil }
             let outcome = WebAuthenticationOutcome(result: result, trace: state.trace)
@@ -83,12 +96,14 @@ public final class WebAuthenticationHandle: Sendable {
             defer {
                 state.waiters = []
                 state.tasks = []
+                state.disarms = []
             }
-            return (outcome, state.waiters, state.tasks)
+            return (outcome, state.waiters, state.tasks, state.disarms)
         }
-        guard let (outcome, waiters, tasks) = settled else { return }
+        guard let (outcome, waiters, tasks, disarms) = settled else { return }
         context.dismiss(ObjectIdentifier(self))
         for task in tasks { task.cancel() }
+        for disarm in disarms { disarm() }
         for waiter in waiters { waiter.resume(returning: outcome) }
     }
 }

@@ -66,24 +66,28 @@ public struct WebAuthenticationSession: Sendable {
         var navigation = WebNavigation(
             startURL: url, callback: callback, limits: limits, user: user,
             transport: browser.transport(for: jar), handle: handle)
-        // Both tasks start at once on this thread (SE-0472) and run up to their first
-        // suspension: the first request is on its way before `start` returns. A navigation
-        // that ends before then has finished the handle, which cancels what it adopts later.
+        // The deadline is armed first, then the navigation starts at once on this thread
+        // (SE-0472) and runs up to its first suspension: the first request is on its way
+        // before `start` returns. A navigation that ends before then has finished the handle.
+        let timedOut = WebAuthenticationError(
+            .timeout, "the session was still pending when its deadline passed")
+        switch deadline?.keeping {
+        case .wait(let wait):
+            handle.adopt(
+                Task.immediate(executorPreference: InheritedExecutor.current) {
+                    await wait()
+                    guard !Task.isCancelled else { return }
+                    handle.finish(.failure(timedOut))
+                })
+        case .timer(let arm):
+            handle.adopt(disarm: arm { handle.finish(.failure(timedOut)) })
+        case nil:
+            break
+        }
         handle.adopt(
             Task.immediate(executorPreference: InheritedExecutor.current) {
                 if let result = await navigation.run() { handle.finish(result) }
             })
-        if let deadline {
-            handle.adopt(
-                Task.immediate(executorPreference: InheritedExecutor.current) {
-                    await deadline.wait()
-                    guard !Task.isCancelled else { return }
-                    handle.finish(
-                        .failure(
-                            WebAuthenticationError(
-                                .timeout, "the session was still pending when its deadline passed")))
-                })
-        }
         return handle
     }
 

@@ -20,4 +20,35 @@ import Testing
             #expect(!app.isPresentingSheet)
         }
     }
+
+    /// A sheet left pending gives up after five minutes of the world's time, not before.
+    @Test func aPendingSheetTimesOutAfterFiveMinutesOfWorldTime() async throws {
+        try await withSignedOutApp { world, phone, app in
+            app.webUser = .signIn(
+                username: "alice@example.com", password: "alice-password", interruption: .abandon(at: .login))
+            let attempt = Task { await signInError { try await app.perform { try await $0.signIn() } } }
+            // The deadline is armed before the sheet's first request leaves the device.
+            try await waitUntil { phone.device.network.sentCount(path: "/authorize") == 1 }
+            world.advance(by: 299)
+            #expect(app.isPresentingSheet)
+            world.advance(by: 1)
+            let error = await attempt.value
+            #expect(error?.message.contains("deadline") == true)
+            #expect(!app.isPresentingSheet)
+        }
+    }
+
+    /// A sheet that closes on its own removes its deadline from the world's clock, so finished
+    /// sign-ins leave no timers behind.
+    @Test func aFinishedSheetLeavesNoTimerOnTheWorldClock() async throws {
+        try await withSignedOutApp { world, _, app in
+            let before = world.scheduler.pendingCount
+            for _ in 0..<3 {
+                _ = try await app.perform {
+                    try await $0.signIn(options: SignInRequestOptions(prompt: "login"))
+                }
+            }
+            #expect(world.scheduler.pendingCount == before)
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import HTTPClient
 import HTTPCore
 import HTTPServer
+import Synchronization
 import TestSupport
 import Testing
 import WebAuthSession
@@ -31,6 +32,22 @@ private func manualDeadline() -> (WebSessionDeadline, AsyncStream<Void>.Continua
         for await _ in stream { return }
     }
     return (deadline, continuation)
+}
+
+/// A timer deadline the test fires by hand: what it was armed with, and whether it was disarmed.
+private final class ManualTimer: Sendable {
+    private let state = Mutex<(fire: (@Sendable () -> Void)?, disarmed: Bool)>((nil, false))
+
+    var deadline: WebSessionDeadline {
+        WebSessionDeadline(arm: { fire in
+            self.state.withLock { $0.fire = fire }
+            return { self.state.withLock { $0.disarmed = true } }
+        })
+    }
+
+    var isDisarmed: Bool { state.withLock { $0.disarmed } }
+
+    func fire() { state.withLock { $0.fire }?() }
 }
 
 private func errorCode(_ outcome: WebAuthenticationOutcome) -> WebAuthenticationError.Code? {
@@ -123,6 +140,38 @@ struct SessionLifecycleTests {
                     WebPageVisit(
                         method: .get, url: server.baseURL + "/authorize", status: nil, action: .canceled)
                 ])
+        }
+    }
+
+    /// A timer deadline ends a pending session with timeout, like a waited one.
+    @Test("a timer deadline ends a pending session with timeout")
+    func timerDeadline() async throws {
+        try await withTestServer(router: loginSite()) { server in
+            let context = WebPresentationContext()
+            let timer = ManualTimer()
+            let handle = try loginSession(server).start(
+                as: WebUserScript(interruption: .abandon(at: .beforeLoad)), in: context,
+                deadline: timer.deadline)
+            #expect(!handle.isFinished)
+            timer.fire()
+            let outcome = await handle.outcome()
+            #expect(errorCode(outcome) == .timeout)
+            #expect(!context.isPresenting)
+        }
+    }
+
+    /// A session that ends on its own disarms its timer, and a late fire changes nothing.
+    @Test("a finished session disarms its timer deadline")
+    func timerDeadlineAfterFinish() async throws {
+        try await withTestServer(router: loginSite()) { server in
+            let timer = ManualTimer()
+            let handle = try loginSession(server).start(
+                as: WebUserScript(interruption: .cancel(at: .beforeLoad)), in: WebPresentationContext(),
+                deadline: timer.deadline)
+            #expect(errorCode(await handle.outcome()) == .canceledLogin)
+            #expect(timer.isDisarmed)
+            timer.fire()
+            #expect(errorCode(await handle.outcome()) == .canceledLogin)
         }
     }
 
