@@ -36,8 +36,9 @@ struct FlowFloor {
 
 /// Loopback round trips through the same libcurl transport the phones use, against a handler
 /// that answers at once on the server's IO thread, as the issuer's endpoints do: the cheapest
-/// request the flows could make. `concurrency` senders share the transport, as the phones of
-/// one world share theirs. The server and transport stay up across measurements.
+/// request the flows could make. `concurrency` senders share the transport and run on its
+/// thread, as the phones of one world share theirs and run on it. The server and transport
+/// stay up across measurements.
 final class LoopbackFloor: Sendable {
     private let server: MicroHTTPServer
     private let transport = CurlTransport(cookieJar: nil)
@@ -55,8 +56,10 @@ final class LoopbackFloor: Sendable {
     func measure(seconds: Double, concurrency: Int = 1) async throws -> Tally {
         let transport = transport
         let request = request
-        return try await timedLoops(seconds: seconds, concurrency: concurrency) { _ in
-            _ = try await transport.send(request)
+        return try await InheritedExecutor.run(on: transport.executor) {
+            try await timedLoops(seconds: seconds, concurrency: concurrency) { _ in
+                _ = try await transport.send(request)
+            }
         }
     }
 
@@ -197,29 +200,38 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         }
     }
     let world = try await SimulationWorld.embedded(epoch: Int64(Date().timeIntervalSince1970))
+    // The phones' tasks prefer the thread that drives the world's requests, as `signinsim run`
+    // runs its scenarios: an SDK call and the request it makes need no hand-off between
+    // threads, only the server's two.
+    let phoneThread = world.curl.executor
+    func onPhoneThread<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await InheritedExecutor.run(on: phoneThread, body)
+    }
 
     // Each phone's app is launched once (discovery and keys fetched and cached, as an app does
     // at start); each flow is then a whole sign-in from a fresh ephemeral sheet to sign-out.
     var webApps: [SimulatedApp] = []
     var applePhones: [SimulatedPhone] = []
     var appleApps: [SimulatedApp] = []
-    for index in 0..<concurrency {
-        let webPhone = try world.addPhone()
-        let webApp = try webPhone.install(world.defaultAppConfiguration())
-        try await webApp.launch()
-        webApp.webUser = .signIn(username: "alice@example.com", password: "alice-password")
-        _ = try await webApp.perform { try await $0.signIn() }
-        try await webApp.perform { try await $0.signOut() }
-        webApps.append(webApp)
+    try await onPhoneThread {
+        for index in 0..<concurrency {
+            let webPhone = try world.addPhone()
+            let webApp = try webPhone.install(world.defaultAppConfiguration())
+            try await webApp.launch()
+            webApp.webUser = .signIn(username: "alice@example.com", password: "alice-password")
+            _ = try await webApp.perform { try await $0.signIn() }
+            try await webApp.perform { try await $0.signOut() }
+            webApps.append(webApp)
 
-        let applePhone = try world.addPhone()
-        applePhone.appleAccount = AppleIDAccount(
-            email: "bench\(index)@example.com", givenName: "Bench", familyName: "User")
-        let appleApp = try applePhone.install(world.defaultAppConfiguration())
-        try await appleApp.launch()
-        _ = try await appleApp.perform { try await $0.signInWithApple() }
-        applePhones.append(applePhone)
-        appleApps.append(appleApp)
+            let applePhone = try world.addPhone()
+            applePhone.appleAccount = AppleIDAccount(
+                email: "bench\(index)@example.com", givenName: "Bench", familyName: "User")
+            let appleApp = try applePhone.install(world.defaultAppConfiguration())
+            try await appleApp.launch()
+            _ = try await appleApp.perform { try await $0.signInWithApple() }
+            applePhones.append(applePhone)
+            appleApps.append(appleApp)
+        }
     }
     let web = webApps
     let apple = appleApps
@@ -239,10 +251,10 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
     }
     // Count one flow's requests from the device's network log.
     _ = webApps[0].phone.device.network.drainLog()
-    try await webFlow(0)
+    try await onPhoneThread { try await webFlow(0) }
     let webRequests = webApps[0].phone.device.network.drainLog().count
     _ = applePhones[0].device.network.drainLog()
-    try await appleFlow(0)
+    try await onPhoneThread { try await appleFlow(0) }
     // Native authorization reaches the simulated Apple outside the app's network: one more.
     let appleRequests = applePhones[0].device.network.drainLog().count + 1
     // Web: the issuer signs access and ID tokens at the exchange and the refresh (4 ES256);
@@ -296,7 +308,9 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
             let start = UsageReading.now()
             let requests = try await loopbackFloor.measure(seconds: slice / 2, concurrency: row.concurrency)
             let floorDone = UsageReading.now()
-            let flows = try await timedLoops(seconds: slice, concurrency: row.concurrency, row.flow)
+            let flows = try await onPhoneThread {
+                try await timedLoops(seconds: slice, concurrency: row.concurrency, row.flow)
+            }
             let flowsDone = UsageReading.now()
             loopback[row.concurrency, default: Tally()] =
                 loopback[row.concurrency, default: Tally()] + requests
@@ -365,8 +379,10 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         } else {
             lone = try await loopbackFloor.measure(seconds: 1).rate
         }
-        let timeline = try await FlowTimeline.measure(
-            count: 500, app: webApps[0], issuer: world.identity!.issuer, flow: { try await webFlow(0) })
+        let timeline = try await onPhoneThread {
+            try await FlowTimeline.measure(
+                count: 500, app: webApps[0], issuer: world.identity!.issuer, flow: { try await webFlow(0) })
+        }
         print("")
         for line in timeline.report(trivialRoundTrip: 1e6 / lone) { print(line) }
     }
