@@ -23,8 +23,8 @@ public struct WebSessionDeadline: Sendable {
     }
 
     /// A deadline kept by a timer: `arm` registers `fire` to be called once when the time has
-    /// come and returns what removes it. `fire` may be called on any thread; after the disarm
-    /// returns it must not be called.
+    /// come and returns what removes it. `fire` may be called on any thread; a call that races
+    /// the disarm, after the session has ended, changes nothing.
     public init(arm: @escaping @Sendable (_ fire: @escaping @Sendable () -> Void) -> @Sendable () -> Void) {
         keeping = .timer(arm)
     }
