@@ -72,8 +72,9 @@ struct Tally {
     var seconds = 0.0
     var rate: Double { count / seconds }
 
-    static func + (left: Tally, right: Tally) -> Tally {
-        Tally(count: left.count + right.count, seconds: left.seconds + right.seconds)
+    static func += (total: inout Tally, stretch: Tally) {
+        total.count += stretch.count
+        total.seconds += stretch.seconds
     }
 }
 
@@ -179,6 +180,16 @@ func residentMemory() -> (peak: Double, current: Double) {
     return (field("VmHWM"), field("VmRSS"))
 }
 
+/// A phone in `world` with the default app installed and launched, signed in through the web
+/// flow as Alice: discovery and keys fetched and cached, a session in the keychain.
+func signedInWebApp(in world: SimulationWorld) async throws -> SimulatedApp {
+    let app = try world.addPhone().install(world.defaultAppConfiguration())
+    try await app.launch()
+    app.webUser = .signIn(username: "alice@example.com", password: "alice-password")
+    _ = try await app.perform { try await $0.signIn() }
+    return app
+}
+
 /// Full sign-ins on simulated phones against the embedded issuer over loopback, next to their
 /// floor: one phone at a time (latency-bound), then `concurrency` phones at once (throughput,
 /// against a floor measured with the same number of concurrent requests and `openssl speed
@@ -215,11 +226,7 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
     var appleApps: [SimulatedApp] = []
     try await onPhoneThread {
         for index in 0..<concurrency {
-            let webPhone = try world.addPhone()
-            let webApp = try webPhone.install(world.defaultAppConfiguration())
-            try await webApp.launch()
-            webApp.webUser = .signIn(username: "alice@example.com", password: "alice-password")
-            _ = try await webApp.perform { try await $0.signIn() }
+            let webApp = try await signedInWebApp(in: world)
             try await webApp.perform { try await $0.signOut() }
             webApps.append(webApp)
 
@@ -312,10 +319,9 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
                 try await timedLoops(seconds: slice, concurrency: row.concurrency, row.flow)
             }
             let flowsDone = UsageReading.now()
-            loopback[row.concurrency, default: Tally()] =
-                loopback[row.concurrency, default: Tally()] + requests
-            rows[index].requests = rows[index].requests + requests
-            rows[index].flows = rows[index].flows + flows
+            loopback[row.concurrency, default: Tally()] += requests
+            rows[index].requests += requests
+            rows[index].flows += flows
             rows[index].requestCosts.append((floorDone - start).per(requests.count))
             rows[index].flowCosts.append((flowsDone - floorDone).per(flows.count))
             let floorRate = row.floor.flowsPerSecond(
@@ -395,12 +401,7 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
     let before = residentMemory()
     var phones: [SimulatedPhone] = []
     for _ in 0..<devices {
-        let phone = try crowd.addPhone()
-        let app = try phone.install(crowd.defaultAppConfiguration())
-        try await app.launch()
-        app.webUser = .signIn(username: "alice@example.com", password: "alice-password")
-        _ = try await app.perform { try await $0.signIn() }
-        phones.append(phone)
+        phones.append(try await signedInWebApp(in: crowd).phone)
     }
     let after = residentMemory()
     let signedIn = phones.filter { $0.device.keychain.count == 1 }.count

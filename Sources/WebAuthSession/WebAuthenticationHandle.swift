@@ -11,9 +11,8 @@ public final class WebAuthenticationHandle: Sendable {
         var outcome: WebAuthenticationOutcome?
         var trace: [WebPageVisit] = []
         var waiters: [CheckedContinuation<WebAuthenticationOutcome, Never>] = []
-        var tasks: [Task<Void, Never>] = []
-        /// What removes a deadline's timer.
-        var disarms: [@Sendable () -> Void] = []
+        /// What stops the session's work when it ends: its tasks' cancels, its timers' disarms.
+        var stops: [@Sendable () -> Void] = []
     }
 
     private let state = Mutex(State())
@@ -63,23 +62,18 @@ public final class WebAuthenticationHandle: Sendable {
 
     /// Keeps a task to cancel when the session ends; cancels it at once if it has ended.
     func adopt(_ task: Task<Void, Never>) {
-        let finished = state.withLock { state in
-            if state.outcome != nil { return true }
-            state.tasks.append(task)
-            return false
-        }
-        if finished { task.cancel() }
+        whenFinished { task.cancel() }
     }
 
-    /// Keeps a deadline timer's disarm to call when the session ends; calls it at once if it
-    /// has ended.
-    func adopt(disarm: @escaping @Sendable () -> Void) {
+    /// Keeps `stop` (a task's cancel, a deadline timer's disarm) to call when the session
+    /// ends; calls it at once if it has ended.
+    func whenFinished(_ stop: @escaping @Sendable () -> Void) {
         let finished = state.withLock { state in
             if state.outcome != nil { return true }
-            state.disarms.append(disarm)
+            state.stops.append(stop)
             return false
         }
-        if finished { disarm() }
+        if finished { stop() }
     }
 
     /// Resolves the session unless it already is: wakes the waiters, stops the tasks and the
@@ -88,22 +82,20 @@ public final class WebAuthenticationHandle: Sendable {
         let settled = state.withLock {
             state -> (
                 WebAuthenticationOutcome, [CheckedContinuation<WebAuthenticationOutcome, Never>],
-                [Task<Void, Never>], [@Sendable () -> Void]
+                [@Sendable () -> Void]
             )? in
             guard state.outcome == nil else { return nil }
             let outcome = WebAuthenticationOutcome(result: result, trace: state.trace)
             state.outcome = outcome
             defer {
                 state.waiters = []
-                state.tasks = []
-                state.disarms = []
+                state.stops = []
             }
-            return (outcome, state.waiters, state.tasks, state.disarms)
+            return (outcome, state.waiters, state.stops)
         }
-        guard let (outcome, waiters, tasks, disarms) = settled else { return }
+        guard let (outcome, waiters, stops) = settled else { return }
         context.dismiss(ObjectIdentifier(self))
-        for task in tasks { task.cancel() }
-        for disarm in disarms { disarm() }
+        for stop in stops { stop() }
         for waiter in waiters { waiter.resume(returning: outcome) }
     }
 }

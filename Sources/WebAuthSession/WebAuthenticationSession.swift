@@ -80,7 +80,7 @@ public struct WebAuthenticationSession: Sendable {
                     handle.finish(.failure(timedOut))
                 })
         case .timer(let arm):
-            handle.adopt(disarm: arm { handle.finish(.failure(timedOut)) })
+            handle.whenFinished(arm { handle.finish(.failure(timedOut)) })
         case nil:
             break
         }
