@@ -154,6 +154,56 @@ struct UsageReading {
     }
 }
 
+/// CPU time each thread of this process has used so far, from `/proc/self/task/*/stat`
+/// (user and system clock ticks), with the thread's name. Two readings subtract to what each
+/// thread spent between them: the busiest thread of a stretch is the one that limits it when
+/// it nears 100%.
+struct ThreadTimes {
+    /// Seconds of CPU by thread ID, and each thread's name.
+    var seconds: [Int: Double] = [:]
+    var names: [Int: String] = [:]
+
+    static func now() -> ThreadTimes {
+        var times = ThreadTimes()
+        let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else {
+            return times
+        }
+        for thread in threads {
+            guard let id = Int(thread),
+                let stat = try? String(contentsOfFile: "/proc/self/task/\(thread)/stat", encoding: .utf8),
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After the name: state, then fields 4…; utime and stime are fields 14 and 15 (proc(5)).
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
+                continue
+            }
+            times.seconds[id] = (user + system) / ticksPerSecond
+            times.names[id] = String(stat[stat.index(after: open)..<close])
+        }
+        return times
+    }
+
+    static func - (after: ThreadTimes, before: ThreadTimes) -> ThreadTimes {
+        var spent = ThreadTimes(names: after.names)
+        for (id, seconds) in after.seconds { spent.seconds[id] = seconds - (before.seconds[id] ?? 0) }
+        return spent
+    }
+
+    static func += (total: inout ThreadTimes, stretch: ThreadTimes) {
+        for (id, seconds) in stretch.seconds { total.seconds[id, default: 0] += seconds }
+        total.names.merge(stretch.names) { _, new in new }
+    }
+
+    /// The `count` busiest threads as "name NN%": their CPU over `wall` seconds.
+    func busiest(_ count: Int, over wall: Double) -> String {
+        seconds.sorted { $0.value > $1.value }.prefix(count).map { id, spent in
+            String(format: "%@ %.0f%%", names[id] ?? "thread \(id)", spent / wall * 100)
+        }.joined(separator: ", ")
+    }
+}
+
 /// The middle value of `values` (the upper one of an even count).
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
@@ -294,6 +344,8 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         /// What each round's flows cost per flow, and its floor loop per request.
         var flowCosts: [UsageReading] = []
         var requestCosts: [UsageReading] = []
+        /// CPU each thread spent during the flows, over all rounds.
+        var flowThreads = ThreadTimes()
     }
     var rows = [
         Row(key: "web", label: "web flow, one phone", floor: webFloor, concurrency: 1, flow: webFlow),
@@ -315,10 +367,12 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
             let start = UsageReading.now()
             let requests = try await loopbackFloor.measure(seconds: slice / 2, concurrency: row.concurrency)
             let floorDone = UsageReading.now()
+            let threadsBefore = ThreadTimes.now()
             let flows = try await onPhoneThread {
                 try await timedLoops(seconds: slice, concurrency: row.concurrency, row.flow)
             }
             let flowsDone = UsageReading.now()
+            rows[index].flowThreads += ThreadTimes.now() - threadsBefore
             loopback[row.concurrency, default: Tally()] += requests
             rows[index].requests += requests
             rows[index].flows += flows
@@ -376,6 +430,9 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
                 median(row.requestCosts.map(\.cpuSeconds)) * 1e6,
                 median(row.requestCosts.map(\.contextSwitches)),
                 median(row.flowCosts.map(\.stolenShare)) * 100))
+        // A thread near 100% bounds the row whatever the other core does.
+        print(
+            "      busiest threads during the flows: \(row.flowThreads.busiest(3, over: row.flows.seconds))")
     }
     if selected?.contains("timeline") ?? true {
         // The lone round trip of this run, or a fresh measurement when the web row was skipped.
