@@ -359,6 +359,12 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
             key: "apple-crowd", label: "native Apple, \(concurrency) phones at once", floor: appleFloor,
             concurrency: concurrency, flow: appleFlow),
     ].filter { selected?.contains($0.key) ?? true }
+    /// A row's floor in flows per second: its requests at `requestsPerSecond`, its signatures
+    /// at one core's `openssl speed` rates alone, or every core's with concurrent phones.
+    func floorRate(_ row: Row, requestsPerSecond: Double) -> Double {
+        row.floor.flowsPerSecond(
+            requestsPerSecond: requestsPerSecond, rates: row.concurrency == 1 ? rates : allCoreRates)
+    }
     let loopbackFloor = try await LoopbackFloor()
     var loopback: [Int: Tally] = [:]
     for _ in 0..<rounds {
@@ -378,9 +384,7 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
             rows[index].flows += flows
             rows[index].requestCosts.append((floorDone - start).per(requests.count))
             rows[index].flowCosts.append((flowsDone - floorDone).per(flows.count))
-            let floorRate = row.floor.flowsPerSecond(
-                requestsPerSecond: requests.rate, rates: row.concurrency == 1 ? rates : allCoreRates)
-            rows[index].roundRatios.append(flows.rate / floorRate)
+            rows[index].roundRatios.append(flows.rate / floorRate(row, requestsPerSecond: requests.rate))
         }
     }
 
@@ -409,16 +413,15 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         "  native Apple: Apple authorize, exchange with user_profile, verify, keychain, sign-out; "
             + "floor: \(appleFloor.summary)")
     for row in rows {
-        let floorRate = row.floor.flowsPerSecond(
-            requestsPerSecond: row.requests.rate, rates: row.concurrency == 1 ? rates : allCoreRates)
-        let ratio = row.flows.rate / floorRate
+        let floor = floorRate(row, requestsPerSecond: row.requests.rate)
+        let ratio = row.flows.rate / floor
         let spread = row.roundRatios.sorted()
         print(
             String(
                 format:
                     "    %-34@ %7.1f flows/s   floor %7.1f flows/s   ratio %5.1f%% (rounds' middle half %.1f–%.1f%%)   "
                     + "target >= 50%%: %@",
-                row.label.padding(toLength: 34, withPad: " ", startingAt: 0), row.flows.rate, floorRate,
+                row.label.padding(toLength: 34, withPad: " ", startingAt: 0), row.flows.rate, floor,
                 ratio * 100, spread[spread.count / 4] * 100, spread[(spread.count * 3) / 4] * 100,
                 ratio >= 0.5 ? "meets" : "BELOW"))
         print(

@@ -69,20 +69,14 @@ public struct WebAuthenticationSession: Sendable {
         // The deadline is armed first, then the navigation starts at once on this thread
         // (SE-0472) and runs up to its first suspension: the first request is on its way
         // before `start` returns. A navigation that ends before then has finished the handle.
-        let timedOut = WebAuthenticationError(
-            .timeout, "the session was still pending when its deadline passed")
-        switch deadline?.keeping {
-        case .wait(let wait):
-            handle.adopt(
-                Task.immediate(executorPreference: InheritedExecutor.current) {
-                    await wait()
-                    guard !Task.isCancelled else { return }
-                    handle.finish(.failure(timedOut))
+        if let deadline {
+            handle.whenFinished(
+                deadline.arm {
+                    handle.finish(
+                        .failure(
+                            WebAuthenticationError(
+                                .timeout, "the session was still pending when its deadline passed")))
                 })
-        case .timer(let arm):
-            handle.whenFinished(arm { handle.finish(.failure(timedOut)) })
-        case nil:
-            break
         }
         handle.adopt(
             Task.immediate(executorPreference: InheritedExecutor.current) {
