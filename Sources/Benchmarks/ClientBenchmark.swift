@@ -17,10 +17,20 @@ struct FlowFloor {
     var rsaVerifies: Double = 0
 
     func flowsPerSecond(requestsPerSecond: Double, rates: OpenSSLRates) -> Double {
-        let seconds =
-            requests / requestsPerSecond + ecSigns / rates.ecdsaSign + ecVerifies / rates.ecdsaVerify
-            + rsaSigns / rates.rsaSign + rsaVerifies / rates.rsaVerify
-        return 1 / seconds
+        1 / (requests / requestsPerSecond + signatureSeconds(rates: rates))
+    }
+
+    /// The CPU time one flow needs at least: its requests at what a floor request cost the
+    /// process (both ends, kernel included), its signatures at one core's `openssl speed` rates.
+    /// Unlike the rate, it is blind to waiting: set against a flow's CPU time, it says how much
+    /// work the flow adds, wherever the wall time goes.
+    func cpuSeconds(perRequest: Double, oneCoreRates: OpenSSLRates) -> Double {
+        requests * perRequest + signatureSeconds(rates: oneCoreRates)
+    }
+
+    private func signatureSeconds(rates: OpenSSLRates) -> Double {
+        ecSigns / rates.ecdsaSign + ecVerifies / rates.ecdsaVerify + rsaSigns / rates.rsaSign
+            + rsaVerifies / rates.rsaVerify
     }
 
     var summary: String {
@@ -424,15 +434,22 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
                 row.label.padding(toLength: 34, withPad: " ", startingAt: 0), row.flows.rate, floor,
                 ratio * 100, spread[spread.count / 4] * 100, spread[(spread.count * 3) / 4] * 100,
                 ratio >= 0.5 ? "meets" : "BELOW"))
+        let flowCPU = median(row.flowCosts.map(\.cpuSeconds))
+        let requestCPU = median(row.requestCosts.map(\.cpuSeconds))
         print(
             String(
                 format: "      every thread: %.2f ms CPU and %.0f context switches per flow; "
                     + "%.0f µs CPU and %.1f switches per floor request; %.0f%% of the machine stolen "
                     + "(median rounds)",
-                median(row.flowCosts.map(\.cpuSeconds)) * 1000, median(row.flowCosts.map(\.contextSwitches)),
-                median(row.requestCosts.map(\.cpuSeconds)) * 1e6,
+                flowCPU * 1000, median(row.flowCosts.map(\.contextSwitches)), requestCPU * 1e6,
                 median(row.requestCosts.map(\.contextSwitches)),
                 median(row.flowCosts.map(\.stolenShare)) * 100))
+        let floorCPU = row.floor.cpuSeconds(perRequest: requestCPU, oneCoreRates: rates)
+        print(
+            String(
+                format: "      the floor's CPU per flow: %.2f ms (its requests at that cost, its signatures "
+                    + "at one core's rates), %.0f%% of the flow's",
+                floorCPU * 1000, floorCPU / flowCPU * 100))
         // A thread near 100% bounds the row whatever the other core does.
         print(
             "      busiest threads during the flows: \(row.flowThreads.busiest(3, over: row.flows.seconds))")
