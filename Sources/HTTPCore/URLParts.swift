@@ -184,16 +184,14 @@ public struct URLParts: Hashable, Sendable {
     public static func origin(of url: String) -> String? {
         guard let range = authorityRange(of: url) else { return nil }
         let utf8 = url.utf8
-        let authorityStart = range.lowerBound
-        let authorityEnd = range.upperBound
-        var hostStart = authorityStart
-        if let at = utf8[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) {
-            hostStart = utf8.index(after: at)
-        }
-        var authority = url[hostStart..<authorityEnd]
+        var hostStart = range.lowerBound
+        if let at = utf8[range].lastIndex(of: UInt8(ascii: "@")) { hostStart = utf8.index(after: at) }
+        var authority = url[hostStart..<range.upperBound]
         if authority.utf8.last == UInt8(ascii: ":") { authority = authority.dropLast() }
         guard !authority.isEmpty else { return nil }
-        return url[..<utf8.index(authorityStart, offsetBy: -3)].lowercased() + "://" + authority.lowercased()
+        // The authority follows `scheme://`, so the scheme ends three bytes before it.
+        let scheme = url[..<utf8.index(range.lowerBound, offsetBy: -3)]
+        return scheme.lowercased() + "://" + authority.lowercased()
     }
 
     /// Where the authority of `scheme://authority…` lies (RFC 3986 §3.2), user information
