@@ -383,7 +383,10 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
             let start = UsageReading.now()
             let requests = try await loopbackFloor.measure(seconds: slice / 2, concurrency: row.concurrency)
             let floorDone = UsageReading.now()
+            // Between the two windows: listing and reading `/proc/self/task` costs a few hundred
+            // µs, which is neither the floor's work nor the flows'.
             let threadsBefore = ThreadTimes.now()
+            let flowsStart = UsageReading.now()
             let flows = try await onPhoneThread {
                 try await timedLoops(seconds: slice, concurrency: row.concurrency, row.flow)
             }
@@ -393,7 +396,7 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
             rows[index].requests += requests
             rows[index].flows += flows
             rows[index].requestCosts.append((floorDone - start).per(requests.count))
-            rows[index].flowCosts.append((flowsDone - floorDone).per(flows.count))
+            rows[index].flowCosts.append((flowsDone - flowsStart).per(flows.count))
             rows[index].roundRatios.append(flows.rate / floorRate(row, requestsPerSecond: requests.rate))
         }
     }
