@@ -177,7 +177,8 @@ public final class ConditionedTransport: HTTPTransport {
             if state.conditions.faults[index].remaining == 0 { state.conditions.faults.remove(at: index) }
             return (.fault(kind), conditions.latency, nil, sequence)
         }
-        let target = request.urlWithoutQuery
+        // "GET http://host/path" for error messages, built only when one is thrown.
+        func described() -> String { "\(request.method) \(request.urlWithoutQuery)" }
         let startedAt = now()
         let started = ContinuousClock.now
         func elapsed() -> Double {
@@ -191,16 +192,16 @@ public final class ConditionedTransport: HTTPTransport {
                 do {
                     try await sleeper(latency)
                 } catch {
-                    throw HTTPError(.cancelled, "\(request.method) \(target) cancelled during added latency")
+                    throw HTTPError(.cancelled, "\(described()) cancelled during added latency")
                 }
             }
             switch condition {
             case .offline:
-                throw HTTPError(.connectionFailed, "\(request.method) \(target): the device is offline")
+                throw HTTPError(.connectionFailed, "\(described()): the device is offline")
             case .captivePortal:
                 outcome = .success(portal!.response)
             case .fault(.connectionFailure):
-                throw HTTPError(.connectionFailed, "\(request.method) \(target): injected connection failure")
+                throw HTTPError(.connectionFailed, "\(described()): injected connection failure")
             case .fault(.serverError(let status)):
                 outcome = .success(.text("injected \(status) by the simulated network\n", status: status))
             case .fault(.responseLost):
@@ -208,7 +209,7 @@ public final class ConditionedTransport: HTTPTransport {
                 let response = try await inner.send(request)
                 throw HTTPError(
                     .connectionLost,
-                    "\(request.method) \(target): response (status \(response.status)) lost after the server "
+                    "\(described()): response (status \(response.status)) lost after the server "
                         + "processed the request")
             case .fault(.resent):
                 reachedServer = true

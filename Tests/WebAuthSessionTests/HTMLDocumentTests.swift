@@ -138,6 +138,14 @@ struct HTMLDocumentTests {
         let fromHeader = try HTMLDocument(
             bytes: latin1, contentType: "text/html; charset=ISO-8859-1", url: "https://a.test/")
         #expect(fromHeader.title == "Café")
+        // The parameter name in any case, spaces and quotes around the value, an empty
+        // `charset=` before it passed over. Greek, because libxml2 falls back to Latin-1 on
+        // bytes that are not UTF-8: 0xE1 is "α" only if the header's charset was read.
+        let greek: [UInt8] = Array("<title>".utf8) + [0xE1] + Array("</title>".utf8)
+        let spelled = try HTMLDocument(
+            bytes: greek, contentType: "text/html;charset=; CharSet = \"ISO-8859-7\" ", url: "https://a.test/"
+        )
+        #expect(spelled.title == "α")
         let meta: [UInt8] =
             Array("<html><head><meta charset=\"iso-8859-1\"><title>Caf".utf8) + [0xE9]
             + Array("</title></head></html>".utf8)
