@@ -64,7 +64,7 @@ public enum AppleClientSecret {
                 "no developer key \"\(keyID.prefix(32))\" is registered for team \"\(teamID.prefix(32))\"")
         }
         do {
-            try jws.verify(with: JWK(publicKey, keyID: keyID))
+            try jws.verify(with: .p256(publicKey))
         } catch {
             throw .invalidClient("client_secret signature does not verify with developer key \(keyID)")
         }

@@ -1,4 +1,4 @@
-import Cryptography
+public import Cryptography
 public import JSON
 
 /// A JWS in compact serialisation (RFC 7515 §7.1): `header.payload.signature`.
@@ -105,6 +105,25 @@ public struct JWS: Sendable, Hashable {
         let algorithm = try header.validated()
         try JWS.checkKey(jwk, fits: algorithm)
         let key = try jwk.verificationKey()
+        guard JWS.isValid(signature, for: signingInput, key: key, algorithm: algorithm) else {
+            throw JOSEError(.badSignature, "the \(algorithm) signature does not verify")
+        }
+    }
+
+    /// Verifies with a key the caller already holds as a key, not as a JWK (one registered out
+    /// of band, as Apple keeps developers' keys): no conversion, and no JWK members to check.
+    public func verify(with key: PublicKey) throws(JOSEError) {
+        let algorithm = try header.validated()
+        let keyType: JWK.KeyType =
+            switch key {
+            case .p256: .ec
+            case .rsa: .rsa
+            }
+        guard keyType == algorithm.keyType else {
+            throw JOSEError(
+                .algorithmKeyMismatch,
+                "alg \(algorithm) needs a \(algorithm.keyType.rawValue) key; the key is \(keyType.rawValue)")
+        }
         guard JWS.isValid(signature, for: signingInput, key: key, algorithm: algorithm) else {
             throw JOSEError(.badSignature, "the \(algorithm) signature does not verify")
         }

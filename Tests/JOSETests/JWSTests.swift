@@ -78,6 +78,22 @@ struct JWSTests {
         expectJOSEError(.badSignature) { try JWS.parse(String(forged)).verify(with: JWSTests.ecKeys) }
     }
 
+    /// A key held as a key (Apple's registered developer keys) verifies what its JWK would, and
+    /// refuses a forgery, a key of another type and an unsecured token the same way.
+    @Test("verify with a key held as a key")
+    func verifyWithKey() throws {
+        let token = try JWS.sign(payload: Array("hello".utf8), signer: JWSTests.ecSigner)
+        try JWS.parse(token).verify(with: .p256(JWSTests.ecKey.publicKey))
+        let otherKey = try P256PrivateKey()
+        expectJOSEError(.badSignature) { try JWS.parse(token).verify(with: .p256(otherKey.publicKey)) }
+        let rsaKey = try Vectors.rfc7515RSA.publicKey.verificationKey()
+        expectJOSEError(.algorithmKeyMismatch) { try JWS.parse(token).verify(with: rsaKey) }
+        let unsecured = forge(header: ["alg": "none"], payload: ["sub": "x"], signature: [])
+        expectJOSEError(.unsecuredToken) {
+            try JWS.parse(unsecured).verify(with: .p256(JWSTests.ecKey.publicKey))
+        }
+    }
+
     /// `alg: none` is refused even with an empty signature (RFC 8725 §3.2).
     @Test("alg none is refused", arguments: ["none", "None", "NONE"])
     func algNone(name: String) {
