@@ -94,9 +94,7 @@ public struct JWS: Sendable, Hashable {
         }
         let entry = try keys.key(for: header, algorithm: algorithm)
         try JWS.checkKey(entry.jwk, fits: algorithm)
-        guard JWS.isValid(signature, for: signingInput, key: entry.key, algorithm: algorithm) else {
-            throw JOSEError(.badSignature, "the \(algorithm) signature does not verify")
-        }
+        try checkSignature(with: entry.key, algorithm: algorithm)
         return entry
     }
 
@@ -104,10 +102,7 @@ public struct JWS: Sendable, Hashable {
     public func verify(with jwk: JWK) throws(JOSEError) {
         let algorithm = try header.validated()
         try JWS.checkKey(jwk, fits: algorithm)
-        let key = try jwk.verificationKey()
-        guard JWS.isValid(signature, for: signingInput, key: key, algorithm: algorithm) else {
-            throw JOSEError(.badSignature, "the \(algorithm) signature does not verify")
-        }
+        try checkSignature(with: jwk.verificationKey(), algorithm: algorithm)
     }
 
     /// Verifies with a key the caller already holds as a key, not as a JWK (one registered out
@@ -124,6 +119,11 @@ public struct JWS: Sendable, Hashable {
                 .algorithmKeyMismatch,
                 "alg \(algorithm) needs a \(algorithm.keyType.rawValue) key; the key is \(keyType.rawValue)")
         }
+        try checkSignature(with: key, algorithm: algorithm)
+    }
+
+    /// The last step of every `verify`: the signature over the signing input.
+    private func checkSignature(with key: PublicKey, algorithm: JWSAlgorithm) throws(JOSEError) {
         guard JWS.isValid(signature, for: signingInput, key: key, algorithm: algorithm) else {
             throw JOSEError(.badSignature, "the \(algorithm) signature does not verify")
         }

@@ -59,29 +59,23 @@ public struct HTMLDocument: Hashable, Sendable {
     }
 
     /// The `charset` parameter of a media type (RFC 9110 §8.3.1), unquoted; `nil` without one.
-    /// Read as bytes: every delimiter is ASCII (`;`, `=`, `"`), and a page load asks once.
+    /// Read as bytes, since every delimiter is ASCII (`;`, `=`, `"`): no String per part.
     static func charset(inContentType contentType: String) -> String? {
         let quote = UInt8(ascii: "\"")
         for parameter in contentType.utf8.split(separator: UInt8(ascii: ";")).dropFirst() {
             guard let equals = parameter.firstIndex(of: UInt8(ascii: "=")) else { continue }
             let rawValue = parameter[parameter.index(after: equals)...]
             guard !rawValue.isEmpty,
-                stripped(parameter[..<equals]).elementsEqual("charset".utf8, by: { $0 | 0x20 == $1 })
+                HTMLWhitespace.strip(parameter[..<equals]).elementsEqual(
+                    "charset".utf8, by: { $0 | 0x20 == $1 })
             else { continue }
-            var value = stripped(rawValue)
+            var value = HTMLWhitespace.strip(rawValue)
             if value.count >= 2, value.first == quote, value.last == quote {
                 value = value.dropFirst().dropLast()
             }
             return value.isEmpty ? nil : String(decoding: value, as: UTF8.self)
         }
         return nil
-    }
-
-    private static func stripped(_ bytes: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
-        var bytes = bytes
-        while let first = bytes.first, HTMLWhitespace.isWhitespace(first) { bytes.removeFirst() }
-        while let last = bytes.last, HTMLWhitespace.isWhitespace(last) { bytes.removeLast() }
-        return bytes
     }
 }
 

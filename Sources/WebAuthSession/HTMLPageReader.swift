@@ -599,6 +599,14 @@ enum HTMLWhitespace {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Strips leading and trailing ASCII whitespace from bytes, without copying them.
+    static func strip(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
+        var bytes = bytes
+        while let first = bytes.first, isWhitespace(first) { bytes.removeFirst() }
+        while let last = bytes.last, isWhitespace(last) { bytes.removeLast() }
+        return bytes
+    }
+
     /// Strips leading and trailing ASCII whitespace only.
     static func strip(_ text: String) -> String {
         let utf8 = text.utf8
