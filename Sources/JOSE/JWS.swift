@@ -114,11 +114,7 @@ public struct JWS: Sendable, Hashable {
             case .p256: .ec
             case .rsa: .rsa
             }
-        guard keyType == algorithm.keyType else {
-            throw JOSEError(
-                .algorithmKeyMismatch,
-                "alg \(algorithm) needs a \(algorithm.keyType.rawValue) key; the key is \(keyType.rawValue)")
-        }
+        try JWS.checkKeyType(keyType, fits: algorithm)
         try checkSignature(with: key, algorithm: algorithm)
     }
 
@@ -131,12 +127,7 @@ public struct JWS: Sendable, Hashable {
 
     /// Refuses a key whose type or declared purpose contradicts the token (RFC 7517 §4.2–4.4).
     static func checkKey(_ jwk: JWK, fits algorithm: JWSAlgorithm) throws(JOSEError) {
-        guard jwk.keyType == algorithm.keyType else {
-            throw JOSEError(
-                .algorithmKeyMismatch,
-                "alg \(algorithm) needs a \(algorithm.keyType.rawValue) key; the key is \(jwk.keyType.rawValue)"
-            )
-        }
+        try checkKeyType(jwk.keyType, fits: algorithm)
         if let declared = jwk.algorithm, declared != algorithm.rawValue {
             throw JOSEError(
                 .keyAlgorithmMismatch, "the key is for \(declared.prefix(16)) but the token uses \(algorithm)"
@@ -147,6 +138,16 @@ public struct JWS: Sendable, Hashable {
         }
         if let operations = jwk.keyOperations, !operations.contains("verify") {
             throw JOSEError(.keyUseMismatch, "the key's key_ops do not include \"verify\"")
+        }
+    }
+
+    /// Refuses a key of another type than the algorithm's (RFC 7518 §3.1: `ES256` needs an
+    /// `EC` key, `RS256` and `PS256` an `RSA` one).
+    private static func checkKeyType(_ keyType: JWK.KeyType, fits algorithm: JWSAlgorithm) throws(JOSEError) {
+        guard keyType == algorithm.keyType else {
+            throw JOSEError(
+                .algorithmKeyMismatch,
+                "alg \(algorithm) needs a \(algorithm.keyType.rawValue) key; the key is \(keyType.rawValue)")
         }
     }
 

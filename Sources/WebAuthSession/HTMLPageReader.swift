@@ -609,10 +609,6 @@ enum HTMLWhitespace {
 
     /// Strips leading and trailing ASCII whitespace only.
     static func strip(_ text: String) -> String {
-        let utf8 = text.utf8
-        guard let first = utf8.firstIndex(where: { !isWhitespace($0) }),
-            let last = utf8.lastIndex(where: { !isWhitespace($0) })
-        else { return "" }
-        return String(text[first...last])
+        String(Substring(strip(Substring(text).utf8)))
     }
 }

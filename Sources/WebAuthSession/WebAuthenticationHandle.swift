@@ -60,11 +60,6 @@ public final class WebAuthenticationHandle: Sendable {
         }
     }
 
-    /// Keeps a task to cancel when the session ends; cancels it at once if it has ended.
-    func adopt(_ task: Task<Void, Never>) {
-        whenFinished { task.cancel() }
-    }
-
     /// Keeps `stop` (a task's cancel, a deadline timer's disarm) to call when the session
     /// ends; calls it at once if it has ended.
     func whenFinished(_ stop: @escaping @Sendable () -> Void) {

@@ -78,10 +78,10 @@ public struct WebAuthenticationSession: Sendable {
                                 .timeout, "the session was still pending when its deadline passed")))
                 })
         }
-        handle.adopt(
-            Task.immediate(executorPreference: InheritedExecutor.current) {
-                if let result = await navigation.run() { handle.finish(result) }
-            })
+        let navigating = Task.immediate(executorPreference: InheritedExecutor.current) {
+            if let result = await navigation.run() { handle.finish(result) }
+        }
+        handle.whenFinished { navigating.cancel() }
         return handle
     }
 
