@@ -147,7 +147,7 @@ let package = Package(
             name: "signinsim-bench",
             dependencies: [
                 "Cryptography", "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer",
-                "AppleID", "Issuer", "Clocks", "SignInSDK", "Simulator",
+                "AppleID", "Issuer", "Clocks", "SignInSDK", "Simulator", "Device", "CLibXML2",
             ],
             path: "Sources/Benchmarks",
             swiftSettings: strictSettings),

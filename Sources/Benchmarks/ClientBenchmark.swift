@@ -28,6 +28,17 @@ struct FlowFloor {
         requests * perRequest + signatureSeconds(rates: oneCoreRates)
     }
 
+    /// The flow's rate with its requests replayed at `replayedPerSecond` (see `FlowReplay`)
+    /// and its signatures at `openssl speed`'s rates.
+    func flowsPerSecond(replayedPerSecond: Double, rates: OpenSSLRates) -> Double {
+        1 / (1 / replayedPerSecond + signatureSeconds(rates: rates))
+    }
+
+    /// `cpuSeconds` with the requests at what a whole replayed flow's requests cost.
+    func cpuSeconds(perReplay: Double, oneCoreRates: OpenSSLRates) -> Double {
+        perReplay + signatureSeconds(rates: oneCoreRates)
+    }
+
     private func signatureSeconds(rates: OpenSSLRates) -> Double {
         ecSigns / rates.ecdsaSign + ecVerifies / rates.ecdsaVerify + rsaSigns / rates.rsaSign
             + rsaVerifies / rates.rsaVerify
@@ -316,10 +327,11 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         _ = try await app.perform { try await $0.signInWithApple() }
         try await app.perform { try await $0.signOut(callEndSession: false) }
     }
-    // Count one flow's requests from the device's network log.
+    // Count one flow's requests from the device's network log, and keep them for the replay.
     _ = webApps[0].phone.device.network.drainLog()
     try await onPhoneThread { try await webFlow(0) }
-    let webRequests = webApps[0].phone.device.network.drainLog().count
+    let webExchanges = webApps[0].phone.device.network.drainLog()
+    let webRequests = webExchanges.count
     _ = applePhones[0].device.network.drainLog()
     try await onPhoneThread { try await appleFlow(0) }
     // Native authorization reaches the simulated Apple outside the app's network: one more.
@@ -346,22 +358,28 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         let floor: FlowFloor
         let concurrency: Int
         let flow: @Sendable (Int) async throws -> Void
-        /// Flows and floor requests, and the time they took, over all rounds.
+        /// Whether the row also replays its flow's requests through the libraries alone.
+        var replays = false
+        /// Flows, floor requests and replayed flows, and the time they took, over all rounds.
         var flows = Tally()
         var requests = Tally()
+        var replayed = Tally()
         /// Each round's ratio, for the spread.
         var roundRatios: [Double] = []
         /// What each round's flows cost per flow, and its floor loop per request.
         var flowCosts: [UsageReading] = []
         var requestCosts: [UsageReading] = []
+        var replayCosts: [UsageReading] = []
         /// CPU each thread spent during the flows, over all rounds.
         var flowThreads = ThreadTimes()
     }
     var rows = [
-        Row(key: "web", label: "web flow, one phone", floor: webFloor, concurrency: 1, flow: webFlow),
+        Row(
+            key: "web", label: "web flow, one phone", floor: webFloor, concurrency: 1, flow: webFlow,
+            replays: true),
         Row(
             key: "web-crowd", label: "web flow, \(concurrency) phones at once", floor: webFloor,
-            concurrency: concurrency, flow: webFlow),
+            concurrency: concurrency, flow: webFlow, replays: true),
         Row(
             key: "apple", label: "native Apple, one phone", floor: appleFloor, concurrency: 1, flow: appleFlow
         ),
@@ -375,7 +393,13 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         row.floor.flowsPerSecond(
             requestsPerSecond: requestsPerSecond, rates: row.concurrency == 1 ? rates : allCoreRates)
     }
+    /// The flow's rate with its requests replayed, at the same rates as the floor.
+    func replayRate(_ row: Row) -> Double {
+        row.floor.flowsPerSecond(
+            replayedPerSecond: row.replayed.rate, rates: row.concurrency == 1 ? rates : allCoreRates)
+    }
     let loopbackFloor = try await LoopbackFloor()
+    let replay = rows.contains(where: \.replays) ? try FlowReplay(webExchanges) : nil
     var loopback: [Int: Tally] = [:]
     for _ in 0..<rounds {
         for index in rows.indices {
@@ -383,6 +407,11 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
             let start = UsageReading.now()
             let requests = try await loopbackFloor.measure(seconds: slice / 2, concurrency: row.concurrency)
             let floorDone = UsageReading.now()
+            if row.replays, let replay {
+                let replayed = try await replay.measure(seconds: slice / 2, concurrency: row.concurrency)
+                rows[index].replayed += replayed
+                rows[index].replayCosts.append((UsageReading.now() - floorDone).per(replayed.count))
+            }
             // Between the two windows: listing and reading `/proc/self/task` costs a few hundred
             // µs, which is neither the floor's work nor the flows'.
             let threadsBefore = ThreadTimes.now()
@@ -404,7 +433,8 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
     print("")
     print(
         "full sign-ins on simulated phones against the embedded issuer over loopback "
-            + "(\(rounds) interleaved rounds of \(String(format: "%.2f", slice / 2)) s floor loop and "
+            + "(\(rounds) interleaved rounds of \(String(format: "%.2f", slice / 2)) s floor loop, "
+            + "\(String(format: "%.2f", slice / 2)) s replay for the web rows and "
             + "\(String(format: "%.2f", slice)) s flows per row; rates pooled over all rounds):")
     func rate(_ concurrency: Int) -> String {
         loopback[concurrency].map { String(format: "%.0f", $0.rate) } ?? "-"
@@ -453,6 +483,20 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
                 format: "      the floor's CPU per flow: %.2f ms (its requests at that cost, its signatures "
                     + "at one core's rates), %.0f%% of the flow's",
                 floorCPU * 1000, floorCPU / flowCPU * 100))
+        if row.replays {
+            // What the libraries alone take of the budget the target leaves, in µs of the row's
+            // time per flow (wall time with one phone, throughput with several).
+            let replayed = replayRate(row)
+            let replayCPU = row.floor.cpuSeconds(
+                perReplay: median(row.replayCosts.map(\.cpuSeconds)), oneCoreRates: rates)
+            print(
+                String(
+                    format: "      its requests replayed through the libraries alone: %.1f flows/s, %.0f%% "
+                        + "of the floor's rate; at 50%% a flow may add %.0f µs per flow to the replay, "
+                        + "it adds %.0f; CPU per flow: replay %.2f ms, flow %.2f ms",
+                    replayed, replayed / floor * 100, (2 / floor - 1 / replayed) * 1e6,
+                    (1 / row.flows.rate - 1 / replayed) * 1e6, replayCPU * 1000, flowCPU * 1000))
+        }
         // A thread near 100% bounds the row whatever the other core does.
         print(
             "      busiest threads during the flows: \(row.flowThreads.busiest(3, over: row.flows.seconds))")
@@ -473,6 +517,7 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         for line in timeline.report(trivialRoundTrip: 1e6 / lone) { print(line) }
     }
     await loopbackFloor.shutdown()
+    await replay?.shutdown()
     await world.shutdown()
     guard devices > 0 else { return }
 
