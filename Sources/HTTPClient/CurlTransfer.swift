@@ -181,6 +181,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// The fields of the final response, in order with repeats, values as received.
     private func responseHeaders() -> HTTPHeaders {
         var fields: [HTTPField] = []
+        // Room for a usual response's fields, so that collecting them does not regrow the array.
+        fields.reserveCapacity(12)
         var previous: UnsafeMutablePointer<curl_header>?
         while let header = curl_easy_nextheader(easy, UInt32(CURLH_HEADER), -1, previous) {
             let name = header.pointee.name.map { String(cString: $0) } ?? ""

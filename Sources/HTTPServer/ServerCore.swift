@@ -217,6 +217,8 @@ final class ServerCore: @unchecked Sendable {
 
     private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
         var fields: [HTTPField] = []
+        // Room for a usual request's fields, so that collecting them does not regrow the array.
+        fields.reserveCapacity(12)
         withUnsafeMutablePointer(to: &fields) { pointer in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectField, pointer)
         }
@@ -267,7 +269,11 @@ final class ServerCore: @unchecked Sendable {
             {
                 continue
             }
-            _ = MHD_add_response_header(created, field.name, field.value)
+            // `withCString` lends a short string's inline bytes; passing the String itself
+            // would copy each one under 16 bytes into a new array.
+            _ = field.name.withCString { name in
+                field.value.withCString { value in MHD_add_response_header(created, name, value) }
+            }
         }
         if counters.withLock({ $0.draining }) && !response.headers.contains("Connection") {
             _ = MHD_add_response_header(created, "Connection", "close")
