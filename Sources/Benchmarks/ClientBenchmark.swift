@@ -17,7 +17,7 @@ struct FlowFloor {
     var rsaVerifies: Double = 0
 
     func flowsPerSecond(requestsPerSecond: Double, rates: OpenSSLRates) -> Double {
-        1 / (requests / requestsPerSecond + signatureSeconds(rates: rates))
+        flowsPerSecond(replayedPerSecond: requestsPerSecond / requests, rates: rates)
     }
 
     /// The CPU time one flow needs at least: its requests at what a floor request cost the
@@ -25,11 +25,11 @@ struct FlowFloor {
     /// Unlike the rate, it is blind to waiting: set against a flow's CPU time, it says how much
     /// work the flow adds, wherever the wall time goes.
     func cpuSeconds(perRequest: Double, oneCoreRates: OpenSSLRates) -> Double {
-        requests * perRequest + signatureSeconds(rates: oneCoreRates)
+        cpuSeconds(perReplay: requests * perRequest, oneCoreRates: oneCoreRates)
     }
 
-    /// The flow's rate with its requests replayed at `replayedPerSecond` (see `FlowReplay`)
-    /// and its signatures at `openssl speed`'s rates.
+    /// The flow's rate with all its requests made `replayedPerSecond` times a second (a whole
+    /// flow's worth, as `FlowReplay` sends them) and its signatures at `openssl speed`'s rates.
     func flowsPerSecond(replayedPerSecond: Double, rates: OpenSSLRates) -> Double {
         1 / (1 / replayedPerSecond + signatureSeconds(rates: rates))
     }
@@ -387,16 +387,16 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
             key: "apple-crowd", label: "native Apple, \(concurrency) phones at once", floor: appleFloor,
             concurrency: concurrency, flow: appleFlow),
     ].filter { selected?.contains($0.key) ?? true }
-    /// A row's floor in flows per second: its requests at `requestsPerSecond`, its signatures
-    /// at one core's `openssl speed` rates alone, or every core's with concurrent phones.
+    /// A row's signatures run at one core's `openssl speed` rates alone, or every core's with
+    /// concurrent phones.
+    func signatureRates(_ row: Row) -> OpenSSLRates { row.concurrency == 1 ? rates : allCoreRates }
+    /// A row's floor in flows per second: its requests at `requestsPerSecond`.
     func floorRate(_ row: Row, requestsPerSecond: Double) -> Double {
-        row.floor.flowsPerSecond(
-            requestsPerSecond: requestsPerSecond, rates: row.concurrency == 1 ? rates : allCoreRates)
+        row.floor.flowsPerSecond(requestsPerSecond: requestsPerSecond, rates: signatureRates(row))
     }
-    /// The flow's rate with its requests replayed, at the same rates as the floor.
+    /// The flow's rate with its requests replayed, its signatures priced as the floor's.
     func replayRate(_ row: Row) -> Double {
-        row.floor.flowsPerSecond(
-            replayedPerSecond: row.replayed.rate, rates: row.concurrency == 1 ? rates : allCoreRates)
+        row.floor.flowsPerSecond(replayedPerSecond: row.replayed.rate, rates: signatureRates(row))
     }
     let loopbackFloor = try await LoopbackFloor()
     let replay = rows.contains(where: \.replays) ? try FlowReplay(webExchanges) : nil

@@ -61,11 +61,10 @@ final class FlowReplay: Sendable {
         }
     }
 
-    /// A request's method, target (path and query) and body: what picks its recorded answer.
+    /// A request's method, path, query and body: what picks its recorded answer.
     private static func key(_ request: HTTPRequest) -> String {
-        let url = request.url
-        let target = URLParts.origin(of: url).map { String(url.dropFirst($0.count)) } ?? url
-        return request.method.rawValue + " " + target + " " + String(decoding: request.body, as: UTF8.self)
+        "\(request.method.rawValue) \(request.path)?\(request.query ?? "") "
+            + String(decoding: request.body, as: UTF8.self)
     }
 
     /// Flows replayed by `concurrency` loops in `seconds`, and the time they took.
