@@ -1,5 +1,3 @@
-import COpenSSL
-
 /// SHA-256 (FIPS 180-4).
 public enum SHA256 {
     /// Length of a SHA-256 digest in bytes.
@@ -16,24 +14,11 @@ public enum SHA256 {
         return text.withUTF8 { hash(UnsafeRawBufferPointer($0)) }
     }
 
-    static func hash(_ data: UnsafeRawBufferPointer) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: digestSize) { buffer, initialized in
-            digest(data, into: UnsafeMutableRawBufferPointer(buffer))
-            initialized = digestSize
-        }
-    }
+    static func hash(_ data: UnsafeRawBufferPointer) -> [UInt8] { SHA2.sha256.hash(data) }
 
     /// Writes the digest of `data` into the first 32 bytes of `output`.
     static func digest(_ data: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
-        precondition(output.count >= digestSize)
-        var size: UInt32 = 0
-        let status = EVP_Digest(
-            data.baseAddress, data.count, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &size,
-            OpenSSLObjects.shared.sha256, nil)
-        // Only an allocation failure inside libcrypto can get here.
-        guard status == 1, size == UInt32(digestSize) else {
-            fatalError("EVP_Digest(SHA-256) failed: \(OpenSSLError.drain() ?? "unknown error")")
-        }
+        SHA2.sha256.digest(data, into: output)
     }
 
     /// Calls `body` with the digest of `message` in a stack buffer, avoiding a heap allocation.

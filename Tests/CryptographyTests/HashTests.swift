@@ -1,7 +1,7 @@
 import Cryptography
 import Testing
 
-@Suite("SHA-256, HMAC-SHA256 and constant-time comparison")
+@Suite("SHA-2, HMAC-SHA256 and constant-time comparison")
 struct HashTests {
     /// SHA-256 of "abc" is the FIPS 180-2 Appendix B.1 digest.
     @Test("SHA-256 of \"abc\" matches FIPS 180")
@@ -20,6 +20,24 @@ struct HashTests {
             SHA256.hash("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
                 == Decode.hex("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"))
         #expect(SHA256.digestSize == 32)
+    }
+
+    /// SHA-384 and SHA-512 of "abc" are the FIPS 180-2 Appendix D.1 and C.1 digests; SHA2's
+    /// SHA-256 is `SHA256`'s.
+    @Test("SHA-384 and SHA-512 of \"abc\" match FIPS 180")
+    func sha384And512ABC() {
+        #expect(
+            SHA2.sha384.hash("abc")
+                == Decode.hex(
+                    "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"
+                ))
+        #expect(
+            SHA2.sha512.hash(Array("abc".utf8))
+                == Decode.hex(
+                    "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
+                ))
+        #expect(SHA2.sha256.hash("abc") == SHA256.hash("abc"))
+        #expect(SHA2.allCases.map(\.digestSize) == [32, 48, 64])
     }
 
     /// RFC 4231 test case 1: 20-byte key of 0x0b, data "Hi There".
