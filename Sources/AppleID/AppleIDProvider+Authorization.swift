@@ -95,11 +95,10 @@ extension AppleIDProvider {
             return (grant, isFirst, record)
         }
 
-        var claims = identityClaims(grant, now: now, nonce: request.nonce)
-        claims.otherClaims["c_hash"] = .string(AppleIdentifiers.leftHalfHash(code))
+        let claims = identityClaims(grant, now: now, nonce: request.nonce)
         let identityToken: String
         do {
-            identityToken = try signIdentityToken(claims)
+            identityToken = try signIdentityToken(claims, binding: [.code: code])
         } catch {
             throw AppleAuthorizationError(.failed, "cannot sign the identity token: \(error.message)")
         }

@@ -67,8 +67,7 @@ extension AppleIDProvider {
                 grant: record.grant, expiresAt: now + accessLifetime)
             return record.grant
         }
-        var claims = identityClaims(grant, now: now, nonce: grant.nonce)
-        claims.otherClaims["at_hash"] = .string(AppleIdentifiers.leftHalfHash(accessToken))
+        let claims = identityClaims(grant, now: now, nonce: grant.nonce)
         return try tokenResponse(accessToken: accessToken, refreshToken: refreshToken, claims: claims)
     }
 
@@ -99,8 +98,7 @@ extension AppleIDProvider {
                 grant: record.grant, expiresAt: now + accessLifetime)
             return record.grant
         }
-        var claims = identityClaims(grant, now: now, nonce: nil)
-        claims.otherClaims["at_hash"] = .string(AppleIdentifiers.leftHalfHash(accessToken))
+        let claims = identityClaims(grant, now: now, nonce: nil)
         return try tokenResponse(accessToken: accessToken, refreshToken: nil, claims: claims)
     }
 
@@ -109,7 +107,7 @@ extension AppleIDProvider {
     {
         let idToken: String
         do {
-            idToken = try signIdentityToken(claims)
+            idToken = try signIdentityToken(claims, binding: [.accessToken: accessToken])
         } catch {
             throw .serverError("cannot sign the id_token: \(error.message)")
         }

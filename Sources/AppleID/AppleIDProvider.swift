@@ -164,9 +164,18 @@ public final class AppleIDProvider: Sendable {
 
     // MARK: - Helpers
 
-    /// Signs identity-token claims with the active key. Apple's header is `{"kid", "alg"}` only.
-    func signIdentityToken(_ claims: JWTClaims) throws(JOSEError) -> String {
+    /// Signs identity-token claims with the active key, adding the hash claims (`c_hash`,
+    /// `at_hash`) of the `bound` values under that key's `alg` (OpenID Connect Core §3.3.2.11).
+    /// Apple's header is `{"kid", "alg"}` only.
+    func signIdentityToken(_ claims: JWTClaims, binding bound: [HashClaim: String]) throws(JOSEError)
+        -> String
+    {
         let key = state.withLock { $0.keys.active }
+        var claims = claims
+        for (claim, value) in bound {
+            claims.otherClaims[claim.rawValue] = .string(
+                try HashClaim.leftHalfHash(of: value, algorithm: key.signer.algorithm.rawValue))
+        }
         return try JWS.sign(payload: claims.json.serialized(), signer: key.signer)
     }
 

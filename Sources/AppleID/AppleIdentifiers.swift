@@ -41,9 +41,6 @@ enum AppleIdentifiers {
     /// How codes and tokens are stored: SHA-256, base64url.
     static func storageKey(_ secret: String) -> String { Base64URL.encode(SHA256.hash(secret)) }
 
-    /// OpenID Connect Core §3.3.2.11: base64url of the left half of SHA-256 (`c_hash`, `at_hash`).
-    static func leftHalfHash(_ value: String) -> String { Base64URL.encode(SHA256.hash(value).prefix(16)) }
-
     static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef")
         var text = ""

@@ -134,8 +134,12 @@ extension Issuer {
         var extra = userClaimMembers(grant.user, scopes: grant.scopes, reserve: 3 + 9)
         extra.append(("auth_time", .int(grant.authTime)))
         if let sid = grant.sessionID { extra.append(("sid", .string(sid))) }
-        // at_hash: the left half of SHA-256 of the access token (Core §3.1.3.6).
-        extra.append(("at_hash", .string(Base64URL.encode(SHA256.hash(accessToken).prefix(16)))))
+        // at_hash (Core §3.1.3.6) under the alg the token is signed with.
+        let algorithm = tokenSigner.signer.algorithm.rawValue
+        guard let atHash = try? HashClaim.leftHalfHash(of: accessToken, algorithm: algorithm) else {
+            throw OAuthError("server_error", "cannot hash the access token", status: 500)
+        }
+        extra.append((HashClaim.accessToken.rawValue, .string(atHash)))
 
         let signer = tokenSigner.signer
         var signing = tokenSigner
