@@ -31,6 +31,9 @@ public struct JOSEError: Error, Hashable, Sendable, CustomStringConvertible {
         case audienceMismatch = "audience_mismatch"
         case authorizedPartyMismatch = "authorized_party_mismatch"
         case nonceMismatch = "nonce_mismatch"
+        /// `at_hash` or `c_hash` is not the hash of the value it binds, or a required one is
+        /// missing (OpenID Connect Core §3.1.3.8, §3.3.2.10).
+        case tokenHashMismatch = "token_hash_mismatch"
     }
 
     public let code: Code

@@ -1531,7 +1531,7 @@ public enum ScenarioSchema {
               "type": "string"
             },
             "profile": {
-              "description": "The SDK behaviour profile: default, naive, serialized, single-flight, or field-bug faults joined with +.",
+              "description": "The SDK behaviour profile: default, naive, serialized, single-flight, strict, or field-bug faults joined with +.",
               "type": "string"
             },
             "seed": {

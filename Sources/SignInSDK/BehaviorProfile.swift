@@ -1,8 +1,10 @@
-/// Switches that turn a correct SDK behaviour into one that real SDKs shipped and users reported.
+/// Switches that turn a correct SDK behaviour into one that real SDKs shipped and users reported,
+/// or into a stricter one.
 ///
 /// The default profile is the correct one. Each `KnownFault` reproduces one row of
 /// `field-bugs.md`, so that a scenario can show the faulty behaviour failing and the default
-/// passing against the same issuer.
+/// passing against the same issuer. `Strictness` goes the other way: checks the specifications
+/// leave optional, which the default skips and the `strict` profile makes.
 public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
     /// How concurrent callers that need a refresh are handled (field bug 1).
     public enum RefreshStrategy: String, Sendable, Hashable, CaseIterable {
@@ -84,12 +86,31 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
         public static func < (lhs: KnownFault, rhs: KnownFault) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
+    /// Checks stricter than the default: not faults, since a correct SDK may skip them.
+    public struct Strictness: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// Every ID token that comes with an access token from the token endpoint must carry
+        /// `at_hash` (OIDC Core §3.1.3.6 makes it OPTIONAL in the code flow).
+        public static let requireAccessTokenHash = Strictness(rawValue: 1 << 0)
+
+        /// Every stricter check: what the profile name `strict` turns on.
+        public static let strict: Strictness = [.requireAccessTokenHash]
+    }
+
     public var refreshStrategy: RefreshStrategy
     public var faults: Set<KnownFault>
+    public var strictness: Strictness
 
-    public init(refreshStrategy: RefreshStrategy = .singleFlight, faults: Set<KnownFault> = []) {
+    public init(
+        refreshStrategy: RefreshStrategy = .singleFlight, faults: Set<KnownFault> = [],
+        strictness: Strictness = []
+    ) {
         self.refreshStrategy = refreshStrategy
         self.faults = faults
+        self.strictness = strictness
     }
 
     /// The correct behaviour everywhere.
@@ -98,29 +119,37 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
     public func has(_ fault: KnownFault) -> Bool { faults.contains(fault) }
 
     /// Names for the CLI and scenarios: `default`, a refresh strategy (`naive`, `serialized`,
-    /// `single-flight`), a fault name, or several joined with `+` (`naive+strict-clock`).
+    /// `single-flight`), `strict`, a fault name, or several joined with `+`
+    /// (`naive+strict-clock`, `strict+naive`).
     public init(named name: String) throws(SignInError) {
         self.init()
         for part in name.split(separator: "+").map({ String($0).trimmingSpaces() }) {
             if part == "default" { continue }
             if let strategy = RefreshStrategy(rawValue: part) {
                 refreshStrategy = strategy
+            } else if part == Self.strictName {
+                strictness.formUnion(.strict)
             } else if let fault = KnownFault(rawValue: part) {
                 faults.insert(fault)
             } else {
                 throw SignInError(
                     .invalidConfiguration,
                     "unknown SDK profile \"\(part)\"; known: default, "
-                        + (RefreshStrategy.allCases.map(\.rawValue) + KnownFault.allCases.map(\.rawValue))
+                        + (RefreshStrategy.allCases.map(\.rawValue) + [Self.strictName]
+                        + KnownFault.allCases.map(\.rawValue))
                         .joined(separator: ", "))
             }
         }
     }
 
+    /// The name of `Strictness.strict`.
+    static let strictName = "strict"
+
     /// The profile's name in the form `init(named:)` reads.
     public var description: String {
         var parts: [String] = []
         if refreshStrategy != .singleFlight { parts.append(refreshStrategy.rawValue) }
+        if strictness == .strict { parts.append(Self.strictName) }
         parts += faults.sorted().map(\.rawValue)
         return parts.isEmpty ? "default" : parts.joined(separator: "+")
     }

@@ -15,22 +15,31 @@ public struct IDTokenVerifier: Sendable, Hashable {
     public var issuedAtTolerance: Int64
     /// Compare `iss` byte for byte instead of ignoring a trailing slash (field bug 15's fault).
     public var exactIssuerMatch: Bool
+    /// Refuse an ID token without `at_hash` when an access token comes with it (the `strict`
+    /// profile). OIDC Core §3.1.3.6 makes `at_hash` OPTIONAL in the code flow, so by default
+    /// only one that is present is checked.
+    public var requiresAccessTokenHash: Bool
 
     public init(
         issuer: String, clientID: String, leeway: Int64, issuedAtTolerance: Int64,
-        exactIssuerMatch: Bool = false
+        exactIssuerMatch: Bool = false, requiresAccessTokenHash: Bool = false
     ) {
         self.issuer = issuer
         self.clientID = clientID
         self.leeway = leeway
         self.issuedAtTolerance = issuedAtTolerance
         self.exactIssuerMatch = exactIssuerMatch
+        self.requiresAccessTokenHash = requiresAccessTokenHash
     }
 
-    /// Verifies signature, `iss`, `aud`/`azp`, `exp`, `iat` and, when given, `nonce`.
-    public func verify(_ idToken: String, keys: JWKCollection, nonce: String?, now: Int64) throws(JOSEError)
-        -> JWTClaims
-    {
+    /// Verifies signature, `iss`, `aud`/`azp`, `exp`, `iat` and, when given, `nonce`; then
+    /// that the token binds the values of the response it came in: `at_hash` the
+    /// `accessToken` (OIDC Core §3.1.3.8) and `c_hash` the `code` exchanged (§3.3.2.10), each
+    /// checked when the token carries it.
+    public func verify(
+        _ idToken: String, keys: JWKCollection, nonce: String?, now: Int64, accessToken: String? = nil,
+        code: String? = nil
+    ) throws(JOSEError) -> JWTClaims {
         var validation = JWTValidation.idToken(
             issuer: issuer, clientID: clientID, nonce: nonce, now: now, leeway: leeway)
         validation.issuedAtFutureTolerance = issuedAtTolerance
@@ -41,6 +50,37 @@ public struct IDTokenVerifier: Sendable, Hashable {
                 .issuerMismatch,
                 "iss is \"\((verified.claims.issuer ?? "").prefix(200))\"; expected exactly \"\(issuer)\"")
         }
+        // After the signature: only a genuine token's hashes say anything about the response.
+        let algorithm = verified.header.algorithmName ?? ""
+        try Self.check(
+            .accessToken, binds: accessToken, in: verified.claims, algorithm: algorithm,
+            required: requiresAccessTokenHash)
+        try Self.check(.code, binds: code, in: verified.claims, algorithm: algorithm, required: false)
         return verified.claims
+    }
+
+    /// Checks that `claim` is the hash of `value` under the token's `alg` (OIDC Core
+    /// §3.3.2.11), when the token carries it or it is `required`; without a value there is
+    /// nothing to bind. Messages name the claim, never the values.
+    private static func check(
+        _ claim: HashClaim, binds value: String?, in claims: JWTClaims, algorithm: String, required: Bool
+    ) throws(JOSEError) {
+        guard let value else { return }
+        let bound =
+            switch claim {
+            case .accessToken: "the access token of the response"
+            case .code: "the authorization code exchanged"
+            }
+        guard let stated = claims[claim.rawValue] else {
+            if required {
+                throw JOSEError(
+                    .tokenHashMismatch,
+                    "the ID token has no \(claim.rawValue) for \(bound), and one is required")
+            }
+            return
+        }
+        guard stated.stringValue == (try HashClaim.leftHalfHash(of: value, algorithm: algorithm)) else {
+            throw JOSEError(.tokenHashMismatch, "\(claim.rawValue) does not match \(bound)")
+        }
     }
 }

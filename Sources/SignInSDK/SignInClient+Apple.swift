@@ -81,7 +81,7 @@ extension SignInClient {
         guard let idToken = response.idToken else {
             throw SignInError(.invalidTokenResponse, "the token exchange returned no id_token")
         }
-        let claims = try await verifyIDToken(idToken, nonce: nil)
+        let claims = try await verifyIDToken(idToken, nonce: nil, accessToken: response.accessToken)
         let session = makeSession(
             response, idToken: idToken, previous: nil, claims: claims, scopes: options.scopes)
         try store(session)

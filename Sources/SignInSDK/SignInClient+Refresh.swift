@@ -100,7 +100,7 @@ extension SignInClient {
         if let newIDToken = response.idToken {
             // OpenID Connect Core §12.2: a refreshed ID token is verified like the first, and
             // must be about the same user.
-            let newClaims = try await verifyIDToken(newIDToken, nonce: nil)
+            let newClaims = try await verifyIDToken(newIDToken, nonce: nil, accessToken: response.accessToken)
             guard newClaims.subject == session.claims.subject else {
                 throw SignInError(.idTokenInvalid, "the refreshed ID token names another subject")
             }

@@ -155,7 +155,8 @@ extension SignInClient {
             response, idToken: idToken, previous: nil, claims: persistsFirst ? nil : JWTClaims(),
             scopes: record.scopes)
         if persistsFirst { try store(session) }
-        let claims = try await verifyIDToken(idToken, nonce: record.nonce)
+        let claims = try await verifyIDToken(
+            idToken, nonce: record.nonce, accessToken: response.accessToken, code: code)
         var verified = session
         verified.claims = claims
         try store(verified)

@@ -145,23 +145,30 @@ public actor SignInClient {
         return collection
     }
 
-    /// Verifies an ID token against the cached keys, fetching them again once when the token
-    /// names a key the cache lacks (a rotation, protocols.md §3).
-    func verifyIDToken(_ idToken: String, nonce: String?) async throws(SignInError) -> JWTClaims {
+    /// Verifies the ID token of a token response against the cached keys, fetching them again
+    /// once when the token names a key the cache lacks (a rotation, protocols.md §3), and
+    /// checks that it binds the response's `accessToken` and, for a code exchange, the `code`.
+    func verifyIDToken(_ idToken: String, nonce: String?, accessToken: String, code: String? = nil)
+        async throws(SignInError) -> JWTClaims
+    {
         let options = try configuredOptions()
-        let strict = options.profile.has(.strictClock)
+        let strictClock = options.profile.has(.strictClock)
         let verifier = IDTokenVerifier(
-            issuer: options.issuer, clientID: options.clientID, leeway: strict ? 0 : options.leeway,
-            issuedAtTolerance: strict ? 0 : options.issuedAtTolerance,
-            exactIssuerMatch: options.profile.has(.exactIssuerMatch))
+            issuer: options.issuer, clientID: options.clientID, leeway: strictClock ? 0 : options.leeway,
+            issuedAtTolerance: strictClock ? 0 : options.issuedAtTolerance,
+            exactIssuerMatch: options.profile.has(.exactIssuerMatch),
+            requiresAccessTokenHash: options.profile.strictness.contains(.requireAccessTokenHash))
         let now = environment.clock.now()
         var refetched = false
         while true {
             let keys = try await signingKeys(refetch: refetched)
             do {
-                return try verifier.verify(idToken, keys: keys, nonce: nonce, now: now)
+                return try verifier.verify(
+                    idToken, keys: keys, nonce: nonce, now: now, accessToken: accessToken, code: code)
             } catch  where error.code == .unknownKey && !refetched {
                 refetched = true
+            } catch  where error.code == .tokenHashMismatch {
+                throw SignInError(.tokenHashMismatch, error.message)
             } catch {
                 throw SignInError(.idTokenInvalid, "the ID token was rejected: \(error)")
             }

@@ -35,6 +35,10 @@ public struct SignInError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidTokenResponse = "invalid_token_response"
         /// The ID token failed verification (OIDC Core §3.1.3.7).
         case idTokenInvalid = "id_token_invalid"
+        /// The ID token verified, but its `at_hash` or `c_hash` does not match the access token
+        /// or the code it came with (OIDC Core §3.1.3.8, §3.3.2.10), or the `strict` profile
+        /// found no `at_hash` next to an access token: the tokens were not issued together.
+        case tokenHashMismatch = "token_hash_mismatch"
         /// The network failed: offline, timeout, lost response, 5xx.
         case transport = "transport"
         /// No session is stored.

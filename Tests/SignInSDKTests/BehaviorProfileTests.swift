@@ -12,9 +12,21 @@ import Testing
         #expect(BehaviorProfile.default.description == "default")
     }
 
+    /// `strict` is a set of stricter checks, not a fault, and composes with the other names.
+    @Test func strictComposes() throws {
+        let profile = try BehaviorProfile(named: "strict-clock+strict+naive")
+        #expect(profile.strictness == .strict)
+        #expect(profile.strictness.contains(.requireAccessTokenHash))
+        #expect(profile.faults == [.strictClock])
+        #expect(profile.description == "naive+strict+strict-clock")
+        #expect(try BehaviorProfile(named: profile.description) == profile)
+        #expect(BehaviorProfile.default.strictness.isEmpty)
+    }
+
     /// An unknown name is an error that lists the known ones.
     @Test func unknownNameIsAnError() {
-        #expect(throws: SignInError.self) { _ = try BehaviorProfile(named: "naive+sloppy") }
+        let error = #expect(throws: SignInError.self) { _ = try BehaviorProfile(named: "naive+sloppy") }
+        #expect(error?.message.contains("single-flight, strict, persist-late") == true)
     }
 
     /// Every row of field-bugs.md except the issuer-side ones has a fault or strategy.

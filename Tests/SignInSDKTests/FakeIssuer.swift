@@ -24,6 +24,9 @@ final class FakeIssuer: Sendable {
         var refreshTokens: [String: Bool] = [:]  // token → still valid
         var counter = 0
         var requests: [String] = []
+        /// The hash claims the next ID tokens carry, computed as they should be (ES256: SHA-256);
+        /// `claimOverrides` replaces them.
+        var hashClaims: Set<HashClaim> = []
         /// Replaces the claims of the next ID tokens.
         var claimOverrides: [String: JSONValue] = [:]
         var headerOverrides: [String: JSONValue] = [:]
@@ -135,7 +138,7 @@ final class FakeIssuer: Sendable {
             guard let code, PKCE.verify(verifier: form["code_verifier"] ?? "", matches: code.challenge),
                 form["redirect_uri"] == code.redirectURI
             else { return .json(["error": "invalid_grant"], status: 400) }
-            return .json(tokens(nonce: code.nonce, withRefreshToken: true))
+            return .json(tokens(nonce: code.nonce, withRefreshToken: true, code: form["code"]))
         case "refresh_token":
             record("token:refresh_token")
             let (failure, delay, omit) = state.withLock {
@@ -232,25 +235,31 @@ final class FakeIssuer: Sendable {
         return FormURLEncoding.appendingQuery(parameters, to: query["redirect_uri"] ?? "")
     }
 
-    func tokens(nonce: String?, withRefreshToken: Bool) -> JSONValue {
+    func tokens(nonce: String?, withRefreshToken: Bool, code: String? = nil) -> JSONValue {
         let now = clock.now()
-        let (overrides, header, expiresIn, keyID, refreshToken) = state.withLock { state in
+        let (overrides, hashClaims, header, expiresIn, keyID, refreshToken) = state.withLock { state in
             state.counter += 1
             let refreshToken = withRefreshToken ? "rt-\(state.counter)" : nil
             if let refreshToken { state.refreshTokens[refreshToken] = true }
             return (
-                state.claimOverrides, state.headerOverrides, state.expiresIn, state.signingKeyID, refreshToken
+                state.claimOverrides, state.hashClaims, state.headerOverrides, state.expiresIn,
+                state.signingKeyID, refreshToken
             )
         }
+        let accessToken = "at-\(now)-\(refreshToken ?? "none")"
         var claims: [String: JSONValue] = [
             "iss": .string(issuer), "sub": "user-1", "aud": "com.example.app", "iat": .int(now),
             "exp": .int(now + 3600), "name": "Alice",
         ]
         if let nonce { claims["nonce"] = .string(nonce) }
+        for claim in hashClaims {
+            guard let value = claim == .accessToken ? accessToken : code else { continue }
+            claims[claim.rawValue] = .string(try! HashClaim.leftHalfHash(of: value, algorithm: "ES256"))
+        }
         for (name, value) in overrides { claims[name] = value.isNull ? nil : value }
         let idToken = sign(claims: claims, header: header, keyID: keyID)
         var body: [String: JSONValue] = [
-            "access_token": .string("at-\(now)-\(refreshToken ?? "none")"), "token_type": "Bearer",
+            "access_token": .string(accessToken), "token_type": "Bearer",
             "expires_in": .int(expiresIn), "id_token": .string(idToken),
         ]
         if let refreshToken { body["refresh_token"] = .string(refreshToken) }

@@ -47,7 +47,8 @@ extension SignInSimCLI {
                 "client-secret", value: "secret", help: "A client secret, for issuers without public clients."
             ),
             .option(
-                "profile", value: "name", help: "The SDK behaviour profile (default, naive, strict-clock, …)."
+                "profile", value: "name",
+                help: "The SDK behaviour profile (default, strict, naive, strict-clock, …)."
             ),
             .flag("shared-session", help: "Use the system browser's cookies (not an ephemeral session)."),
             .flag("deny-consent", help: "Deny the consent page instead of approving it."),
