@@ -20,6 +20,15 @@ public enum IssuerFault: String, Sendable, Hashable, CaseIterable {
     case idTokenIssuedInFuture = "rp-id_token-iat-future"
     case idTokenNotYetValid = "rp-id_token-nbf-future"
     case nonceInvalid = "rp-nonce-invalid"
+    /// The ID token's `at_hash` is not the access token's (a "1" appended). The conformance
+    /// suite runs it for responses with an ID token and a token from the authorization endpoint
+    /// (`OIDCCClientTestInvalidAtHashInIdToken`); here it spoils the token endpoint's ID token,
+    /// whose `at_hash` a relying party checks when present (OpenID Connect Core §3.1.3.8).
+    case idTokenBadAccessTokenHash = "rp-id_token-bad-at_hash"
+    /// The ID token has no `at_hash` (`OIDCCClientTestMissingAtHashInIdToken`). From the token
+    /// endpoint of the code flow that is allowed (Core §3.1.3.6): only a client that requires
+    /// one (the SDK's `strict` profile) refuses it.
+    case idTokenAccessTokenHashMissing = "rp-id_token-missing-at_hash"
     case userInfoBadSubject = "rp-userinfo-bad-sub-claim"
     case discoveryIssuerMismatch = "rp-discovery-issuer-not-matching-config"
     case keyRotation = "rp-key-rotation-op-sign-key"
@@ -43,7 +52,8 @@ public enum IssuerFault: String, Sendable, Hashable, CaseIterable {
             .idTokenIssuedAtMissing, .idTokenKidAbsentSingleKey, .idTokenKidAbsentMultipleKeys,
             .idTokenUnsigned,
             .idTokenBadSignatureRS256, .idTokenBadSignatureES256, .idTokenBadSignatureHS256, .idTokenExpired,
-            .idTokenIssuedInFuture, .idTokenNotYetValid, .nonceInvalid:
+            .idTokenIssuedInFuture, .idTokenNotYetValid, .nonceInvalid, .idTokenBadAccessTokenHash,
+            .idTokenAccessTokenHashMissing:
             true
         default: false
         }

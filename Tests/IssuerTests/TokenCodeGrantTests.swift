@@ -217,6 +217,35 @@ struct TokenCodeGrantTests {
         }
     }
 
+    /// rp-id_token-bad-at_hash: the ID token's at_hash is the access token's with a "1" appended,
+    /// as the conformance suite spoils it; the next ID token's is right again.
+    @Test("RP fault: wrong at_hash", arguments: Deployment.allCases)
+    func faultBadAccessTokenHash(deployment: Deployment) async throws {
+        try await withIssuer(deployment, tenant: tokenTestTenant()) { fixture in
+            try fixture.issuer.inject(FaultInjection(fault: .idTokenBadAccessTokenHash))
+            let spoiled = try await fixture.signIn()
+            let right = Base64URL.encode(SHA256.hash(spoiled.accessToken).prefix(16))
+            #expect(try claims(of: #require(spoiled.idToken))["at_hash"] == .string(right + "1"))
+            let next = try await fixture.signIn()
+            let nextHash = Base64URL.encode(SHA256.hash(next.accessToken).prefix(16))
+            #expect(try claims(of: #require(next.idToken))["at_hash"] == .string(nextHash))
+        }
+    }
+
+    /// rp-id_token-missing-at_hash: the ID token has no at_hash, once.
+    @Test("RP fault: no at_hash", arguments: Deployment.allCases)
+    func faultMissingAccessTokenHash(deployment: Deployment) async throws {
+        try await withIssuer(deployment, tenant: tokenTestTenant()) { fixture in
+            try fixture.issuer.inject(FaultInjection(fault: .idTokenAccessTokenHashMissing))
+            let idToken = try #require(try await fixture.signIn().idToken)
+            let members = try #require(try claims(of: idToken).objectValue)
+            #expect(members["at_hash"] == nil)
+            #expect(members["nonce"] != nil)
+            let next = try #require(try await fixture.signIn().idToken)
+            #expect(try claims(of: next)["at_hash"] != nil)
+        }
+    }
+
     /// rp-id_token-kid-absent-multiple-jwks: a kid-less ID token while the JWKS shows two EC keys.
     @Test("RP fault: no kid, two keys", arguments: Deployment.allCases)
     func faultKidAbsent(deployment: Deployment) async throws {
