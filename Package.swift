@@ -117,17 +117,23 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .target(
-            name: "ScenarioReports", dependencies: ["Scenario", "JSON"], swiftSettings: strictSettings),
+            name: "ScenarioReports", dependencies: ["Scenario", "JSON", "HTTPCore"],
+            swiftSettings: strictSettings),
         // HAR captures read back into exchanges (replay and import build on it). It redacts
         // with the HAR writer's rules and placeholders, so that both hide secrets alike.
         .target(
-            name: "Recordings", dependencies: ["Scenario", "ScenarioReports", "JSON", "HTTPCore"],
+            name: "Recordings",
+            dependencies: [
+                "Scenario", "ScenarioReports", "JSON", "JOSE", "HTTPCore", "OAuthCore", "WebAuthSession",
+            ],
             swiftSettings: strictSettings),
         // A capture replayed against the simulated SDK, with the divergence report.
         .target(
             name: "Replay",
             dependencies: [
-                "Recordings", "Scenario", "Simulator", "SignInSDK", "Issuer", "JOSE", "JSON", "HTTPCore",
+                "Recordings", "Scenario", "ScenarioRunner", "ScenarioReports", "Simulator", "SignInSDK",
+                "Issuer",
+                "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
             ],
             swiftSettings: strictSettings),
 

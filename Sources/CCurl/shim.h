@@ -34,6 +34,10 @@ static inline CURLcode sis_easy_setopt_write_function(CURL *handle, curl_write_c
     return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
 }
 
+static inline CURLcode sis_easy_setopt_debug_function(CURL *handle, curl_debug_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, callback);
+}
+
 static inline CURLcode sis_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

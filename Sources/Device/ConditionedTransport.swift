@@ -52,6 +52,8 @@ public final class ConditionedTransport: HTTPTransport {
         public var durationMilliseconds: Double = 0
         /// When it was sent on the monotonic clock: orders exchanges sent at one world instant.
         public var sentAt: ContinuousClock.Instant = .now
+        /// Who sent it (`RequestInitiator.current` when it was sent), if anyone said.
+        public var initiator: RequestInitiator?
     }
 
     private struct State {
@@ -158,6 +160,7 @@ public final class ConditionedTransport: HTTPTransport {
 
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         let path = request.path
+        let initiator = RequestInitiator.current
         let (condition, latency, portal, sequence) = state.withLock { state in
             let sequence = state.nextSequence
             state.nextSequence += 1
@@ -224,14 +227,22 @@ public final class ConditionedTransport: HTTPTransport {
                 Exchange(
                     sequence: sequence, request: request, outcome: .failure(error), condition: condition,
                     reachedServer: reachedServer, startedAtMilliseconds: startedAt,
-                    durationMilliseconds: elapsed(), sentAt: started))
+                    durationMilliseconds: elapsed(), sentAt: started, initiator: initiator))
             throw error
+        }
+        // The log shows the request as it went out: with the fields the transport beneath
+        // added (a browser jar's `Cookie`).
+        var sent = request
+        if case .success(let response) = outcome {
+            for field in response.addedRequestHeaders {
+                sent.headers.add(name: field.name, value: field.value)
+            }
         }
         record(
             Exchange(
-                sequence: sequence, request: request, outcome: outcome, condition: condition,
+                sequence: sequence, request: sent, outcome: outcome, condition: condition,
                 reachedServer: reachedServer, startedAtMilliseconds: startedAt,
-                durationMilliseconds: elapsed(), sentAt: started))
+                durationMilliseconds: elapsed(), sentAt: started, initiator: initiator))
         return try outcome.get()
     }
 

@@ -16,6 +16,9 @@ final class CurlTransfer: @unchecked Sendable {
     private let maximumResponseSize: Int
     private var body: [UInt8] = []
     private var exceededLimit = false
+    /// The `Cookie` values libcurl's cookie engine added to the request, read from the header
+    /// block it sent (only for transfers with a jar whose request carried no `Cookie` itself).
+    private var sentCookies: [String] = []
 
     var continuation: Continuation?
     /// Set on the loop thread when a cancel arrives before the transfer was added.
@@ -78,6 +81,14 @@ final class CurlTransfer: @unchecked Sendable {
         _ = sis_easy_setopt_write_function(easy, curlWriteCallback)
         _ = sis_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
         pool.share?.attach(easy)
+        if pool.share != nil, !request.headers.contains("Cookie") {
+            // The jar's cookies go out in a header libcurl writes itself; its debug callback is
+            // the only place that shows the header block as sent (CURLINFO_HEADER_OUT), so
+            // that logs can record the `Cookie` a browser request carried.
+            _ = sis_easy_setopt_long(easy, CURLOPT_VERBOSE, 1)
+            _ = sis_easy_setopt_debug_function(easy, curlDebugCallback)
+            _ = sis_easy_setopt_pointer(easy, CURLOPT_DEBUGDATA, Unmanaged.passUnretained(self).toOpaque())
+        }
 
         try setHeaders(request.headers)
         setMethodAndBody(request)
@@ -169,13 +180,30 @@ final class CurlTransfer: @unchecked Sendable {
         return bytes.count
     }
 
+    /// Called by libcurl with the request's header block as it is sent: keeps its `Cookie`
+    /// values. A redirect-free transfer sends one block.
+    fileprivate func sentHeaders(_ block: UnsafeRawBufferPointer) {
+        sentCookies = []
+        for line in block.split(separator: UInt8(ascii: "\n")) {
+            var line = line[...]
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            guard line.count > 7,
+                line.prefix(7).map({ $0 | 0x20 }).elementsEqual("cookie:".utf8)
+            else { continue }
+            let value = line.dropFirst(7).drop(while: { $0 == UInt8(ascii: " ") })
+            sentCookies.append(String(decoding: value, as: UTF8.self))
+        }
+    }
+
     /// Turns the finished transfer into the caller's result. Loop thread only.
     func result(for code: CURLcode) -> Result<HTTPResponse, HTTPError> {
         guard code == CURLE_OK else { return .failure(error(for: code)) }
         var status = 0
         _ = sis_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         return .success(
-            HTTPResponse(status: status, headers: responseHeaders(), body: body, timings: timings()))
+            HTTPResponse(
+                status: status, headers: responseHeaders(), body: body, timings: timings(),
+                addedRequestHeaders: sentCookies.map { HTTPField(name: "Cookie", value: $0) }))
     }
 
     /// The fields of the final response, in order with repeats, values as received.
@@ -249,6 +277,7 @@ final class CurlTransfer: @unchecked Sendable {
         curl_slist_free_all(headerList)
         headerList = nil
         body = []
+        sentCookies = []
     }
 
     static func from(easy: UnsafeMutableRawPointer) -> CurlTransfer? {
@@ -266,4 +295,14 @@ private func curlWriteCallback(
     guard let userData else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData).takeUnretainedValue()
     return transfer.receive(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+private func curlDebugCallback(
+    _ handle: UnsafeMutableRawPointer?, _ type: curl_infotype, _ data: UnsafeMutablePointer<CChar>?,
+    _ size: Int, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard type == CURLINFO_HEADER_OUT, let userData else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData).takeUnretainedValue()
+    transfer.sentHeaders(UnsafeRawBufferPointer(start: data, count: size))
+    return 0
 }

@@ -11,16 +11,20 @@ public struct HTTPResponse: Hashable, Sendable {
     /// response lost after the request was processed. Servers close the connection; in-process
     /// transports report `HTTPError.connectionLost`.
     public var dropsConnection: Bool
+    /// Fields a client transport added to the request as it went out, beyond those the request
+    /// carried: the `Cookie` of a cookie jar. Logs show the request as it was sent with them.
+    public var addedRequestHeaders: [HTTPField]
 
     public init(
         status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], timings: HTTPTimings? = nil,
-        dropsConnection: Bool = false
+        dropsConnection: Bool = false, addedRequestHeaders: [HTTPField] = []
     ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.timings = timings
         self.dropsConnection = dropsConnection
+        self.addedRequestHeaders = addedRequestHeaders
     }
 
     /// No response: the connection is closed after the request was processed.

@@ -37,6 +37,14 @@ public enum IssuerFault: String, Sendable, Hashable, CaseIterable {
     /// The next post-logout redirects leave out the `state` the client sent, as issuers that
     /// relay a logout through another hop do (field bug 8; AppAuth-iOS#956).
     case logoutWithoutState = "logout-without-state"
+    /// The next authorization responses carry a `state` other than the one the client sent, as
+    /// when the redirect back to the app is tampered with on the way: the client must refuse
+    /// it (RFC 6749 §10.12).
+    case callbackStateAltered = "callback-state-altered"
+    /// The next requests (to `path`) are answered with an RFC 6749 §5.2 error the step names
+    /// (`error`, `error_description`, `status`): an issuer's answer the embedded one has no model
+    /// of, as a capture recorded it.
+    case oauthError = "oauth-error"
     case internalServerError = "http-500"
     case serviceUnavailable = "http-503"
     case rateLimited = "http-429"
@@ -59,8 +67,16 @@ public enum IssuerFault: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// Faults that break the HTTP exchange itself.
-    var isTransportFault: Bool { rawValue.hasPrefix("http-") }
+    /// Faults that answer in the endpoint's place (or hold or drop the exchange), decided when
+    /// the request arrives.
+    var isTransportFault: Bool {
+        switch self {
+        case .internalServerError, .serviceUnavailable, .rateLimited, .delay, .dropConnection, .htmlErrorPage,
+            .oauthError:
+            true
+        default: false
+        }
+    }
 }
 
 /// One fault and how many more times it applies.
@@ -73,16 +89,24 @@ public struct FaultInjection: Sendable, Hashable {
     public var delayMilliseconds: Int
     /// For `http-429`: the `Retry-After` value, in seconds.
     public var retryAfterSeconds: Int
+    /// For `http-html-error` (default 502) and `oauth-error` (default 400): the status answered.
+    public var status: Int?
+    /// For `oauth-error`: the error code (default `server_error`) and its description.
+    public var error: String?
+    public var errorDescription: String?
 
     public init(
         fault: IssuerFault, count: Int = 1, path: String? = nil, delayMilliseconds: Int = 1000,
-        retryAfterSeconds: Int = 30
+        retryAfterSeconds: Int = 30, status: Int? = nil, error: String? = nil, errorDescription: String? = nil
     ) {
         self.fault = fault
         self.remaining = max(1, count)
         self.path = path
         self.delayMilliseconds = delayMilliseconds
         self.retryAfterSeconds = retryAfterSeconds
+        self.status = status
+        self.error = error
+        self.errorDescription = errorDescription
     }
 }
 

@@ -168,7 +168,8 @@ extension Issuer {
         recentRequests.withLock { $0.entries.filter { $0.sequence > sequence } }.map(\.logged)
     }
 
-    /// `POST /_admin/faults` with `{"fault": ID, "count": N}` (and `path`, `delay_ms`, `retry_after`).
+    /// `POST /_admin/faults` with `{"fault": ID, "count": N}` (and `path`, `delay_ms`,
+    /// `retry_after`, `status`, `error`, `error_description`).
     func adminAddFault(_ request: HTTPRequest) -> HTTPResponse {
         do {
             let body = try Issuer.adminBody(request)
@@ -194,6 +195,14 @@ extension Issuer {
             if let retry = body["retry_after"]?.int64Value {
                 injection.retryAfterSeconds = Int(max(0, retry))
             }
+            if let status = body["status"] {
+                guard let value = status.int64Value, (100...599).contains(value) else {
+                    throw OAuthError.invalidRequest("status must be an HTTP status from 100 to 599")
+                }
+                injection.status = Int(value)
+            }
+            injection.error = body["error"]?.stringValue
+            injection.errorDescription = body["error_description"]?.stringValue
             try inject(injection)
             return .json(
                 ["fault": .string(fault.rawValue), "count": .int(Int64(injection.remaining))], status: 201)

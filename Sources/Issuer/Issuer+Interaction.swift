@@ -209,9 +209,18 @@ extension Issuer {
             expiresAt: now + lifetime, redeemed: nil)
         var parameters = FormParameters()
         parameters.append("code", code)
-        if let requestState = request.state { parameters.append("state", requestState) }
+        if var requestState = request.state {
+            if state.faults.take(.callbackStateAltered) { requestState = Issuer.altered(requestState) }
+            parameters.append("state", requestState)
+        }
         parameters.append("iss", identifier)
         return FormURLEncoding.appendingQuery(parameters, to: request.redirectURI)
+    }
+
+    /// A `state` changed in its last character, as a tampered redirect would carry it.
+    static func altered(_ state: String) -> String {
+        guard let last = state.last else { return "x" }
+        return String(state.dropLast()) + (last == "A" ? "B" : "A")
     }
 
     /// The name the pages show for a client.

@@ -126,10 +126,17 @@ public final class Issuer: Sendable {
             error.headers["Retry-After"] = String(fault.retryAfterSeconds)
             return error.response
         case .htmlErrorPage:
+            let status = fault.status ?? 502
+            let reason = HTTPStatusText.reasonPhrase(for: status)
             return .html(
-                "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
-                    + "<p>The upstream server is unavailable (injected fault).</p></body></html>",
-                status: 502)
+                "<!DOCTYPE html><html><head><title>\(status) \(reason)</title></head><body><h1>\(reason)</h1>"
+                    + "<p>The server could not answer (injected fault).</p></body></html>",
+                status: status)
+        case .oauthError:
+            return OAuthError(
+                fault.error ?? "server_error", fault.errorDescription ?? "injected fault",
+                status: fault.status ?? 400
+            ).response
         default:
             return nil
         }

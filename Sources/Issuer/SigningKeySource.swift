@@ -1,5 +1,5 @@
 public import Cryptography
-import JOSE
+public import JOSE
 
 /// Where the issuer's signing keys come from.
 public enum SigningKeySource: Sendable {
@@ -13,7 +13,7 @@ public enum SigningKeySource: Sendable {
     case seeded(any RandomSource)
 
     /// A private key for `algorithm`.
-    func makeKey(for algorithm: JWSAlgorithm) throws(CryptoError) -> PrivateKey {
+    public func makeKey(for algorithm: JWSAlgorithm) throws(CryptoError) -> PrivateKey {
         switch (self, algorithm) {
         case (.generated, .es256): return .p256(try P256PrivateKey())
         case (.generated, .rs256), (.generated, .ps256): return .rsa(try RSAPrivateKey(bits: 2048))

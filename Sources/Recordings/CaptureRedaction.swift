@@ -19,8 +19,15 @@ extension HARCapture {
         return capture
     }
 
-    /// Replaces the secrets `redaction` names by numbered placeholders, in place.
+    /// Replaces the secrets `redaction` names by numbered placeholders, in place: in the
+    /// exchanges, and in the steps and settings a signinsim run recorded beside them.
     public mutating func redact(_ redaction: Redaction) {
-        exchanges = redaction.apply(to: exchanges)
+        let steps = pages.indices.filter { pages[$0].step != nil }
+        var documents = steps.compactMap { pages[$0].step }
+        if let run { documents.append(.object(run)) }
+        let redacted = redaction.apply(to: exchanges, documents: documents)
+        exchanges = redacted.exchanges
+        for (position, page) in steps.enumerated() { pages[page].step = redacted.documents[position] }
+        if run != nil, let last = redacted.documents.last { run = last.objectValue }
     }
 }

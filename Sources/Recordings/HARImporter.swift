@@ -75,6 +75,17 @@ public enum HARImporter {
             capture.creator = [creator, log["creator"]?["version"]?.stringValue].compactMap { $0 }.joined(
                 separator: " ")
         }
+        capture.comment = log["comment"]?.stringValue
+        capture.run = log["_signinsim"]?.objectValue
+        for page in log["pages"]?.arrayValue ?? [] {
+            guard let id = page["id"]?.stringValue else { continue }
+            capture.pages.append(
+                CapturePage(
+                    id: id, title: page["title"]?.stringValue ?? id,
+                    startedAtMilliseconds: page["startedDateTime"]?.stringValue.flatMap(
+                        Timestamp.milliseconds(fromISO8601:)),
+                    step: page["_step"], outcome: page["_outcome"]))
+        }
         // Let go of every other reference to the entries so that each entry's tree is freed
         // as soon as it has become an exchange: the peak is the tree, not the tree plus the
         // exchanges.
@@ -112,11 +123,14 @@ public enum HARImporter {
             entry["startedDateTime"]?.stringValue.flatMap(Timestamp.milliseconds(fromISO8601:))
             ?? previousStart
         var exchange = RecordedExchange(
-            source: entry["_source"]?.stringValue ?? "capture", startedAtMilliseconds: started,
-            method: method,
+            source: entry["_source"]?.stringValue.flatMap(ExchangeSource.init(rawValue:)) ?? .unknown,
+            startedAtMilliseconds: started, method: method,
             url: url, requestHeaders: headers(request["headers"]), requestBody: try requestBody(request),
             timeMilliseconds: entry["time"]?.doubleValue ?? 0)
         exchange.error = entry["_error"]?.stringValue
+        exchange.app = entry["_app"]?.stringValue
+        exchange.pageref = entry["pageref"]?.stringValue
+        exchange.wallClockOffsetMilliseconds = entry["_wall_offset_ms"]?.doubleValue
         if let response = entry["response"]?.objectValue {
             let status = response["status"]?.int64Value.map(Int.init) ?? 0
             // Status 0 is how browsers and signinsim record "no response".
@@ -133,9 +147,11 @@ public enum HARImporter {
         return exchange
     }
 
+    /// The header list; HTTP/2 and HTTP/3 pseudo-headers (`:authority`, `:status`, RFC 9113
+    /// §8.3), which browsers list with the others, are left out: they are not fields.
     static func headers(_ value: JSONValue?) -> [HeaderField] {
         (value?.arrayValue ?? []).compactMap { header in
-            guard let name = header["name"]?.stringValue else { return nil }
+            guard let name = header["name"]?.stringValue, !name.hasPrefix(":") else { return nil }
             return HeaderField(name, header["value"]?.stringValue ?? "")
         }
     }

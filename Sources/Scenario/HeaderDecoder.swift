@@ -46,7 +46,7 @@ struct HeaderDecoder {
 
     static let clientKeys = [
         "client_id", "redirect_uri", "client_secret", "scopes", "audience", "username_field",
-        "password_field", "issuer_suffix", "post_logout_redirect_uri",
+        "password_field", "issuer_suffix", "post_logout_redirect_uri", "client_auth_method",
     ]
 
     /// `issuer: embedded`, `issuer: https://…`, or a mapping with `url` (and `tenant` for the
@@ -158,6 +158,15 @@ struct HeaderDecoder {
         }
         if let value = try reader.optionalString(mapping, "post_logout_redirect_uri", context) {
             app.postLogoutRedirectURI = value
+        }
+        if let node = mapping["client_auth_method"] {
+            let value = try reader.string(node, "\(context).client_auth_method")
+            guard let method = ClientAuthenticationMethod(rawValue: value) else {
+                let known = ClientAuthenticationMethod.allCases.map(\.rawValue).joined(separator: ", ")
+                throw reader.error(
+                    node, "\(context).client_auth_method must be one of \(known), found \(value)")
+            }
+            app.clientAuthentication = method
         }
     }
 }

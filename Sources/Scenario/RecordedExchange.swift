@@ -1,9 +1,12 @@
 /// One HTTP request and its response (or the transport error) seen during a scenario: what a
 /// HAR entry is written from.
 public struct RecordedExchange: Hashable, Sendable {
-    /// Who sent it: `device` (the app's SDK and its web sheets), `apple` (the phone's native
-    /// Apple ID sheet), `issuer` (the embedded issuer calling Apple).
-    public var source: String
+    /// Who sent it.
+    public var source: ExchangeSource
+    /// The app (bundle id) that sent it or whose sheet did, when known.
+    public var app: String?
+    /// The HAR page (`step-3`) of the step during which it was sent.
+    public var pageref: String?
     /// When it started, in milliseconds since the Unix epoch, on the world's virtual clock.
     public var startedAtMilliseconds: Int64
     public var method: String
@@ -18,9 +21,14 @@ public struct RecordedExchange: Hashable, Sendable {
     public var error: String?
     /// Wall time of the exchange in milliseconds.
     public var timeMilliseconds: Double
+    /// When it was sent, in milliseconds of real time after the run's first request: a run's
+    /// virtual clock stands still while requests are in flight, so this is what tells which
+    /// requests overlapped (a race) and which followed an answer (a retry). Nil in captures of
+    /// other tools, whose start times are real already.
+    public var wallClockOffsetMilliseconds: Double?
 
     public init(
-        source: String, startedAtMilliseconds: Int64, method: String, url: String,
+        source: ExchangeSource, startedAtMilliseconds: Int64, method: String, url: String,
         requestHeaders: [HeaderField] = [], requestBody: [UInt8] = [], status: Int? = nil,
         responseHeaders: [HeaderField] = [], responseBody: [UInt8] = [], error: String? = nil,
         timeMilliseconds: Double = 0
@@ -39,6 +47,22 @@ public struct RecordedExchange: Hashable, Sendable {
     }
 }
 
+/// Who sent a recorded request (a HAR entry's `_source`).
+public enum ExchangeSource: String, Hashable, Sendable, CaseIterable {
+    /// The app's own code and its SDK.
+    case app
+    /// A web authentication sheet the app presented.
+    case browser
+    /// The phone's native Apple ID sheet, talking to Apple.
+    case apple
+    /// The issuer, talking to another server (the embedded issuer redeeming an Apple code).
+    case issuer
+    /// The device, app or sheet not told apart (captures written before they were).
+    case device
+    /// Not said: a capture from another tool.
+    case unknown
+}
+
 /// A header as sent, name in its original case.
 public struct HeaderField: Hashable, Sendable {
     public var name: String
@@ -48,4 +72,10 @@ public struct HeaderField: Hashable, Sendable {
         self.name = name
         self.value = value
     }
+}
+
+extension RecordedExchange {
+    /// When it was sent on a clock that runs while requests are in flight, in milliseconds: the
+    /// wall-clock offset of a signinsim run, else the start time.
+    public var sendingMoment: Double { wallClockOffsetMilliseconds ?? Double(startedAtMilliseconds) }
 }

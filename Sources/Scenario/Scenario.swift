@@ -151,6 +151,9 @@ public struct AppSetup: Hashable, Sendable {
     /// Where the issuer sends the browser after the end-session call (RP-Initiated Logout §2);
     /// with one, sign-out also sends a `state` (field bug 8).
     public var postLogoutRedirectURI: String?
+    /// How a client with a secret sends it (`client_auth_method`); nil lets the SDK choose from
+    /// the issuer's discovery document.
+    public var clientAuthentication: ClientAuthenticationMethod?
 
     public init(
         bundleID: String = "com.example.app", clientID: String = "com.example.app",
@@ -172,4 +175,12 @@ public struct AppSetup: Hashable, Sendable {
         self.usernameField = usernameField
         self.passwordField = passwordField
     }
+}
+
+/// How a confidential client authenticates at the token endpoint (OpenID Connect Core §9).
+public enum ClientAuthenticationMethod: String, Hashable, Sendable, CaseIterable {
+    /// `Authorization: Basic` (RFC 6749 §2.3.1).
+    case basic = "client_secret_basic"
+    /// `client_secret` in the form body.
+    case post = "client_secret_post"
 }

@@ -22,9 +22,11 @@ public enum ScenarioLoader {
     }
 
     /// Checks a scenario from bytes; `file` names it in errors and resolves `runFlow` paths.
-    public static func parse(_ bytes: [UInt8], file: String, overrides: [String: String] = [:])
-        throws(ScenarioError) -> Scenario
-    {
+    /// `substitutes: false` reads `${…}` as text (a scenario written back from a recording has
+    /// no variables left, and its values may hold such text).
+    public static func parse(
+        _ bytes: [UInt8], file: String, overrides: [String: String] = [:], substitutes: Bool = true
+    ) throws(ScenarioError) -> Scenario {
         let reader = ScenarioReader(file: file)
         let root = try document(bytes, file: file)
         let header = try reader.mapping(
@@ -36,9 +38,10 @@ public enum ScenarioLoader {
         var env: [String: String] = [:]
         if let node = header["env"] { env = try variables(node, reader: reader, context: "env") }
         for (key, value) in overrides { env[key] = value }
-        let substituted = try Substitution(env: env, file: file).apply(
-            to: .mapping(
-                YAMLMapping(header.pairs.filter { $0.key.scalar?.value != "env" }, mark: header.mark)))
+        let withoutEnv = YAMLNode.mapping(
+            YAMLMapping(header.pairs.filter { $0.key.scalar?.value != "env" }, mark: header.mark))
+        let substituted =
+            substitutes ? try Substitution(env: env, file: file).apply(to: withoutEnv) : withoutEnv
         guard case .mapping(let mapping) = substituted else {
             throw reader.error(root, "the scenario must be a mapping")
         }

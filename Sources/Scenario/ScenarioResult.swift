@@ -91,10 +91,13 @@ public struct StepRecord: Hashable, Sendable {
     /// The steps of a `parallel` block or a `runFlow` include.
     public var children: [StepRecord]
     public var durationMilliseconds: Double
+    /// For an SDK call (and a launch, whose `configure` is one): `ok`, or the `SignInError`
+    /// code it returned, whatever the step expected.
+    public var callOutcome: String?
 
     public init(
         step: String, location: SourceLocation, outcome: Outcome, note: String? = nil,
-        children: [StepRecord] = [], durationMilliseconds: Double = 0
+        children: [StepRecord] = [], durationMilliseconds: Double = 0, callOutcome: String? = nil
     ) {
         self.step = step
         self.location = location
@@ -102,7 +105,11 @@ public struct StepRecord: Hashable, Sendable {
         self.note = note
         self.children = children
         self.durationMilliseconds = durationMilliseconds
+        self.callOutcome = callOutcome
     }
+
+    /// The outcome an SDK call counts as when it succeeded.
+    public static let callSucceeded = "ok"
 }
 
 /// A whole run: every scenario's result, in the order the scenarios were listed (sorted by
@@ -129,4 +136,47 @@ public struct RunSummary: Hashable, Sendable {
     }
 
     public func count(_ status: ScenarioResult.Status) -> Int { results.count { $0.status == status } }
+}
+
+/// What a scenario run recorded besides its HTTP exchanges: the world it ran in, each
+/// top-level step as it ran, and how each app ended. A HAR written with it (one page per step)
+/// carries enough for `replay` to re-enact the run against the recorded answers and for
+/// `import-har` to rebuild its client side.
+public struct RunRecording: Hashable, Sendable {
+    /// The scenario as loaded (header and steps).
+    public var scenario: Scenario
+    /// The seed the world ran with.
+    public var seed: UInt64
+    /// The top-level steps in the order they ran, `runFlow` includes inlined.
+    public var steps: [RecordedStep]
+    /// Per app (bundle id): whether a session was stored when the run ended; absent when it
+    /// could not be read (a locked keychain).
+    public var signedInAtEnd: [String: Bool]
+
+    public init(scenario: Scenario, seed: UInt64, steps: [RecordedStep], signedInAtEnd: [String: Bool]) {
+        self.scenario = scenario
+        self.seed = seed
+        self.steps = steps
+        self.signedInAtEnd = signedInAtEnd
+    }
+}
+
+/// One top-level step as it ran: a page of the run's HAR.
+public struct RecordedStep: Hashable, Sendable {
+    /// The step's position among the run's top-level steps, from 1.
+    public var number: Int
+    public var step: Step
+    /// World time when it began, in milliseconds since the Unix epoch.
+    public var startedAtMilliseconds: Int64
+    public var record: StepRecord
+
+    public init(number: Int, step: Step, startedAtMilliseconds: Int64, record: StepRecord) {
+        self.number = number
+        self.step = step
+        self.startedAtMilliseconds = startedAtMilliseconds
+        self.record = record
+    }
+
+    /// The HAR page id of the step (`step-3`), which its entries name as `pageref`.
+    public var pageID: String { "step-\(number)" }
 }

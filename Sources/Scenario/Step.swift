@@ -14,6 +14,14 @@ public struct Step: Hashable, Sendable {
     }
 }
 
+extension Step {
+    /// Whether the step is a `runFlow` include (or a parallel branch's sequence).
+    public var isInclude: Bool {
+        if case .include = action { return true }
+        return false
+    }
+}
+
 /// What a step does.
 public enum StepAction: Hashable, Sendable {
     /// An app lifecycle action on one app (`app` nil: the scenario's first app).
@@ -139,17 +147,33 @@ public struct WebUserSetup: Hashable, Sendable {
     public var consent: String
     /// `cancel` (closes the sheet) or `abandon` (leaves it open) at `point`.
     public var interruption: WebInterruption?
+    /// What the person types when the login form comes back after a refused attempt, one entry
+    /// per further attempt (`retry`). Without one, a login form shown again ends the sheet.
+    public var retries: [LoginAttempt]
 
     public init(
         username: String = "alice@example.com", password: String = "alice-password",
         fields: [FieldValue] = [],
-        consent: String = "approve", interruption: WebInterruption? = nil
+        consent: String = "approve", interruption: WebInterruption? = nil, retries: [LoginAttempt] = []
     ) {
         self.username = username
         self.password = password
         self.fields = fields
         self.consent = consent
         self.interruption = interruption
+        self.retries = retries
+    }
+}
+
+/// One more try at a login form the issuer showed again: what changes from the first attempt
+/// (nil keeps what was typed before).
+public struct LoginAttempt: Hashable, Sendable {
+    public var username: String?
+    public var password: String?
+
+    public init(username: String? = nil, password: String? = nil) {
+        self.username = username
+        self.password = password
     }
 }
 
@@ -183,8 +207,8 @@ public struct WebInterruption: Hashable, Sendable {
 
 /// Admin actions on the embedded issuer (its `/_admin/` API).
 public enum IssuerAction: Hashable, Sendable {
-    /// Arms a fault (`protocols.md` §5 ids or a transport fault) for the next `count` uses.
-    case fault(id: String, count: Int, path: String?, delayMilliseconds: Int?)
+    /// Arms a fault (an RP conformance id or a transport fault) for the next `count` uses.
+    case fault(FaultSetup)
     case clearFaults
     /// A new signing key (optionally of another algorithm); the old one stays in the JWKS.
     case rotateKeys(algorithm: String?)
@@ -193,6 +217,35 @@ public enum IssuerAction: Hashable, Sendable {
     /// Moves the issuer's clock through its admin API (`POST /_admin/clock`). In a simulated
     /// world that clock is the world's, so devices age with it.
     case clock(IssuerClockMove)
+}
+
+/// An `issuer: {fault: …}` step: which fault, for how many requests, and its settings.
+public struct FaultSetup: Hashable, Sendable {
+    /// The fault's id (`rp-id_token-sig-none`, `http-500`, …).
+    public var id: String
+    public var count: Int
+    /// Only requests to this path (transport faults).
+    public var path: String?
+    /// `http-delay`: how long the request is held.
+    public var delayMilliseconds: Int?
+    /// `http-html-error` and `oauth-error`: the status answered.
+    public var status: Int?
+    /// `oauth-error`: the `error` code and `error_description` answered (RFC 6749 §5.2).
+    public var error: String?
+    public var errorDescription: String?
+
+    public init(
+        id: String, count: Int = 1, path: String? = nil, delayMilliseconds: Int? = nil, status: Int? = nil,
+        error: String? = nil, errorDescription: String? = nil
+    ) {
+        self.id = id
+        self.count = count
+        self.path = path
+        self.delayMilliseconds = delayMilliseconds
+        self.status = status
+        self.error = error
+        self.errorDescription = errorDescription
+    }
 }
 
 /// How an `issuer: {clock: …}` step moves the issuer's clock.

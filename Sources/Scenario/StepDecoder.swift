@@ -168,8 +168,7 @@ struct StepDecoder {
             allowed =
                 common + [
                     "username", "password", "fill", "consent", "cancel", "abandon", "prompt", "scopes",
-                    "login_hint",
-                    "max_age",
+                    "login_hint", "max_age", "retry",
                 ]
         case "handleRedirect": allowed = common + ["url"]
         case "getAccessToken": allowed = common + ["force"]
@@ -285,6 +284,7 @@ struct StepDecoder {
                 }
                 user.interruption = WebInterruption(kind, at: point)
             }
+            if let node = mapping["retry"] { user.retries = try loginAttempts(node) }
             prompt = try reader.optionalString(mapping, "prompt", "signIn")
             if let node = mapping["scopes"] { scopes = try reader.strings(node, "signIn.scopes") }
             loginHint = try reader.optionalString(mapping, "login_hint", "signIn")
@@ -293,6 +293,22 @@ struct StepDecoder {
             }
         }
         return .signIn(user, prompt: prompt, scopes: scopes, loginHint: loginHint, maxAge: maxAge)
+    }
+
+    /// `retry: [{password: …}, …]`: the attempts after a refused one.
+    private func loginAttempts(_ node: YAMLNode) throws(ScenarioError) -> [LoginAttempt] {
+        guard case .sequence(let sequence) = node, !sequence.items.isEmpty else {
+            throw reader.error(node, "signIn.retry must be a non-empty list of {username, password}")
+        }
+        var attempts: [LoginAttempt] = []
+        for item in sequence.items {
+            let attempt = try reader.mapping(item, "signIn.retry", allowed: ["username", "password"])
+            attempts.append(
+                LoginAttempt(
+                    username: try reader.optionalString(attempt, "username", "signIn.retry"),
+                    password: try reader.optionalString(attempt, "password", "signIn.retry")))
+        }
+        return attempts
     }
 
     // MARK: Device, issuer
@@ -346,7 +362,10 @@ struct StepDecoder {
     private func issuerAction(_ node: YAMLNode) throws(ScenarioError) -> IssuerAction {
         let mapping = try reader.mapping(
             node, "issuer",
-            allowed: ["fault", "count", "path", "delay_ms", "clear_faults", "rotate_keys", "user", "clock"])
+            allowed: [
+                "fault", "count", "path", "delay_ms", "status", "error", "error_description", "clear_faults",
+                "rotate_keys", "user", "clock",
+            ])
         let actions = ["fault", "clear_faults", "rotate_keys", "user", "clock"].filter { mapping[$0] != nil }
         guard actions.count == 1 else {
             throw reader.error(
@@ -364,9 +383,15 @@ struct StepDecoder {
             let delay = try mapping["delay_ms"].map { (n: YAMLNode) throws(ScenarioError) in
                 try reader.int(n, "issuer.delay_ms", range: 0...600_000)
             }
+            let status = try mapping["status"].map { (n: YAMLNode) throws(ScenarioError) in
+                try reader.int(n, "issuer.status", range: 100...599)
+            }
             return .fault(
-                id: id, count: count, path: try reader.optionalString(mapping, "path", "issuer"),
-                delayMilliseconds: delay)
+                FaultSetup(
+                    id: id, count: count, path: try reader.optionalString(mapping, "path", "issuer"),
+                    delayMilliseconds: delay, status: status,
+                    error: try reader.optionalString(mapping, "error", "issuer"),
+                    errorDescription: try reader.optionalString(mapping, "error_description", "issuer")))
         case "clear_faults":
             return .clearFaults
         case "clock":

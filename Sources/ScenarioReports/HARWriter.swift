@@ -13,25 +13,90 @@ public import Scenario
 public enum HARWriter {
     /// The HAR document as UTF-8 JSON with sorted keys and a final newline.
     public static func render(
-        _ exchanges: [RecordedExchange], creator: String, version: String, redaction: Redaction = .default
+        _ exchanges: [RecordedExchange], recording: RunRecording? = nil, creator: String, version: String,
+        redaction: Redaction = .default
     ) -> [UInt8] {
-        let text = document(exchanges, creator: creator, version: version, redaction: redaction)
-            .prettyPrinted()
+        let text = document(
+            exchanges, recording: recording, creator: creator, version: version, redaction: redaction
+        ).prettyPrinted()
         return Array(text.utf8) + [UInt8(ascii: "\n")]
     }
 
     /// The HAR document as a value: `{"log": {...}}` (HAR 1.2 §log).
+    ///
+    /// With a run's recording, the log also says which scenario ran, with which SDK profiles
+    /// (`comment`, and `_signinsim` for tools: the scenario's header, its file, the seed, and
+    /// whether each app was signed in at the end), and each top-level step is a page (HAR 1.2
+    /// §pages) that its entries name in `pageref`, carrying the step as the scenario file
+    /// writes it (`_step`) and how it ended (`_outcome`). Secrets in steps and settings are
+    /// hidden with the entries' placeholders.
     public static func document(
-        _ exchanges: [RecordedExchange], creator: String, version: String, redaction: Redaction = .default
+        _ exchanges: [RecordedExchange], recording: RunRecording? = nil, creator: String, version: String,
+        redaction: Redaction = .default
     ) -> JSONValue {
-        [
-            "log": [
-                "version": "1.2",
-                "creator": ["name": .string(creator), "version": .string(version)],
-                "pages": [],
-                "entries": .array(redaction.apply(to: exchanges).map(entry)),
-            ]
+        var documents: [JSONValue] = []
+        if let recording {
+            documents.append(.object(ScenarioEncoder.header(recording.scenario)))
+            documents += recording.steps.map { ScenarioEncoder.step($0.step) }
+        }
+        let redacted = redaction.apply(to: exchanges, documents: documents)
+        var log: [String: JSONValue] = [
+            "version": "1.2",
+            "creator": ["name": .string(creator), "version": .string(version)],
+            "pages": [],
+            "entries": .array(redacted.exchanges.map(entry)),
         ]
+        if let recording, let header = redacted.documents.first {
+            log["comment"] = .string(comment(recording))
+            log["_signinsim"] = runMember(recording, header: header)
+            log["pages"] = .array(
+                zip(recording.steps, redacted.documents.dropFirst()).map { page($0, step: $1) })
+        }
+        return ["log": .object(log)]
+    }
+
+    /// `signinsim run of "NAME" (FILE), seed 7; SDK profile naive (com.example.app)`.
+    static func comment(_ recording: RunRecording) -> String {
+        let scenario = recording.scenario
+        let profiles = scenario.apps.map { "\($0.profile) (\($0.bundleID))" }.joined(separator: ", ")
+        return "signinsim run of \"\(scenario.name)\" (\(scenario.location.file)), seed \(recording.seed); "
+            + "SDK profile\(scenario.apps.count == 1 ? "" : "s") \(profiles)"
+    }
+
+    /// `log._signinsim`: the scenario's header as the file format writes it, where it came from,
+    /// the seed, and how each app ended.
+    private static func runMember(_ recording: RunRecording, header: JSONValue) -> JSONValue {
+        [
+            "scenario": header,
+            "file": .string(recording.scenario.location.file),
+            "seed": .int(Int64(truncatingIfNeeded: recording.seed)),
+            "signed_in_at_end": .object(recording.signedInAtEnd.mapValues(JSONValue.bool)),
+        ]
+    }
+
+    /// One `pages` element: a top-level step (HAR 1.2 §pages).
+    private static func page(_ recorded: RecordedStep, step: JSONValue) -> JSONValue {
+        let location = recorded.step.location
+        var page: [String: JSONValue] = [
+            "startedDateTime": .string(
+                UTCTimestamp.iso8601(millisecondsSinceEpoch: recorded.startedAtMilliseconds)),
+            "id": .string(recorded.pageID),
+            "title": .string(
+                "\(recorded.number). \(recorded.step.name) (\(location.file):\(location.line))"),
+            "pageTimings": ["onContentLoad": -1, "onLoad": -1],
+            "_step": step,
+            "_outcome": outcome(recorded.record),
+        ]
+        if let note = recorded.record.note { page["comment"] = .string(note) }
+        return .object(page)
+    }
+
+    /// How a step ended: `outcome`, the SDK call's result (`call`), and its inner steps'.
+    static func outcome(_ record: StepRecord) -> JSONValue {
+        var members: [String: JSONValue] = ["outcome": .string(record.outcome.rawValue)]
+        if let call = record.callOutcome { members["call"] = .string(call) }
+        if !record.children.isEmpty { members["children"] = .array(record.children.map(outcome)) }
+        return .object(members)
     }
 
     /// One `entries` element (HAR 1.2 §entries) of an exchange already redacted.
@@ -48,9 +113,12 @@ public enum HARWriter {
                 "blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 0,
                 "wait": Durations.milliseconds(exchange.timeMilliseconds), "receive": 0,
             ],
-            "_source": .string(exchange.source),
+            "_source": .string(exchange.source.rawValue),
         ]
         if let error = exchange.error { entry["_error"] = .string(error) }
+        if let app = exchange.app { entry["_app"] = .string(app) }
+        if let offset = exchange.wallClockOffsetMilliseconds { entry["_wall_offset_ms"] = .double(offset) }
+        if let page = exchange.pageref { entry["pageref"] = .string(page) }
         return .object(entry)
     }
 

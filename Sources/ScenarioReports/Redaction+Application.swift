@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 public import Scenario
 
 /// Applying a `Redaction` to a capture: the HAR writer does it before anything is written, and
@@ -16,16 +16,30 @@ extension Redaction {
     /// token revoked as `token` (RFC 7009 §2.1). Placeholders already in the capture are kept and
     /// their numbers not reused, so redacting twice changes nothing.
     public func apply(to exchanges: [RecordedExchange]) -> [RecordedExchange] {
-        guard hidesAnything else { return exchanges }
+        apply(to: exchanges, documents: []).exchanges
+    }
+
+    /// The exchanges and JSON documents that go with them (a recorded run's steps and apps),
+    /// redacted together: a password typed in a `signIn` step gets the placeholder it has in
+    /// the login form's body, a client secret in an app's settings the one it has in the token
+    /// requests. In documents, members with hidden names are hidden, and secrets found in the
+    /// exchanges are hidden wherever they appear.
+    public func apply(to exchanges: [RecordedExchange], documents: [JSONValue])
+        -> (exchanges: [RecordedExchange], documents: [JSONValue])
+    {
+        guard hidesAnything else { return (exchanges, documents) }
         var ledger = Ledger()
-        for exchange in exchanges {
-            _ = rewritten(exchange) { occurrence in
-                if let label = occurrence.label { ledger.note(occurrence.value, label: label) }
-                return nil
-            }
+        let note: Replacement = { occurrence in
+            if let label = occurrence.label { ledger.note(occurrence.value, label: label) }
+            return nil
         }
+        for exchange in exchanges { _ = rewritten(exchange, note) }
+        for document in documents { _ = rewritten(document, note) }
         ledger.assignNumbers()
-        return exchanges.map { exchange in rewritten(exchange) { ledger.placeholder(for: $0) } ?? exchange }
+        return (
+            exchanges.map { exchange in rewritten(exchange) { ledger.placeholder(for: $0) } ?? exchange },
+            documents.map { document in rewritten(document) { ledger.placeholder(for: $0) } ?? document }
+        )
     }
 
     /// A value met in an exchange: under a hidden name (`label`), or under an ordinary one,
@@ -88,8 +102,36 @@ extension Redaction {
                 output[index].value = url
                 changed = true
             }
+            if cookies, name == "cookie" || name == "set-cookie",
+                let value = rewritten(cookieHeader: field.value, isSetCookie: name == "set-cookie", replace)
+            {
+                output[index].value = value
+                changed = true
+            }
         }
         return changed ? output : nil
+    }
+
+    /// A `Cookie` header (`a=1; b=2`, RFC 6265 §4.2.1) with every value hidden, or a
+    /// `Set-Cookie` header (`a=1; Path=/`, §4.1.1) with its cookie's value hidden and its
+    /// attributes kept. Empty values (a cookie being deleted) stay.
+    private func rewritten(cookieHeader: String, isSetCookie: Bool, _ replace: Replacement) -> String? {
+        var changed = false
+        let separator: Character = ";"
+        var parts = cookieHeader.split(separator: separator, omittingEmptySubsequences: false).map(
+            String.init)
+        for index in parts.indices {
+            if isSetCookie, index > 0 { break }
+            let part = parts[index]
+            guard let equals = part.firstIndex(of: "=") else { continue }
+            let value = String(part[part.index(after: equals)...].trimmingSpaces())
+            guard !value.isEmpty,
+                let placeholder = replace(Occurrence(label: Self.cookieLabel, value: value))
+            else { continue }
+            parts[index] = String(part[...equals]) + placeholder
+            changed = true
+        }
+        return changed ? parts.joined(separator: String(separator)) : nil
     }
 
     /// A URL with the parameters of its query and fragment rewritten. The placeholder is

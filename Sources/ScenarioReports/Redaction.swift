@@ -28,10 +28,14 @@ public struct Redaction: Hashable, Sendable {
     public var codeVerifiers: Bool
     /// `refresh_token` in requests and token responses (RFC 6749 §6). Off by default.
     public var refreshTokens: Bool
+    /// Cookie values, in `Cookie` and `Set-Cookie` headers (RFC 6265 §4): an issuer's session
+    /// cookie signs its holder in as the user until it expires.
+    public var cookies: Bool
 
     public init(
         passwords: Bool = true, clientSecrets: Bool = true, basicCredentials: Bool = true,
-        privateKeys: Bool = true, codeVerifiers: Bool = false, refreshTokens: Bool = false
+        privateKeys: Bool = true, codeVerifiers: Bool = false, refreshTokens: Bool = false,
+        cookies: Bool = true
     ) {
         self.passwords = passwords
         self.clientSecrets = clientSecrets
@@ -39,14 +43,15 @@ public struct Redaction: Hashable, Sendable {
         self.privateKeys = privateKeys
         self.codeVerifiers = codeVerifiers
         self.refreshTokens = refreshTokens
+        self.cookies = cookies
     }
 
-    /// Passwords, client secrets and assertions, Basic credentials and private keys.
+    /// Passwords, client secrets and assertions, Basic credentials, private keys and cookies.
     public static let `default` = Redaction()
 
     /// Nothing hidden: for captures that never leave the machine.
     public static let disabled = Redaction(
-        passwords: false, clientSecrets: false, basicCredentials: false, privateKeys: false)
+        passwords: false, clientSecrets: false, basicCredentials: false, privateKeys: false, cookies: false)
 
     /// Every secret this type knows, refresh tokens and code verifiers included.
     public static let everything = Redaction(codeVerifiers: true, refreshTokens: true)
@@ -82,6 +87,8 @@ public struct Redaction: Hashable, Sendable {
 extension Redaction {
     /// The label of the placeholder that hides `Authorization: Basic` credentials.
     public static let basicCredentialsLabel = "basic-credentials"
+    /// The label of the placeholders that hide cookie values.
+    public static let cookieLabel = "cookie"
 
     /// What replaces the `number`th distinct secret named `name` in a capture:
     /// `<REDACTED:name:number>`, as Betamax's placeholders name what was there.
@@ -136,6 +143,7 @@ extension Redaction {
         case privateKeys = "private-keys"
         case codeVerifiers = "code-verifiers"
         case refreshTokens = "refresh-tokens"
+        case cookies
     }
 
     /// Whether secrets of this kind are hidden.
@@ -148,6 +156,7 @@ extension Redaction {
             case .privateKeys: privateKeys
             case .codeVerifiers: codeVerifiers
             case .refreshTokens: refreshTokens
+            case .cookies: cookies
             }
         }
         set {
@@ -158,6 +167,7 @@ extension Redaction {
             case .privateKeys: privateKeys = newValue
             case .codeVerifiers: codeVerifiers = newValue
             case .refreshTokens: refreshTokens = newValue
+            case .cookies: cookies = newValue
             }
         }
     }

@@ -19,11 +19,43 @@ final class ScenarioExecution: Sendable {
     let world: ScenarioWorld
     /// The error code of the last SDK call (nil: it succeeded), shared by parallel steps.
     private let lastError = Mutex<String?>(nil)
+    /// The id of the last SDK call a replay made.
+    private let nextCall = Mutex<UInt64>(0)
     /// Top-level steps finished so far and the one running, for a report cut short.
     /// Top-level steps finished so far, the one running, and the first failure inside a
     /// `parallel` block still running, for a report cut short.
     private let progress = Mutex<(records: [StepRecord], current: Step?, branchFailure: StepFailure?)>(
         ([], nil, nil))
+
+    /// The top-level steps begun so far (`runFlow` includes inlined), with when each began on
+    /// the monotonic clock and in world time, and its record once it ended: the HAR's pages.
+    private let pageMarks = Mutex<[PageMark]>([])
+
+    struct PageMark {
+        var step: Step
+        var began: ContinuousClock.Instant
+        var worldMilliseconds: Int64
+        var record: StepRecord?
+    }
+
+    /// The pages so far: one per top-level step begun, numbered from 1.
+    func recordedSteps() -> [RecordedStep] {
+        pageMarks.withLock { marks in
+            marks.enumerated().map { index, mark in
+                RecordedStep(
+                    number: index + 1, step: mark.step, startedAtMilliseconds: mark.worldMilliseconds,
+                    record: mark.record
+                        ?? StepRecord(
+                            step: mark.step.name, location: mark.step.location, outcome: .skipped,
+                            note: "interrupted"))
+            }
+        }
+    }
+
+    /// When each page began, for assigning exchanges to pages.
+    func pageStarts() -> [(id: String, began: ContinuousClock.Instant)] {
+        pageMarks.withLock { marks in marks.enumerated().map { ("step-\($0.offset + 1)", $0.element.began) } }
+    }
 
     func completedRecords() -> [StepRecord] { progress.withLock { $0.records } }
     func currentStep() -> Step? { progress.withLock { $0.current } }
@@ -36,11 +68,13 @@ final class ScenarioExecution: Sendable {
 
     /// Runs the scenario's steps, keeping progress for a report cut short.
     func runScenario(_ steps: [Step]) async -> (records: [StepRecord], failure: StepFailure?) {
-        await run(steps, tracking: true)
+        await run(steps, tracking: true, pages: true)
     }
 
     /// Runs steps in order; the first failure stops them, and the rest are recorded as skipped.
-    func run(_ steps: [Step], tracking: Bool = false) async -> (records: [StepRecord], failure: StepFailure?)
+    /// With `pages`, each step (each step of an include) is a page of the run's recording.
+    func run(_ steps: [Step], tracking: Bool = false, pages: Bool = false) async
+        -> (records: [StepRecord], failure: StepFailure?)
     {
         var records: [StepRecord] = []
         var failure: StepFailure?
@@ -53,7 +87,7 @@ final class ScenarioExecution: Sendable {
                 continue
             }
             if tracking { progress.withLock { $0.current = step } }
-            let (record, stop) = await run(step)
+            let (record, stop) = await run(step, pages: pages)
             records.append(record)
             if tracking { progress.withLock { $0.records.append(record) } }
             failure = stop
@@ -61,7 +95,25 @@ final class ScenarioExecution: Sendable {
         return (records, failure)
     }
 
-    private func run(_ step: Step) async -> (StepRecord, StepFailure?) {
+    private func run(_ step: Step, pages: Bool = false) async -> (StepRecord, StepFailure?) {
+        let started = ContinuousClock.now
+        var page: Int?
+        if pages, !step.isInclude {
+            let scheduler = world.world.scheduler
+            let mark = PageMark(
+                step: step, began: started,
+                worldMilliseconds: scheduler.epochSeconds * 1000 + scheduler.now.milliseconds)
+            page = pageMarks.withLock { marks in
+                marks.append(mark)
+                return marks.count - 1
+            }
+        }
+        let (record, stop) = await runUnmarked(step, pages: pages)
+        if let page { pageMarks.withLock { $0[page].record = record } }
+        return (record, stop)
+    }
+
+    private func runUnmarked(_ step: Step, pages: Bool) async -> (StepRecord, StepFailure?) {
         let started = ContinuousClock.now
         var record = StepRecord(step: step.name, location: step.location, outcome: .passed)
         var stop: StepFailure?
@@ -85,11 +137,11 @@ final class ScenarioExecution: Sendable {
                 record.children = results.map(\.1)
                 stop = results.compactMap(\.2).first
             case .include(_, let steps):
-                let (records, failure) = await run(steps)
+                let (records, failure) = await run(steps, pages: pages)
                 record.children = records
                 stop = failure
             default:
-                record.note = try await perform(step)
+                record.note = try await perform(step, callOutcome: &record.callOutcome)
             }
         } catch let skip as StepSkip {
             record.outcome = .skipped
@@ -104,8 +156,9 @@ final class ScenarioExecution: Sendable {
         return (record, stop)
     }
 
-    /// Performs one simple step; returns a note for the report.
-    private func perform(_ step: Step) async throws -> String? {
+    /// Performs one simple step; returns a note for the report, and an SDK call's outcome in
+    /// `callOutcome`.
+    private func perform(_ step: Step, callOutcome: inout String?) async throws -> String? {
         switch step.action {
         case .app(let action, let id):
             let app = world.app(id)
@@ -115,6 +168,7 @@ final class ScenarioExecution: Sendable {
                 // {error: …}` sees next.
                 let error = app.configureError
                 lastError.withLock { $0 = error?.code.rawValue }
+                callOutcome = error?.code.rawValue ?? StepRecord.callSucceeded
                 return error.map { "configure failed: \($0.code.rawValue): \($0.message)" }
             }
             return nil
@@ -129,7 +183,7 @@ final class ScenarioExecution: Sendable {
             // A real issuer keeps its own time: moving only the phone's would put its clock hours
             // ahead of the issuer's (the `skew` step's job), and every token it then receives
             // would look expired.
-            guard world.isEmbedded else {
+            guard world.ownsIssuerClock else {
                 throw StepSkip(reason: "needs the embedded issuer's clock: a real issuer keeps its own time")
             }
             world.world.advance(by: seconds)
@@ -140,6 +194,7 @@ final class ScenarioExecution: Sendable {
             world.phone.device.clock.setSkew(seconds)
             return nil
         case .appleRevokeConsent(let id):
+            if world.replay != nil { throw StepSkip(reason: Self.replaySkipsIssuer) }
             guard let apple = world.world.identity?.apple else {
                 throw StepSkip(reason: "needs the embedded issuer's simulated Apple")
             }
@@ -152,18 +207,36 @@ final class ScenarioExecution: Sendable {
             apple.stopUsingAppleID(email: account.email, bundleID: world.app(id).bundleID)
             return nil
         case .network(let change):
+            if world.replay != nil {
+                throw StepSkip(reason: "the capture holds what the network did to each request")
+            }
             applyNetwork(change)
             return nil
         case .appleAccount(let account):
             world.phone.appleAccount = account.map(ScenarioWorld.appleIDAccount)
             return nil
         case .issuer(let action):
+            if world.replay != nil {
+                // The capture's times are the world's: a clock move then moves the world now.
+                guard case .clock(let move) = action else { throw StepSkip(reason: Self.replaySkipsIssuer) }
+                let clock = world.world.clock
+                switch move {
+                case .advance(let seconds): clock.advance(by: seconds)
+                case .offset(let seconds): clock.setOffset(seconds)
+                }
+                await Task.yield()
+                return nil
+            }
             guard world.isEmbedded else { throw StepSkip(reason: "needs the embedded issuer's admin API") }
             try await issuerAction(action, step: step)
             return nil
         case .sdk(let call, let app, let expectedErrors):
-            return try await sdk(call, app: app, expectedErrors: expectedErrors, step: step)
+            return try await sdk(
+                call, app: app, expectedErrors: expectedErrors, step: step, callOutcome: &callOutcome)
         case .expect(let expectations):
+            if world.replay != nil {
+                throw StepSkip(reason: "a replay compares requests and outcomes with the capture, not checks")
+            }
             let checker = ExpectationChecker(world: world, lastError: lastError.withLock { $0 })
             var skipped: [String] = []
             for expectation in expectations {
@@ -174,12 +247,19 @@ final class ScenarioExecution: Sendable {
             }
             return skipped.isEmpty ? nil : "not checked: " + skipped.joined(separator: "; ")
         case .wait(let condition):
-            try await wait(for: condition, step: step)
+            do {
+                try await wait(for: condition, step: step)
+            } catch let stop as StepStop where world.replay != nil {
+                // A replayed app that parts ways may never get there: say so and go on.
+                return stop.failure.message
+            }
             return nil
         case .parallel, .include:
             return nil
         }
     }
+
+    static let replaySkipsIssuer = "in a replay the issuer's side is the capture"
 
     /// Longest a `wait` step waits, in real time.
     static let waitLimit = Duration.seconds(10)
@@ -247,11 +327,9 @@ final class ScenarioExecution: Sendable {
     private func issuerAction(_ action: IssuerAction, step: Step) async throws {
         let response: HTTPResponse
         switch action {
-        case .fault(let id, let count, let path, let delay):
-            var body: [String: JSONValue] = ["fault": .string(id), "count": .int(Int64(count))]
-            if let path { body["path"] = .string(path) }
-            if let delay { body["delay_ms"] = .int(Int64(delay)) }
-            response = try await world.admin(.post, "faults", body: .object(body))
+        case .fault:
+            // The admin API takes the step's own members (fault, count, path, delay_ms, …).
+            response = try await world.admin(.post, "faults", body: .object(ScenarioEncoder.issuer(action)))
         case .clearFaults:
             response = try await world.admin(.delete, "faults")
         case .rotateKeys(let algorithm):
@@ -281,16 +359,32 @@ final class ScenarioExecution: Sendable {
 
     // MARK: SDK calls
 
-    private func sdk(_ call: SDKCall, app id: String?, expectedErrors: [String]?, step: Step) async throws
-        -> String?
-    {
+    private func sdk(
+        _ call: SDKCall, app id: String?, expectedErrors: [String]?, step: Step, callOutcome: inout String?
+    ) async throws -> String? {
         let app = world.app(id)
         let setup = world.setup(id)
         let outcome: Result<String?, SignInError>
-        do throws(SignInError) {
-            outcome = .success(try await invoke(call, app: app, setup: setup))
-        } catch {
-            outcome = .failure(error)
+        if let replay = world.replay {
+            let callID = nextCall.withLock { id in
+                id += 1
+                return id
+            }
+            outcome = await ReplayCall.$current.withValue(callID) {
+                () async -> Result<String?, SignInError> in
+                do throws(SignInError) {
+                    return .success(try await invoke(call, app: app, setup: setup))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            replay.callFinished(callID)
+        } else {
+            do throws(SignInError) {
+                outcome = .success(try await invoke(call, app: app, setup: setup))
+            } catch {
+                outcome = .failure(error)
+            }
         }
         let code: String?
         switch outcome {
@@ -298,6 +392,15 @@ final class ScenarioExecution: Sendable {
         case .failure(let error): code = error.code.rawValue
         }
         lastError.withLock { $0 = code }
+        callOutcome = code ?? StepRecord.callSucceeded
+        if world.replay != nil {
+            // A replay records what the app did and goes on; the report compares it with the
+            // recording.
+            switch outcome {
+            case .success(let note): return note
+            case .failure(let error): return "error \(error.code.rawValue): \(error.message)"
+            }
+        }
         let allowed = expectedErrors ?? ["none"]
         let actual = code ?? "none"
         let expected = allowed.count == 1 ? allowed[0] : "one of " + allowed.joined(separator: ", ")
@@ -347,9 +450,16 @@ final class ScenarioExecution: Sendable {
             if let stop = user.interruption, let point = WebUserScript.Point(rawValue: stop.point) {
                 interruption = stop.kind == .cancel ? .cancel(at: point) : .abandon(at: point)
             }
+            let retries = user.retries.map { attempt -> FormParameters in
+                var changes = FormParameters()
+                if let username = attempt.username { changes.append(setup.usernameField, username) }
+                if let password = attempt.password { changes.append(setup.passwordField, password) }
+                return changes
+            }
             app.webUser = WebUserScript(
-                fields: fields, consent: user.consent == "deny" ? .deny : .approve, interruption: interruption
-            )
+                fields: fields, consent: user.consent == "deny" ? .deny : .approve,
+                interruption: interruption,
+                retries: retries)
             var request = SignInRequestOptions()
             request.prompt = prompt
             request.scopes = scopes

@@ -6,17 +6,20 @@ import Synchronization
 /// Runs one scenario in a fresh world: builds it from the header, replays the steps, and
 /// tears it down, whatever happens.
 public enum ScenarioRunner {
-    /// What one run gave: the result, and every HTTP exchange of the device for the HAR.
+    /// What one run gave: the result, every HTTP exchange for the HAR, and the recording of
+    /// its steps (the HAR's pages); nil when the world could not be built.
     public struct Outcome: Sendable {
         public var result: ScenarioResult
         public var exchanges: [RecordedExchange]
+        public var recording: RunRecording?
     }
 
     /// Runs `scenario` with `seed` (the scenario's own seed wins). A scenario that outlives
     /// `timeLimitSeconds` (its own `timeout` wins) is stopped and reported as interrupted.
-    public static func run(_ scenario: Scenario, seed: UInt64, timeLimitSeconds: Double = 120) async
-        -> Outcome
-    {
+    /// With `replay`, it re-enacts a capture (see `ReplayTarget`).
+    public static func run(
+        _ scenario: Scenario, seed: UInt64, timeLimitSeconds: Double = 120, replay: ReplayTarget? = nil
+    ) async -> Outcome {
         let started = ContinuousClock.now
         let seed = scenario.seed ?? seed
         var result = ScenarioResult(
@@ -25,18 +28,18 @@ public enum ScenarioRunner {
             status: .passed, seed: seed)
         let world: ScenarioWorld
         do {
-            world = try await ScenarioWorld.build(scenario, seed: seed)
+            world = try await ScenarioWorld.build(scenario, seed: seed, replay: replay)
         } catch let error as ScenarioError {
             result.status = .failed
             result.failure = StepFailure(step: "setup", location: error.location, message: error.message)
             result.durationMilliseconds = milliseconds(since: started)
-            return Outcome(result: result, exchanges: [])
+            return Outcome(result: result, exchanges: [], recording: nil)
         } catch {
             result.status = .failed
             result.failure = StepFailure(
                 step: "setup", location: scenario.location, message: "cannot build the world: \(error)")
             result.durationMilliseconds = milliseconds(since: started)
-            return Outcome(result: result, exchanges: [])
+            return Outcome(result: result, exchanges: [], recording: nil)
         }
         let execution = ScenarioExecution(world: world)
         let limit = scenario.timeLimitSeconds ?? timeLimitSeconds
@@ -70,11 +73,14 @@ public enum ScenarioRunner {
                     location: execution.currentStep()?.location ?? scenario.location, message: stopped)
             }
         }
-        let exchanges = world.exchanges()
+        let signedIn = ending.isFinished ? await world.signedInAtEnd() : [:]
+        let exchanges = world.exchanges(pages: execution.pageStarts())
+        let recording = RunRecording(
+            scenario: scenario, seed: seed, steps: execution.recordedSteps(), signedInAtEnd: signedIn)
         // Terminating the apps cancels SDK calls still in flight (a timed-out step).
         await world.shutdown()
         result.durationMilliseconds = milliseconds(since: started)
-        return Outcome(result: result, exchanges: exchanges)
+        return Outcome(result: result, exchanges: exchanges, recording: recording)
     }
 }
 
@@ -86,6 +92,11 @@ extension ScenarioRunner {
 
         var isTimeout: Bool {
             if case .timedOut = self { return true }
+            return false
+        }
+
+        var isFinished: Bool {
+            if case .finished = self { return true }
             return false
         }
     }

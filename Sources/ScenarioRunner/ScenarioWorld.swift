@@ -21,11 +21,14 @@ final class ScenarioWorld: Sendable {
     let firstApp: String
     /// The issuer the apps use.
     let issuerURL: String
+    /// Set when the world re-enacts a capture.
+    let replay: ReplayTarget?
 
     private init(
         scenario: Scenario, world: SimulationWorld, phone: SimulatedPhone, apps: [String: SimulatedApp],
-        issuerURL: String
+        issuerURL: String, replay: ReplayTarget?
     ) {
+        self.replay = replay
         self.scenario = scenario
         self.world = world
         self.phone = phone
@@ -36,14 +39,23 @@ final class ScenarioWorld: Sendable {
     }
 
     var isEmbedded: Bool { world.identity != nil }
+    /// Whether the world's clock is the issuer's too: the embedded issuer's, or a replay's
+    /// (the capture's times are the world's).
+    var ownsIssuerClock: Bool { isEmbedded || replay != nil }
 
     /// Builds the world. Throws a `ScenarioError` for what the header got wrong (a tenant the
     /// issuer refuses, an unknown SDK profile), which makes the scenario invalid, not failed.
-    static func build(_ scenario: Scenario, seed: UInt64) async throws -> ScenarioWorld {
+    static func build(_ scenario: Scenario, seed: UInt64, replay: ReplayTarget? = nil) async throws
+        -> ScenarioWorld
+    {
         let world: SimulationWorld
         let issuerURL: String
         var appleURL: String?
         switch scenario.issuer {
+        case _ where replay != nil:
+            world = SimulationWorld.external(seed: seed, epoch: replay?.epochSeconds)
+            issuerURL = replay?.issuerURL ?? ""
+            appleURL = replay?.appleURL
         case .embedded(let override):
             var tenant = Tenant.default
             if let override {
@@ -67,7 +79,7 @@ final class ScenarioWorld: Sendable {
         do {
             let phone = try world.addPhone(
                 skew: scenario.device.skewSeconds, hasPasscode: scenario.device.hasPasscode,
-                appleURL: appleURL)
+                appleURL: appleURL, network: replay?.network, appleTransport: replay?.apple)
             if let account = scenario.device.appleAccount { phone.appleAccount = appleIDAccount(account) }
             var apps: [String: SimulatedApp] = [:]
             for setup in scenario.apps {
@@ -86,11 +98,15 @@ final class ScenarioWorld: Sendable {
                 options.audience = setup.audience
                 options.usesDPoP = setup.usesDPoP
                 options.postLogoutRedirectURI = setup.postLogoutRedirectURI
+                options.clientAuthentication = setup.clientAuthentication.flatMap {
+                    SignInOptions.ClientAuthentication(rawValue: $0.rawValue)
+                }
                 apps[setup.bundleID] = try phone.install(
                     AppConfiguration(bundleID: setup.bundleID, options: options))
             }
             return ScenarioWorld(
-                scenario: scenario, world: world, phone: phone, apps: apps, issuerURL: issuerURL)
+                scenario: scenario, world: world, phone: phone, apps: apps, issuerURL: issuerURL,
+                replay: replay)
         } catch {
             await world.shutdown()
             throw error
@@ -114,33 +130,61 @@ final class ScenarioWorld: Sendable {
         return try await world.curl.send(request)
     }
 
-    /// Every exchange of the scenario, as report values: the phone's app network, its Apple ID
-    /// sheet, and the embedded issuer calling Apple.
-    func exchanges() -> [RecordedExchange] {
+    /// Every exchange of the scenario, as report values: the phone's app network (the apps'
+    /// SDKs and their sheets), its Apple ID sheet, and the embedded issuer calling Apple. Each
+    /// names the page of the step it was sent during: the last page begun before it was sent.
+    func exchanges(pages: [(id: String, began: ContinuousClock.Instant)] = []) -> [RecordedExchange] {
         let device = phone.device.network.log.map { exchange in
-            (
-                exchange.sentAt,
-                Self.recorded(
-                    source: "device", startedAt: exchange.startedAtMilliseconds, request: exchange.request,
-                    outcome: exchange.outcome, milliseconds: exchange.durationMilliseconds)
-            )
+            var recorded = Self.recorded(
+                source: exchange.initiator.map { $0.agent == .browser ? .browser : .app } ?? .device,
+                startedAt: exchange.startedAtMilliseconds, request: exchange.request,
+                outcome: exchange.outcome, milliseconds: exchange.durationMilliseconds)
+            recorded.app = exchange.initiator?.app
+            return (exchange.sentAt, recorded)
         }
         let others = world.exchangeLog.all.map { entry in
-            (
-                entry.sentAt,
-                Self.recorded(
-                    source: entry.source, startedAt: entry.startedAtMilliseconds, request: entry.request,
-                    outcome: entry.outcome, milliseconds: entry.durationMilliseconds)
-            )
+            var recorded = Self.recorded(
+                source: ExchangeSource(rawValue: entry.source) ?? .unknown,
+                startedAt: entry.startedAtMilliseconds,
+                request: entry.request, outcome: entry.outcome, milliseconds: entry.durationMilliseconds)
+            recorded.app = entry.app
+            return (entry.sentAt, recorded)
         }
+        let all = device + others
+        let firstSent = all.map(\.0).min()
         // World time first; exchanges sent at one world instant in the order they were sent.
-        return (device + others)
+        return
+            all
             .sorted { ($0.1.startedAtMilliseconds, $0.0) < ($1.1.startedAtMilliseconds, $1.0) }
-            .map(\.1)
+            .map { sentAt, exchange in
+                var exchange = exchange
+                exchange.pageref = pages.last(where: { $0.began <= sentAt })?.id
+                if let firstSent {
+                    let (seconds, attoseconds) = (sentAt - firstSent).components
+                    let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+                    exchange.wallClockOffsetMilliseconds = (milliseconds * 1000).rounded() / 1000
+                }
+                return exchange
+            }
+    }
+
+    /// Whether each app had a session stored, read as the app would without refreshing: through
+    /// its SDK while it runs, else straight from the keychain; absent when it cannot be read.
+    func signedInAtEnd() async -> [String: Bool] {
+        var states: [String: Bool] = [:]
+        for (id, app) in apps {
+            if let stored = try? await app.perform({ try await $0.hasStoredSession() }) {
+                states[id] = stored
+            } else if let stored = app.hasStoredCredentials() {
+                states[id] = stored
+            }
+        }
+        return states
     }
 
     private static func recorded(
-        source: String, startedAt: Int64, request: HTTPRequest, outcome: Result<HTTPResponse, HTTPError>,
+        source: ExchangeSource, startedAt: Int64, request: HTTPRequest,
+        outcome: Result<HTTPResponse, HTTPError>,
         milliseconds: Double
     ) -> RecordedExchange {
         var recorded = RecordedExchange(

@@ -31,12 +31,17 @@ struct BrowserSessionTransport: HTTPTransport {
     }
 
     func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        // The sheet's page loads are the browser's, on behalf of the app that presented it.
+        let initiator = RequestInitiator(agent: .browser, app: RequestInitiator.current?.app)
         let result = await CookieJarRoutingTransport.$sessionTransport.withValue(scoped) {
             () async -> Result<HTTPResponse, HTTPError> in
-            do throws(HTTPError) {
-                return .success(try await network.send(request))
-            } catch {
-                return .failure(error)
+            await RequestInitiator.$current.withValue(initiator) {
+                () async -> Result<HTTPResponse, HTTPError> in
+                do throws(HTTPError) {
+                    return .success(try await network.send(request))
+                } catch {
+                    return .failure(error)
+                }
             }
         }
         return try result.get()

@@ -17,6 +17,8 @@ public final class ExchangeLog: Sendable {
         public var durationMilliseconds: Double
         /// When it was sent on the monotonic clock: orders exchanges sent at one world instant.
         public var sentAt: ContinuousClock.Instant
+        /// The app on whose behalf it was sent (the app whose Apple sheet asked), if known.
+        public var app: String?
     }
 
     private let entries = Mutex<[Entry]>([])
@@ -45,6 +47,7 @@ struct RecordingTransport: HTTPTransport {
     let now: @Sendable () -> Int64
 
     func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        let app = RequestInitiator.current?.app
         let startedAt = now()
         let started = ContinuousClock.now
         let outcome: Result<HTTPResponse, HTTPError>
@@ -57,7 +60,8 @@ struct RecordingTransport: HTTPTransport {
         log.append(
             .init(
                 source: source, startedAtMilliseconds: startedAt, request: request, outcome: outcome,
-                durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15, sentAt: started))
+                durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15, sentAt: started,
+                app: app))
         return try outcome.get()
     }
 }

@@ -84,9 +84,16 @@ public final class SimulatedApp: Sendable {
             $0.client = client
             $0.configureError = nil
         }
-        do {
-            try await client.configure(options: configuration.options)
-        } catch {
+        let options = configuration.options
+        let configured = await RequestInitiator.$current.withValue(initiator) {
+            () async -> Result<Void, SignInError> in
+            do throws(SignInError) {
+                return .success(try await client.configure(options: options))
+            } catch {
+                return .failure(error)
+            }
+        }
+        if case .failure(let error) = configured {
             runtime.withLock { $0.configureError = error }
         }
     }
@@ -173,9 +180,12 @@ public final class SimulatedApp: Sendable {
         let box = Mutex<Result<T, SignInError>?>(nil)
         // Started at once on this thread (SE-0472): the call runs up to its first suspension
         // before this returns, with no round through the executor's queue first.
+        let initiator = self.initiator
         let task = Task.immediate(executorPreference: InheritedExecutor.current) {
             do {
-                let value = try await body(client)
+                let value = try await RequestInitiator.$current.withValue(initiator) {
+                    try await body(client)
+                }
                 box.withLock { $0 = .success(value) }
             } catch let error as SignInError {
                 box.withLock { $0 = .failure(error) }
@@ -202,6 +212,22 @@ public final class SimulatedApp: Sendable {
         }
         return try result.get()
     }
+
+    /// Whether the app's credentials are in the keychain, read without the app running (nil
+    /// when the keychain refuses, as before the first unlock).
+    public func hasStoredCredentials() -> Bool? {
+        let storage = KeychainTokenStorage(
+            keychain: device.keychain, accessGroup: configuration.accessGroup,
+            accessibility: configuration.keychainAccessibility)
+        do {
+            return try storage.load(key: SignInClient.credentialsKey) != nil
+        } catch {
+            return nil
+        }
+    }
+
+    /// Who the app's own requests come from, for the device's network log.
+    var initiator: RequestInitiator { RequestInitiator(agent: .app, app: bundleID) }
 
     private func makeEnvironment() -> SignInEnvironment {
         SignInEnvironment(

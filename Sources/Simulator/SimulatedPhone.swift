@@ -27,13 +27,15 @@ public final class SimulatedPhone: Sendable {
     ///     `SimulatedPhone.makeDevice` builds it), so browser sheets keep their cookies.
     init(
         name: String, device: SimulatedDevice, appleURL: String?, curl: CurlTransport,
-        exchangeLog: ExchangeLog = ExchangeLog()
+        appleTransport: (any HTTPTransport)? = nil, exchangeLog: ExchangeLog = ExchangeLog()
     ) {
         self.name = name
         self.device = device
         self.appleURL = appleURL
         let scheduler = device.scheduler
-        appleTransport = RecordingTransport(inner: curl, source: "apple", log: exchangeLog) {
+        self.appleTransport = RecordingTransport(
+            inner: appleTransport ?? curl, source: "apple", log: exchangeLog
+        ) {
             scheduler.epochSeconds * 1000 + scheduler.now.milliseconds
         }
         let network = device.network

@@ -83,9 +83,11 @@ public final class SimulationWorld: Sendable {
     ///   - appleURL: the simulated Apple the phone's Apple ID talks to (default: the embedded one).
     ///   - network: what lies beyond the phone's network conditions (default: loopback HTTP
     ///     through libcurl, with cookie jars); a replay passes its recorded issuer.
+    ///   - appleTransport: what lies beyond the phone's Apple ID sheet (default: loopback HTTP
+    ///     through libcurl); a replay passes its recorded Apple.
     public func addPhone(
         name: String? = nil, skew: Int64 = 0, hasPasscode: Bool = true, appleURL: String? = nil,
-        network: (any HTTPTransport)? = nil
+        network: (any HTTPTransport)? = nil, appleTransport: (any HTTPTransport)? = nil
     ) throws(DeviceError) -> SimulatedPhone {
         let index = phones.withLock { $0.count }
         let device = try SimulatedDevice(
@@ -93,7 +95,7 @@ public final class SimulationWorld: Sendable {
             hasPasscode: hasPasscode, transport: network ?? CookieJarRoutingTransport(curl: curl))
         let phone = SimulatedPhone(
             name: name ?? "phone-\(index + 1)", device: device, appleURL: appleURL ?? identity?.appleURL,
-            curl: curl, exchangeLog: exchangeLog)
+            curl: curl, appleTransport: appleTransport, exchangeLog: exchangeLog)
         phones.withLock { $0.append(phone) }
         return phone
     }

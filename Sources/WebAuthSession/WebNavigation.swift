@@ -11,8 +11,9 @@ struct WebNavigation: Sendable {
     let transport: any HTTPTransport
     let handle: WebAuthenticationHandle
 
-    /// Whether a password went out already: a login form after that means it was refused.
-    private var submittedPassword = false
+    /// How many times a password went out: a login form after that means it was refused, and
+    /// the user tries again while `user.retries` lasts.
+    private var passwordSubmissions = 0
     private var formSubmissions = 0
 
     init(
@@ -90,7 +91,7 @@ struct WebNavigation: Sendable {
                             url: request.url, status: response.status))
                 }
                 record(request, response.status, document.title, action)
-                if sendsPassword { submittedPassword = true }
+                if sendsPassword { passwordSubmissions += 1 }
                 request = next
             }
         }
@@ -208,7 +209,7 @@ struct WebNavigation: Sendable {
     {
         let here = Self.describe(request.url)
         if let login = document.forms.first(where: user.isLoginForm) {
-            if submittedPassword, login.hasPasswordField {
+            if passwordSubmissions > user.retries.count, login.hasPasswordField {
                 let reason =
                     document.errorMessages.isEmpty
                     ? "no reason shown" : document.errorMessages.joined(separator: " / ")
@@ -221,7 +222,8 @@ struct WebNavigation: Sendable {
             if let interruption = user.interruption, interruption.point == .login {
                 return .success(.interrupt(interruption))
             }
-            let missing = login.fields.filter { $0.kind == .password && user.fields[$0.name] == nil }
+            let typing = user.fields(forAttempt: passwordSubmissions)
+            let missing = login.fields.filter { $0.kind == .password && typing[$0.name] == nil }
             if let field = missing.first {
                 return .failure(
                     WebAuthenticationError(
@@ -230,8 +232,8 @@ struct WebNavigation: Sendable {
                             + "which the script does not fill",
                         url: request.url, status: status))
             }
-            let typed = login.fields.filter { $0.isEditable && user.fields[$0.name] != nil }.map(\.name)
-            let next = login.request(filling: user.fields, pressing: login.submitButtons.first)
+            let typed = login.fields.filter { $0.isEditable && typing[$0.name] != nil }.map(\.name)
+            let next = login.request(filling: typing, pressing: login.submitButtons.first)
             return .success(
                 .submit(
                     Self.withBrowserHeaders(next), .submittedLogin(fields: typed),

@@ -47,13 +47,29 @@ public struct WebUserScript: Hashable, Sendable {
     public var fields: FormParameters
     public var consent: ConsentDecision
     public var interruption: Interruption?
+    /// What the user types into a login form shown again after a refused attempt, one entry per
+    /// further attempt: the fields that change (a corrected password). When none is left, a
+    /// login form shown again ends the session (`loginRejected`).
+    public var retries: [FormParameters]
 
     public init(
-        fields: FormParameters = [:], consent: ConsentDecision = .approve, interruption: Interruption? = nil
+        fields: FormParameters = [:], consent: ConsentDecision = .approve, interruption: Interruption? = nil,
+        retries: [FormParameters] = []
     ) {
         self.fields = fields
         self.consent = consent
         self.interruption = interruption
+        self.retries = retries
+    }
+
+    /// The fields typed at attempt `attempt` (0 for the first): the first attempt's, with the
+    /// changes of every retry up to this one.
+    func fields(forAttempt attempt: Int) -> FormParameters {
+        var typed = fields
+        for retry in retries.prefix(attempt) {
+            for pair in retry { typed[pair.name] = pair.value }
+        }
+        return typed
     }
 
     /// A user who signs in with a username and a password typed into fields of those names

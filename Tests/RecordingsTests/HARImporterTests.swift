@@ -78,18 +78,18 @@ import Testing
     func roundTrip() throws {
         let exchanges = [
             RecordedExchange(
-                source: "device", startedAtMilliseconds: 1_800_000_000_123, method: "POST",
+                source: .device, startedAtMilliseconds: 1_800_000_000_123, method: "POST",
                 url: "http://127.0.0.1:8080/oauth/token?x=1",
                 requestHeaders: [HeaderField("Content-Type", "application/x-www-form-urlencoded")],
                 requestBody: Array("grant_type=refresh_token&refresh_token=abc".utf8), status: 200,
                 responseHeaders: [HeaderField("Content-Type", "application/json")],
                 responseBody: Array(#"{"access_token":"t"}"#.utf8), timeMilliseconds: 3),
             RecordedExchange(
-                source: "apple", startedAtMilliseconds: 1_800_000_001_000, method: "GET",
+                source: .apple, startedAtMilliseconds: 1_800_000_001_000, method: "GET",
                 url: "http://127.0.0.1:8080/apple/auth/keys", status: 200, responseBody: [0xFF, 0x00, 0x80],
                 timeMilliseconds: 1),
             RecordedExchange(
-                source: "device", startedAtMilliseconds: 1_800_000_002_000, method: "GET",
+                source: .device, startedAtMilliseconds: 1_800_000_002_000, method: "GET",
                 url: "http://127.0.0.1:8080/userinfo", error: "the device is offline"),
         ]
         let bytes = HARWriter.render(exchanges, creator: "signinsim", version: "test", redaction: .disabled)

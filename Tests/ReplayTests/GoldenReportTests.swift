@@ -1,38 +1,45 @@
 import Foundation
 import Recordings
 import Replay
-import SignInSDK
 import TestSupport
 import Testing
 
-/// The divergence report, word for word, for captures made by `Captures/make.sh` (signinsim
-/// runs against the embedded issuer, one of them damaged on purpose). A change to the report's
-/// wording or to what the replay finds shows up here as a diff against `Golden/`.
+/// The replay report, word for word, for captures made by `Captures/make.sh` (signinsim runs
+/// against the embedded issuer, one damaged on purpose, one stripped of its steps as another
+/// tool would record it). A change to the report's wording or to what the replay finds shows up
+/// here as a diff against `Golden/`.
 ///
 /// To accept a change on purpose: `SIGNINSIM_UPDATE_GOLDEN=1 swift test --filter GoldenReportTests`,
 /// then read the diff before committing it.
 @Suite struct GoldenReportTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
-    /// capture × SDK profile × mode, each with its golden report and exit status.
-    static let cases: [(capture: String, profile: String, mode: ReplayTransport.Mode)] = [
-        ("session", "default", .strict),
+    /// capture × SDK profile (nil: the capture's own) × mode, each with its golden report.
+    static let cases: [(capture: String, profile: String?, mode: ReplayMode)] = [
+        ("session", nil, .strict),
         ("session", "naive", .sequential),
-        ("race", "naive", .strict),
+        ("race", nil, .strict),
         ("race", "default", .strict),
         ("race", "default", .sequential),
-        ("damaged", "default", .strict),
-        ("damaged", "default", .sequential),
+        ("damaged", nil, .strict),
+        ("damaged", nil, .sequential),
+        ("foreign", nil, .strict),
+        ("tampered-state", nil, .strict),
+        ("wrong-password", nil, .strict),
     ]
 
-    @Test("divergence reports match their golden files", arguments: cases.indices)
+    @Test("replay reports match their golden files", arguments: cases.indices)
     func golden(index: Int) async throws {
-        let (name, profileName, mode) = Self.cases[index]
+        let (name, profile, mode) = Self.cases[index]
         let capture = try HARImporter.load(path: TestCaptures.path("\(name).har"))
-        let profile = try BehaviorProfile(named: profileName)
-        let report = try await CaptureReplay.run(capture, options: .init(profile: profile, mode: mode))
+        var options = CaptureReplay.Options()
+        options.profile = profile
+        options.mode = mode
+        options.file = "\(name).har"
+        let report = try await CaptureReplay.run(capture, options: options)
         let text = report.text + "exit \(report.matches ? 0 : 1)\n"
-        let golden = Self.folder.appendingPathComponent("Golden/\(name)-\(profileName)-\(mode.rawValue).txt")
+        let golden = Self.folder.appendingPathComponent(
+            "Golden/\(name)-\(profile ?? "recorded")-\(mode.rawValue).txt")
         if ProcessInfo.processInfo.environment["SIGNINSIM_UPDATE_GOLDEN"] == "1" {
             try FileManager.default.createDirectory(
                 at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)

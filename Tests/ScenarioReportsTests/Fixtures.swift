@@ -91,7 +91,7 @@ enum Fixtures {
 
     static let exchanges: [RecordedExchange] = [
         RecordedExchange(
-            source: "device", startedAtMilliseconds: 1_714_566_896_789, method: "GET", url: authorizeURL,
+            source: .device, startedAtMilliseconds: 1_714_566_896_789, method: "GET", url: authorizeURL,
             requestHeaders: [
                 HeaderField("User-Agent", "SignInSim/1.0"), HeaderField("Cookie", "did=d-1; theme=dark"),
             ],
@@ -106,7 +106,7 @@ enum Fixtures {
             ],
             timeMilliseconds: 12.3456),
         RecordedExchange(
-            source: "device", startedAtMilliseconds: 1_714_566_897_000, method: "POST",
+            source: .device, startedAtMilliseconds: 1_714_566_897_000, method: "POST",
             url: "https://issuer.example/u/login?state=af0ifjsldkj",
             requestHeaders: [
                 HeaderField("Content-Type", "application/x-www-form-urlencoded"),
@@ -121,7 +121,7 @@ enum Fixtures {
             ],
             timeMilliseconds: 30),
         RecordedExchange(
-            source: "device", startedAtMilliseconds: 1_714_566_897_100, method: "POST",
+            source: .device, startedAtMilliseconds: 1_714_566_897_100, method: "POST",
             url: "https://issuer.example/oauth/token",
             requestHeaders: [
                 HeaderField("Content-Type", "application/x-www-form-urlencoded; charset=utf-8"),
@@ -140,7 +140,7 @@ enum Fixtures {
                     .utf8),
             timeMilliseconds: 8.5),
         RecordedExchange(
-            source: "issuer", startedAtMilliseconds: 1_714_566_897_200, method: "POST",
+            source: .issuer, startedAtMilliseconds: 1_714_566_897_200, method: "POST",
             url: "https://apple.example/auth/token",
             requestHeaders: [HeaderField("Content-Type", "application/json")],
             requestBody: Array(
@@ -151,13 +151,13 @@ enum Fixtures {
             responseBody: Array(#"{"error":"invalid_client"}"#.utf8),
             timeMilliseconds: 4),
         RecordedExchange(
-            source: "device", startedAtMilliseconds: 1_714_566_897_300, method: "GET",
+            source: .device, startedAtMilliseconds: 1_714_566_897_300, method: "GET",
             url: "https://cdn.example/avatar.png", status: 200,
             responseHeaders: [HeaderField("Content-Type", "image/png")],
             responseBody: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF, 0xFE],
             timeMilliseconds: 2),
         RecordedExchange(
-            source: "apple", startedAtMilliseconds: 1_714_566_897_400, method: "POST",
+            source: .apple, startedAtMilliseconds: 1_714_566_897_400, method: "POST",
             url: "https://issuer.example/oauth/token",
             requestHeaders: [HeaderField("Content-Type", "application/x-www-form-urlencoded")],
             requestBody: Array("grant_type=refresh_token&refresh_token=\(refreshToken)".utf8),

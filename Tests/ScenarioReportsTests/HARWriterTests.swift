@@ -13,8 +13,9 @@ struct HARWriterTests {
             HARWriter.render(exchanges, creator: "signinsim", version: "1.0.0", redaction: redaction))
     }
 
+    /// The entries with nothing hidden, so that their fields read as recorded.
     private func entries(_ exchanges: [RecordedExchange] = Fixtures.exchanges) throws -> [JSONValue] {
-        try #require(try document(exchanges)["log"]?["entries"]?.arrayValue)
+        try #require(try document(exchanges, redaction: .disabled)["log"]?["entries"]?.arrayValue)
     }
 
     /// The whole capture, redacted by default, matches the checked-in copy.
@@ -45,7 +46,7 @@ struct HARWriterTests {
         #expect(entries[0]["startedDateTime"] == "2024-05-01T12:34:56.789Z")
         #expect(entries[1]["startedDateTime"] == "2024-05-01T12:34:57.000Z")
         let early = RecordedExchange(
-            source: "device", startedAtMilliseconds: -1, method: "GET", url: "http://a/")
+            source: .device, startedAtMilliseconds: -1, method: "GET", url: "http://a/")
         #expect(try self.entries([early])[0]["startedDateTime"] == "1969-12-31T23:59:59.999Z")
     }
 

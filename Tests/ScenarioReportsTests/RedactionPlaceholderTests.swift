@@ -14,7 +14,7 @@ struct RedactionPlaceholderTests {
 
     static func tokenResponse(_ refreshToken: String, at time: Int64) -> RecordedExchange {
         RecordedExchange(
-            source: "device", startedAtMilliseconds: time, method: "POST",
+            source: .device, startedAtMilliseconds: time, method: "POST",
             url: "https://issuer.example/oauth/token",
             requestHeaders: [HeaderField("Content-Type", "application/x-www-form-urlencoded")],
             requestBody: Array("grant_type=authorization_code&code=c&client_id=app".utf8), status: 200,
@@ -26,7 +26,7 @@ struct RedactionPlaceholderTests {
         -> RecordedExchange
     {
         var exchange = RecordedExchange(
-            source: "device", startedAtMilliseconds: time, method: "POST",
+            source: .device, startedAtMilliseconds: time, method: "POST",
             url: "https://issuer.example/oauth/token",
             requestHeaders: [HeaderField("Content-Type", "application/x-www-form-urlencoded")],
             requestBody: Array("grant_type=refresh_token&refresh_token=\(refreshToken)&client_id=app".utf8),
@@ -42,23 +42,23 @@ struct RedactionPlaceholderTests {
     /// refused), the token revoked by value, and the second token in a query and a JSON body.
     static let capture: [RecordedExchange] = [
         RecordedExchange(
-            source: "device", startedAtMilliseconds: 0, method: "POST", url: "https://issuer.example/u/login",
+            source: .device, startedAtMilliseconds: 0, method: "POST", url: "https://issuer.example/u/login",
             requestHeaders: [HeaderField("Content-Type", "application/x-www-form-urlencoded")],
             requestBody: Array("username=alice&password=\(password)".utf8), status: 302),
         tokenResponse(firstToken, at: 1),
         refresh(firstToken, at: 2, issuing: secondToken),
         refresh(firstToken, at: 2, status: 400),
         RecordedExchange(
-            source: "device", startedAtMilliseconds: 3, method: "POST",
+            source: .device, startedAtMilliseconds: 3, method: "POST",
             url: "https://issuer.example/oauth/revoke",
             requestHeaders: [HeaderField("Content-Type", "application/x-www-form-urlencoded")],
             requestBody: Array("token=\(firstToken)&token_type_hint=refresh_token".utf8), status: 200),
         RecordedExchange(
-            source: "device", startedAtMilliseconds: 4, method: "GET",
+            source: .device, startedAtMilliseconds: 4, method: "GET",
             url: "https://legacy.example/session?refresh_token=\(secondToken)&password=\(password)",
             status: 204),
         RecordedExchange(
-            source: "device", startedAtMilliseconds: 5, method: "POST", url: "https://legacy.example/api",
+            source: .device, startedAtMilliseconds: 5, method: "POST", url: "https://legacy.example/api",
             requestHeaders: [HeaderField("Content-Type", "application/json")],
             requestBody: Array(
                 #"{"refresh_token":"\#(secondToken)","nested":[{"token":"\#(firstToken)"}]}"#.utf8),
@@ -142,7 +142,7 @@ struct RedactionPlaceholderTests {
     @Test("short secrets are not hunted under other names")
     func shortSecrets() {
         let exchange = RecordedExchange(
-            source: "device", startedAtMilliseconds: 0, method: "POST", url: "https://a.example/?pin=1234",
+            source: .device, startedAtMilliseconds: 0, method: "POST", url: "https://a.example/?pin=1234",
             requestHeaders: [HeaderField("Content-Type", "application/x-www-form-urlencoded")],
             requestBody: Array("password=1234".utf8))
         let redacted = Redaction.default.apply(to: [exchange])[0]
@@ -155,7 +155,7 @@ struct RedactionPlaceholderTests {
     @Test("forms without a content type and Basic credentials")
     func untypedFormsAndBasic() {
         let exchange = RecordedExchange(
-            source: "capture", startedAtMilliseconds: 0, method: "POST", url: "https://a.example/token",
+            source: .unknown, startedAtMilliseconds: 0, method: "POST", url: "https://a.example/token",
             requestHeaders: [HeaderField("authorization", "Basic YXBwOnNlY3JldA==")],
             requestBody: Array("grant_type=password&password=\(Self.password)".utf8))
         let redacted = Redaction.default.apply(to: [exchange, exchange])
@@ -198,7 +198,7 @@ struct RedactionPlaceholderTests {
             try Redaction(list: ["none,refresh-tokens"])
                 == Redaction(
                     passwords: false, clientSecrets: false, basicCredentials: false, privateKeys: false,
-                    refreshTokens: true))
+                    refreshTokens: true, cookies: false))
         #expect(
             try Redaction(list: ["code-verifiers", " Refresh-Tokens "])
                 == Redaction(codeVerifiers: true, refreshTokens: true))

@@ -76,7 +76,7 @@ struct RedactionTests {
             "qi": "6",
         ]
         let exchange = RecordedExchange(
-            source: "device", startedAtMilliseconds: 0, method: "POST", url: "http://a/",
+            source: .device, startedAtMilliseconds: 0, method: "POST", url: "http://a/",
             requestBody: rsa.serialized())
         let redacted = try JSONValue.parse(
             try #require(
@@ -94,7 +94,7 @@ struct RedactionTests {
     @Test("query strings and locations")
     func queries() throws {
         let exchange = RecordedExchange(
-            source: "device", startedAtMilliseconds: 0, method: "GET",
+            source: .device, startedAtMilliseconds: 0, method: "GET",
             url:
                 "https://legacy.example/login?user=alice&password=\(Fixtures.password)#password=\(Fixtures.password)",
             status: 302,
@@ -140,7 +140,7 @@ struct RedactionTests {
     func untouchedBodies() throws {
         let body = "{ \"b\": 1,\n  \"a\": [true] }"
         let exchange = RecordedExchange(
-            source: "device", startedAtMilliseconds: 0, method: "POST", url: "http://a/",
+            source: .device, startedAtMilliseconds: 0, method: "POST", url: "http://a/",
             requestHeaders: [HeaderField("Content-Type", "application/json")], requestBody: Array(body.utf8))
         let document = try JSONValue.parse(HARWriter.render([exchange], creator: "t", version: "0"))
         #expect(

@@ -135,9 +135,9 @@ import Testing
         let trail = outcome.exchanges.map { "\($0.source) \(URLParts.path(of: $0.url))" }
         #expect(
             trail == [
-                "device /.well-known/openid-configuration", "apple /apple/_admin/authorize",
-                "device /oauth/token",
-                "issuer /apple/auth/token", "issuer /apple/auth/keys", "device /.well-known/jwks.json",
+                "app /.well-known/openid-configuration", "apple /apple/_admin/authorize",
+                "app /oauth/token",
+                "issuer /apple/auth/token", "issuer /apple/auth/keys", "app /.well-known/jwks.json",
             ])
     }
 

@@ -42,44 +42,61 @@ extension SignInSimCLI {
 extension SignInSimCLI {
     static let replayCommand = CommandSpec(
         name: "replay",
-        abstract: "Replay a HAR capture against the simulated SDK and report where it diverges.",
+        abstract: "Replay a HAR capture from launch against the simulated SDK and report where it diverges.",
         discussion: """
-            Reads a HAR 1.2 capture (Chrome, mitmproxy, Charles, Proxyman, or signinsim's own
-            --har-dir files), puts the simulated app where the captured app was right after it
-            signed in (the session of the capture's first code exchange; the web sign-in itself
-            is not replayed), and makes it do what the capture shows it doing at the recorded
-            times: refreshes (overlapping ones at once), userinfo, sign-out. Requests are served
-            from the capture. Prints what the app did, the requests only one side made, calls out
-            of recorded order, and whether each recorded ID token verifies against the recorded
-            keys at the recorded time. Exits 0 when the app behaves as recorded, 1 when it
-            diverges, 2 when the file cannot be replayed.
+            Reads a HAR 1.2 capture (Chrome, Firefox, mitmproxy, Charles, Proxyman, or signinsim's
+            own --har-dir files) of any OpenID provider, and plays its story on a simulated phone
+            whose app and browser sheets are answered from the capture: the launch, each web
+            sign-in with what the person typed and pressed, refreshes (a race as concurrent
+            calls), userinfo, sign-out, Sign in with Apple, at the recorded times. A capture that
+            signinsim run wrote records its steps (one HAR page per step) and its SDK profiles,
+            and the replay plays those; any other capture is read from its traffic, with each
+            endpoint found by its role (from the capture's discovery document, or from what
+            the requests carry).
 
-            A redacted capture replays like the original: the app is handed a placeholder such
-            as <REDACTED:refresh_token:1> as its refresh token and presents it back, and a
-            recorded password or client secret that is a placeholder matches whatever the app
-            sends. --redact refresh-tokens hides the secrets of a capture from the field before
-            anything else reads it.
+            The replayed app draws its own state, nonce and PKCE values: the recorded answers
+            are given with the app's values in place of the recorded ones, and an ID token that
+            carries the nonce is signed again by a replay key that the key sets it fetches hold
+            (the recorded tokens are audited against the recorded keys, apart).
 
-            Requests match on method, origin, path, and query and form parameters in any order;
-            volatile parameters (code, code_verifier, state, nonce, DPoP proofs, jti, timestamps…)
-            count by presence only. --ignore-value and --match-value move a parameter between the two.
+            The report has one line per recorded exchange (numbered from 1 as the file's
+            entries): who sent it, what was recorded (status, OAuth error, HTML page and its
+            error note, redirect, or no answer), what the replayed app did with it, and where
+            they differ; then the requests only the replay made, the steps with their recorded
+            and replayed outcomes, and the recorded ID tokens' audit. Exits 0 when the app
+            behaves as recorded, 1 when it diverges, 2 when the file cannot be replayed (not
+            HAR, or no OAuth traffic at all).
 
-            --mode new-episodes sends what the capture lacks to an issuer instead of refusing it
-            (VCR's new episodes): an embedded issuer started on the replay's clock with the
-            capture's client registered, or the one --new-episodes-issuer names. The report lists
-            those requests as sent to the issuer.
+            Requests match on method, origin, path, and query, form or JSON parameters in any
+            order, once the app's random values are put back to the recorded ones; state, nonce,
+            code_challenge, code_verifier, DPoP proofs, jti and timestamps count by presence
+            only (--ignore-value and --match-value move a parameter between the two). A recorded
+            answer given to a request whose refresh token, code, code_verifier, token or
+            id_token_hint differs is flagged.
+
+            --mode sequential serves entries in recorded order whatever the request carries
+            (discovery and key sets by matching); --mode new-episodes sends what the capture
+            lacks to the endpoint of the same role at an issuer: an embedded issuer started for
+            the replay with the capture's clients registered, or --new-episodes-issuer URL.
             """,
         options: [
             .option(
                 "sdk-profile", value: "name",
-                help: "The SDK behaviour profile (default, naive, persist-late, …; see scenarios/README.md)."),
+                help:
+                    "The SDK behaviour profile of every app (default, strict, naive, persist-late, …; see"
+                    + " scenarios/README.md). Default: the profiles the capture's run names, else default."),
             .option(
                 "mode", value: "mode", help: "strict (default), new-episodes or sequential.",
-                allowed: ReplayTransport.Mode.allCases.map(\.rawValue)),
+                allowed: ReplayMode.allCases.map(\.rawValue)),
+            .option(
+                "format", value: "format", help: "text (default) or json.", allowed: ["text", "json"]),
+            .flag(
+                "infer-story",
+                help: "Read the story from the traffic even when the capture records its steps."),
             .option(
                 "ignore-value", value: "name",
                 help:
-                    "A request parameter compared by presence only, as code, state, nonce and the other"
+                    "A request parameter compared by presence only, as state, nonce and the other"
                     + " volatile ones are (repeatable).",
                 repeatable: true),
             .option(
@@ -96,14 +113,17 @@ extension SignInSimCLI {
         run: { arguments, context in
             guard let path = arguments.positional(0) else { throw UsageError("a capture file is required") }
             var options = CaptureReplay.Options()
-            do throws(SignInError) {
-                options.profile = try BehaviorProfile(named: arguments.value("sdk-profile") ?? "default")
-            } catch {
-                throw UsageError("The value is invalid for '--sdk-profile <name>': \(error.message)")
+            options.file = path
+            if let profile = arguments.value("sdk-profile") {
+                do throws(SignInError) {
+                    _ = try BehaviorProfile(named: profile)
+                } catch {
+                    throw UsageError("The value is invalid for '--sdk-profile <name>': \(error.message)")
+                }
+                options.profile = profile
             }
-            if let mode = arguments.value("mode").flatMap(ReplayTransport.Mode.init(rawValue:)) {
-                options.mode = mode
-            }
+            if let mode = arguments.value("mode").flatMap(ReplayMode.init(rawValue:)) { options.mode = mode }
+            options.infersStory = arguments.flag("infer-story")
             for name in arguments.allValues("ignore-value") {
                 options.matching.ignoredValues.insert(name.lowercased())
             }
@@ -119,7 +139,11 @@ extension SignInSimCLI {
             let capture = try loadCapture(path, arguments)
             do throws(CaptureReplay.Failure) {
                 let report = try await CaptureReplay.run(capture, options: options)
-                context.writeOut(report.text)
+                if arguments.value("format") == "json" {
+                    context.writeOut(report.json.prettyPrinted() + "\n")
+                } else {
+                    context.writeOut(report.text)
+                }
                 return report.matches ? .success : .failure
             } catch {
                 throw CommandFailure("\(path): \(error.description)", exitCode: .invalidInput)

@@ -217,8 +217,8 @@ struct RunCommand {
                 if let harDirectory {
                     let path = harDirectory + "/" + Self.harFileName(for: result)
                     let bytes = HARWriter.render(
-                        outcome.exchanges, creator: "signinsim", version: SignInSimCLI.version,
-                        redaction: redaction)
+                        outcome.exchanges, recording: outcome.recording, creator: "signinsim",
+                        version: SignInSimCLI.version, redaction: redaction)
                     do {
                         try AtomicFile.write(bytes, to: path)
                         result.harPath = path

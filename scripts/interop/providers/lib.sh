@@ -5,7 +5,11 @@
 #   stop_django_oidc [DIR]
 #   start_oidc_provider_mock DIR [OPTION...]   the oidc-provider-mock CLI (OPTIONs passed on)
 #   stop_oidc_provider_mock [DIR]
-#   stop_providers                   stops whichever of the two this shell started
+#   start_django_oidc_provider DIR   Django + django-oidc-provider, project generated in DIR
+#   stop_django_oidc_provider [DIR]
+#   start_django_allauth DIR         Django + django-allauth's OpenID provider (allauth.idp.oidc)
+#   stop_django_allauth [DIR]
+#   stop_providers                   stops whichever of them this shell started
 #
 # A start function installs what it needs into the repo's venv (scripts/python-env, PyPI only),
 # starts the server on 127.0.0.1 with its output in DIR/server.log, waits (at most
@@ -21,12 +25,15 @@ PROVIDERS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PROVIDERS_ROOT="$(cd "$PROVIDERS_DIR/../../.." && pwd)"
 PROVIDERS_WAIT_SECONDS="${PROVIDERS_WAIT_SECONDS:-30}"
 
-# The venv's python, with every package the providers and the selftest use.
+# The venv's python, with every package the providers and the selftest use, and the extra
+# requirements given as arguments (PROVIDERS_EXTRA_PACKAGES lists those of the providers that
+# only the captures use).
 providers_python() {
     "$PROVIDERS_ROOT/scripts/python-env" \
         'django>=4.2,<6' 'django-oauth-toolkit>=3.0,<4' 'cryptography>=41' \
-        'oidc-provider-mock>=0.3,<0.4' 'requests>=2.31' 'pyjwt>=2.8'
+        'oidc-provider-mock>=0.3,<0.4' 'requests>=2.31' 'pyjwt>=2.8' "$@"
 }
+PROVIDERS_EXTRA_PACKAGES=('django-oidc-provider>=0.9,<0.10' 'django-allauth>=65.9,<66')
 
 # _providers_wait PYTHON PID PORTFILE URL: waits until URL (where {port} is replaced by the
 # port read from PORTFILE, when PORTFILE is not empty) returns a JSON document with "issuer"
@@ -191,7 +198,84 @@ stop_oidc_provider_mock() {
     return 0
 }
 
+# _providers_start_django NAME SCRIPT PREFIX DISCOVERY-PATH DIR REQUIREMENT: sets up SCRIPT's
+# Django project in DIR (a script of this folder with the `setup DIR` / `serve DIR PORTFILE`
+# commands of django_oidc.py), serves it, waits for DISCOVERY-PATH and exports PREFIX_ISSUER,
+# _PORT, _PID, _DIR, _LOG, _CLIENT_ID, _REDIRECT_URI, _POST_LOGOUT_REDIRECT_URI, _USERNAME,
+# _PASSWORD (also written to DIR/env). REQUIREMENT is installed into the venv when missing.
+_providers_start_django() {
+    local name="$1" script="$2" prefix="$3" discovery="$4" dir="$5" requirement="$6" python pid issuer
+    python="$(providers_python "$requirement")" || return 1
+    mkdir -p "$dir"
+    dir="$(cd "$dir" && pwd)"
+    _providers_stop_django "$script" "$prefix" "$dir"
+    "$python" "$PROVIDERS_DIR/$script" setup "$dir" >"$dir/setup.log" 2>&1 ||
+        _providers_fail "$name" "$dir/setup.log" || return 1
+    rm -f "$dir/port"
+    env -u PORT "$python" "$PROVIDERS_DIR/$script" serve "$dir" "$dir/port" </dev/null >"$dir/server.log" 2>&1 &
+    pid=$!
+    echo "$pid" >"$dir/server.pid"
+    export "${prefix}_PID=$pid" "${prefix}_DIR=$dir" "${prefix}_LOG=$dir/server.log"
+    if ! issuer="$(_providers_wait "$python" "$pid" "$dir/port" "http://127.0.0.1:{port}$discovery")"; then
+        _providers_stop_django "$script" "$prefix" "$dir"
+        _providers_fail "$name" "$dir/server.log"
+        return 1
+    fi
+    export "${prefix}_ISSUER=$issuer" "${prefix}_PORT=$(cat "$dir/port")"
+    export "${prefix}_CLIENT_ID=com.example.app"
+    export "${prefix}_REDIRECT_URI=com.example.app://auth/callback"
+    export "${prefix}_POST_LOGOUT_REDIRECT_URI=com.example.app://auth/signed-out"
+    export "${prefix}_USERNAME=alice" "${prefix}_PASSWORD=alice-password"
+    local key
+    for key in ISSUER PORT PID DIR LOG CLIENT_ID REDIRECT_URI POST_LOGOUT_REDIRECT_URI USERNAME PASSWORD; do
+        key="${prefix}_$key"
+        printf '%s=%s\n' "$key" "${!key}"
+    done >"$dir/env"
+    echo "$name issuer: $issuer"
+}
+
+# _providers_stop_django SCRIPT PREFIX [DIR]
+_providers_stop_django() {
+    local script="$1" prefix="$2" dir_var="${2}_DIR" pid_var="${2}_PID"
+    local dir="${3:-${!dir_var:-}}" pid="${!pid_var:-}"
+    if [ -n "$dir" ] && [ -r "$dir/server.pid" ]; then
+        pid="$(cat "$dir/server.pid")"
+    fi
+    _providers_stop "$pid" "$script"
+    [ -z "$dir" ] || rm -f "$dir/server.pid" "$dir/port"
+    unset "$pid_var"
+    return 0
+}
+
+# Exports DJANGO_OIDC_PROVIDER_ISSUER (http://127.0.0.1:PORT/openid), DJANGO_OIDC_PROVIDER_PORT,
+# _PID, _DIR, _LOG, _CLIENT_ID (public, com.example.app), _REDIRECT_URI,
+# _POST_LOGOUT_REDIRECT_URI, _USERNAME, _PASSWORD. See providers/django_oidc_provider.py.
+start_django_oidc_provider() {
+    _providers_start_django django-oidc-provider django_oidc_provider.py DJANGO_OIDC_PROVIDER \
+        /openid/.well-known/openid-configuration "${1:?usage: start_django_oidc_provider DIR}" \
+        "${PROVIDERS_EXTRA_PACKAGES[0]}"
+}
+
+stop_django_oidc_provider() {
+    _providers_stop_django django_oidc_provider.py DJANGO_OIDC_PROVIDER "${1:-}"
+}
+
+# Exports DJANGO_ALLAUTH_ISSUER (http://127.0.0.1:PORT, no path), DJANGO_ALLAUTH_PORT, _PID,
+# _DIR, _LOG, _CLIENT_ID (public, com.example.app), _REDIRECT_URI, _POST_LOGOUT_REDIRECT_URI,
+# _USERNAME, _PASSWORD. See providers/django_allauth_idp.py.
+start_django_allauth() {
+    _providers_start_django django-allauth django_allauth_idp.py DJANGO_ALLAUTH \
+        /.well-known/openid-configuration "${1:?usage: start_django_allauth DIR}" \
+        "${PROVIDERS_EXTRA_PACKAGES[1]}"
+}
+
+stop_django_allauth() {
+    _providers_stop_django django_allauth_idp.py DJANGO_ALLAUTH "${1:-}"
+}
+
 stop_providers() {
     stop_django_oidc
     stop_oidc_provider_mock
+    stop_django_oidc_provider
+    stop_django_allauth
 }

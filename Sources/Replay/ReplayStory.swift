@@ -1,0 +1,135 @@
+import HTTPCore
+import JOSE
+import JSON
+import OAuthCore
+import Recordings
+import Scenario
+
+/// What the replayed app does, as a scenario the runner plays against the capture: the world
+/// (the app's client, the device) and the steps.
+///
+/// A capture that `signinsim run --har-dir` wrote carries its steps (one page per step, with the
+/// step as the scenario file writes it and how it ended): the replay plays exactly those,
+/// with the apps and the device the run had. Any other capture is read for what the app and
+/// the person did (`StoryInference`): the launch, each web sign-in with what was typed and
+/// pressed, each refresh (a race as a parallel block), userinfo, sign-out, Sign in with Apple,
+/// and the time between them.
+struct ReplayStory: Sendable {
+    enum Source: Sendable {
+        /// The steps a signinsim run recorded in the capture's pages.
+        case recordedSteps
+        /// Steps read from the traffic.
+        case inferred
+    }
+
+    var source: Source
+    var scenario: Scenario
+    /// Per top-level step (numbered from 1): the recorded `_outcome` of a signinsim run's page.
+    var recordedOutcomes: [Int: JSONValue] = [:]
+    /// Per top-level step: the capture's exchanges it stands for (inferred steps), or the
+    /// entries of its page (recorded steps).
+    var stepEntries: [Int: [Int]] = [:]
+    /// The issuer the apps are configured with: the recorded discovery URL's base.
+    var issuerURL: String
+    /// The recorded simulated Apple, when the capture talks to one.
+    var appleURL: String?
+    /// When the world's clock starts, in seconds since the Unix epoch.
+    var epochSeconds: Int64
+    /// What reading the story found worth saying (a relaunch inferred, a value taken as is).
+    var notes: [String] = []
+
+    /// The story of `analysis`'s capture, read from its recorded steps unless `inferring` (or
+    /// there are none). `profile` replaces every app's SDK profile when given.
+    static func read(
+        _ analysis: CaptureAnalysis, file: String, profile: String?, inferring: Bool
+    ) throws(CaptureReplay.Failure) -> ReplayStory {
+        let issuer = configuredIssuer(analysis)
+        let appleURL = recordedAppleURL(analysis)
+        if !inferring, let recorded = try recorded(analysis, file: file, profile: profile) {
+            var story = recorded
+            story.issuerURL = issuer
+            story.appleURL = appleURL
+            return story
+        }
+        var story = StoryInference(analysis: analysis, file: file, profile: profile ?? "default").story()
+        story.issuerURL = issuer
+        story.appleURL = appleURL
+        return story
+    }
+
+    /// The issuer URL the replayed apps are configured with, so that they ask for the recorded
+    /// discovery URL: its base, else the issuer the analysis found.
+    static func configuredIssuer(_ analysis: CaptureAnalysis) -> String {
+        if let index = analysis.discoveryExchange {
+            let url = URLParts.stripQueryAndFragment(analysis.capture.exchanges[index].url)
+            for suffix in ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"]
+            where url.hasSuffix(suffix) {
+                return String(url.dropLast(suffix.count))
+            }
+        }
+        return analysis.issuer ?? ""
+    }
+
+    /// The base URL of the simulated Apple the phone's sheet talked to (`…/_admin/authorize`).
+    static func recordedAppleURL(_ analysis: CaptureAnalysis) -> String? {
+        for (index, entry) in analysis.entries.enumerated() where entry.role == .appleAuthorization {
+            let url = URLParts.stripQueryAndFragment(analysis.capture.exchanges[index].url)
+            if let range = url.range(of: "/_admin/", options: .backwards) {
+                return String(url[..<range.lowerBound])
+            }
+        }
+        return nil
+    }
+
+    /// The story a signinsim run wrote into the capture, or nil when it has none.
+    private static func recorded(_ analysis: CaptureAnalysis, file: String, profile: String?)
+        throws(CaptureReplay.Failure) -> ReplayStory?
+    {
+        let capture = analysis.capture
+        guard let run = capture.run, case .object(var header)? = run["scenario"], !capture.pages.isEmpty
+        else { return nil }
+        var steps: [JSONValue] = []
+        for page in capture.pages {
+            guard let step = page.step else { return nil }
+            steps.append(step)
+        }
+        // The replay target decides the issuer; the recorded tenant was the issuer's side.
+        header["issuer"] = nil
+        if let profile, case .array(let apps)? = header["apps"] {
+            header["apps"] = .array(
+                apps.map { app in
+                    guard case .object(var members) = app else { return app }
+                    members["profile"] = .string(profile)
+                    return .object(members)
+                })
+        }
+        header["steps"] = .array(steps)
+        let scenario: Scenario
+        do {
+            scenario = try ScenarioLoader.parse(
+                JSONValue.object(header).serialized(), file: file + " (recorded steps)", substitutes: false)
+        } catch {
+            throw CaptureReplay.Failure(
+                description: "the steps the capture records cannot be read: \(error.message)")
+        }
+        var story = ReplayStory(
+            source: .recordedSteps, scenario: scenario, issuerURL: "", appleURL: nil,
+            epochSeconds: (capture.pages.first?.startedAtMilliseconds ?? firstMoment(analysis)) / 1000)
+        for (number, page) in capture.pages.enumerated() {
+            if let outcome = page.outcome { story.recordedOutcomes[number + 1] = outcome }
+        }
+        let pageNumbers = Dictionary(
+            capture.pages.enumerated().map { ($1.id, $0 + 1) }, uniquingKeysWith: { first, _ in first })
+        for (index, exchange) in capture.exchanges.enumerated() {
+            if let page = exchange.pageref, let number = pageNumbers[page] {
+                story.stepEntries[number, default: []].append(index)
+            }
+        }
+        return story
+    }
+
+    /// The capture's first moment, in milliseconds.
+    static func firstMoment(_ analysis: CaptureAnalysis) -> Int64 {
+        analysis.timeline.first.map { analysis.capture.exchanges[$0].startedAtMilliseconds } ?? 0
+    }
+}

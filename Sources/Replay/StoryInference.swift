@@ -1,0 +1,279 @@
+import HTTPCore
+import JOSE
+import JSON
+import OAuthCore
+import Recordings
+import Scenario
+
+/// Reads what the app and the person did from a capture's traffic, as scenario steps.
+///
+/// - The app's first discovery request is the launch; a later one a relaunch (`terminate`,
+///   `launch`): an SDK reads discovery once per process.
+/// - Each web sign-in (`CaptureAnalysis.SignInFlow`) is a `signIn` with what the person typed
+///   (each login attempt: the first as `username`/`password`, the others as `retry`), whether
+///   they denied consent, and the request's `prompt` and `scope`.
+/// - Each refresh is a forced `getAccessToken`; refreshes in flight together with one refresh
+///   token (a race) are a `parallel` block.
+/// - Userinfo, sign-out (the end-session request) and the native Apple exchange are their
+///   SDK calls.
+/// - Time between them is an `advance` of whole seconds.
+///
+/// The client is the one the requests name: its id, redirect URI, scopes, secret (and how it
+/// was sent), the login form's field names, DPoP when its token requests carry proofs, a
+/// shared browser session when a sign-in's first page already carried the issuer's cookies.
+struct StoryInference {
+    let analysis: CaptureAnalysis
+    let file: String
+    let profile: String
+
+    /// One thing the app did, at a moment, with the exchanges it stands for.
+    private struct Event {
+        var time: Int64
+        var action: StepAction
+        var name: String
+        var entries: [Int]
+    }
+
+    func story() -> ReplayStory {
+        let exchanges = analysis.capture.exchanges
+        var events: [Event] = []
+        var used = Set<Int>()
+        var launched = false
+        var notes: [String] = []
+        // Web sign-ins.
+        for flow in analysis.signIns {
+            var entries = flow.exchanges
+            if let exchange = flow.codeExchange { entries.append(exchange) }
+            used.formUnion(entries)
+            events.append(
+                Event(
+                    time: exchanges[flow.authorization].startedAtMilliseconds,
+                    action: .sdk(signInCall(flow), app: nil, expectedErrors: nil), name: "signIn",
+                    entries: entries))
+        }
+        // Sign-outs.
+        for flow in analysis.signOuts {
+            used.formUnion(flow.exchanges)
+            events.append(
+                Event(
+                    time: exchanges[flow.exchanges[0]].startedAtMilliseconds,
+                    action: .sdk(.signOut(callEndSession: true), app: nil, expectedErrors: nil),
+                    name: "signOut",
+                    entries: flow.exchanges))
+        }
+        // Refreshes (races as parallel blocks), userinfo, Apple, relaunches.
+        var pendingApple: [Int] = []
+        var race: (token: String, end: Double, entries: [Int])?
+        func flushRace() {
+            guard let pending = race else { return }
+            race = nil
+            let call = Step(
+                .sdk(.getAccessToken(forceRefresh: true), app: nil, expectedErrors: nil),
+                name: "getAccessToken",
+                location: location(pending.entries[0]))
+            let action: StepAction =
+                pending.entries.count == 1
+                ? call.action : .parallel(Array(repeating: call, count: pending.entries.count))
+            events.append(
+                Event(
+                    time: exchanges[pending.entries[0]].startedAtMilliseconds, action: action,
+                    name: pending.entries.count == 1 ? "getAccessToken" : "parallel", entries: pending.entries
+                ))
+        }
+        for index in analysis.timeline where !used.contains(index) {
+            let exchange = exchanges[index]
+            let entry = analysis.entries[index]
+            let start = Double(exchange.startedAtMilliseconds)
+            switch (entry.role, entry.grant) {
+            case (.token, GrantType.refreshToken?):
+                let token = CaptureAnalysis.form(exchange)["refresh_token"] ?? ""
+                if var pending = race, pending.token == token, start < pending.end {
+                    pending.entries.append(index)
+                    pending.end = max(pending.end, start + max(exchange.timeMilliseconds, 1))
+                    race = pending
+                } else {
+                    flushRace()
+                    race = (token, start + max(exchange.timeMilliseconds, 1), [index])
+                }
+            case (.token, GrantType.tokenExchange?):
+                flushRace()
+                events.append(
+                    Event(
+                        time: exchange.startedAtMilliseconds,
+                        action: .sdk(
+                            .signInWithApple(cancel: false, scopes: nil, nonce: nil), app: nil,
+                            expectedErrors: nil),
+                        name: "signInWithApple", entries: pendingApple + [index]))
+                pendingApple = []
+            case (.appleAuthorization, _):
+                pendingApple.append(index)
+            case (.userinfo, _) where entry.sender == .app:
+                flushRace()
+                events.append(
+                    Event(
+                        time: exchange.startedAtMilliseconds,
+                        action: .sdk(.userInfo, app: nil, expectedErrors: nil),
+                        name: "userInfo", entries: [index]))
+            case (.discovery, _) where entry.sender == .app:
+                flushRace()
+                if launched {
+                    notes.append(
+                        "entry \(analysis.capture.entryNumber(of: index)): the app read discovery again, "
+                            + "taken as a relaunch (terminate, launch)")
+                    events.append(
+                        Event(
+                            time: exchange.startedAtMilliseconds, action: .app(.terminate, app: nil),
+                            name: "terminate",
+                            entries: []))
+                }
+                launched = true
+                events.append(
+                    Event(
+                        time: exchange.startedAtMilliseconds, action: .app(.launch, app: nil), name: "launch",
+                        entries: [index]))
+            default:
+                continue
+            }
+        }
+        flushRace()
+        if !pendingApple.isEmpty {
+            // An Apple sheet that never reached the issuer: the person cancelled, or the app
+            // gave up before exchanging.
+            events.append(
+                Event(
+                    time: exchanges[pendingApple[0]].startedAtMilliseconds,
+                    action: .sdk(
+                        .signInWithApple(cancel: false, scopes: nil, nonce: nil), app: nil,
+                        expectedErrors: nil),
+                    name: "signInWithApple", entries: pendingApple))
+        }
+        events.sort { ($0.time, $0.entries.first ?? -1) < ($1.time, $1.entries.first ?? -1) }
+        if !launched {
+            events.insert(
+                Event(
+                    time: events.first?.time ?? 0, action: .app(.launch, app: nil), name: "launch",
+                    entries: []),
+                at: 0)
+            notes.append("the capture has no discovery request by the app: the replay launches it first")
+        }
+        // Steps, with the time between events as advances.
+        let start = ReplayStory.firstMoment(analysis)
+        var clock = start - start % 1000
+        var steps: [Step] = []
+        var stepEntries: [Int: [Int]] = [:]
+        for event in events {
+            let gap = (event.time - clock) / 1000
+            if gap >= 1 {
+                steps.append(
+                    Step(.advance(seconds: gap), name: "advance", location: location(event.entries.first)))
+                clock += gap * 1000
+            }
+            steps.append(Step(event.action, name: event.name, location: location(event.entries.first)))
+            stepEntries[steps.count] = event.entries
+        }
+        var scenario = Scenario(
+            name: "Replay of \(file)", description: "Read from the traffic of \(file).",
+            location: SourceLocation(file: file, line: 1, column: 1))
+        scenario.apps = [app()]
+        scenario.device = device()
+        scenario.steps = steps
+        var story = ReplayStory(
+            source: .inferred, scenario: scenario, issuerURL: "", appleURL: nil, epochSeconds: start / 1000)
+        story.stepEntries = stepEntries
+        story.notes = notes
+        return story
+    }
+
+    /// Where a step came from: the entry it stands for (line = entry number, from 1).
+    private func location(_ entry: Int?) -> SourceLocation {
+        SourceLocation(file: file, line: entry.map(analysis.capture.entryNumber(of:)) ?? 1, column: 1)
+    }
+
+    /// The web sign-in as the person went through it.
+    private func signInCall(_ flow: CaptureAnalysis.SignInFlow) -> SDKCall {
+        var user = WebUserSetup()
+        if let first = flow.loginAttempts.first {
+            if let field = first.usernameField, let value = first.fields[field] { user.username = value }
+            if let field = first.passwordField, let value = first.fields[field] { user.password = value }
+            for pair in first.fields
+            where pair.name != first.usernameField && pair.name != first.passwordField {
+                user.fields.append(FieldValue(pair.name, pair.value))
+            }
+            for attempt in flow.loginAttempts.dropFirst() {
+                user.retries.append(
+                    LoginAttempt(
+                        username: attempt.usernameField.flatMap { attempt.fields[$0] },
+                        password: attempt.passwordField.flatMap { attempt.fields[$0] }))
+            }
+        }
+        if flow.consent?.approved == false { user.consent = "deny" }
+        let appScopes = app().scopes
+        let scopes = flow.scopes.flatMap { $0 == appScopes ? nil : $0 }
+        return .signIn(user, prompt: flow.prompt, scopes: scopes, loginHint: nil, maxAge: nil)
+    }
+
+    /// The app: the capture's first client, as its requests show it.
+    func app() -> AppSetup {
+        let exchanges = analysis.capture.exchanges
+        let clientID = analysis.clientIDs.first ?? "com.example.app"
+        let flow = analysis.signIns.first { $0.clientID == clientID } ?? analysis.signIns.first
+        var app = AppSetup(
+            bundleID: clientID, clientID: clientID,
+            redirectURI: flow?.redirectURI ?? analysis.redirectURIs.first ?? "\(clientID)://callback",
+            scopes: flow?.scopes ?? AppSetup().scopes, profile: profile)
+        if let attempt = analysis.signIns.lazy.flatMap(\.loginAttempts).first {
+            if let field = attempt.usernameField { app.usernameField = field }
+            if let field = attempt.passwordField { app.passwordField = field }
+        }
+        for (index, entry) in analysis.entries.enumerated() where entry.role == .token && entry.sender == .app
+        {
+            let exchange = exchanges[index]
+            if exchange.requestHeaders.contains(where: { $0.name.lowercased() == "dpop" }) {
+                app.usesDPoP = true
+            }
+            if app.clientSecret == nil {
+                if let secret = CaptureAnalysis.form(exchange)["client_secret"] {
+                    app.clientSecret = secret
+                    app.clientAuthentication = .post
+                } else if let header = exchange.requestHeaders.first(where: {
+                    $0.name.lowercased() == "authorization"
+                }) {
+                    switch BasicCredentials.read(header.value) {
+                    case .credentials(_, let secret), .notFormEncoded(let secret), .malformed(let secret):
+                        app.clientSecret = secret
+                        app.clientAuthentication = .basic
+                    case .otherScheme:
+                        break
+                    }
+                }
+            }
+        }
+        if let uri = analysis.signOuts.compactMap(\.postLogoutRedirectURI).first {
+            app.postLogoutRedirectURI = uri
+        }
+        // A sign-in whose first page already carried the issuer's cookies ran in the browser's
+        // shared jar (`prefersEphemeralWebBrowserSession = false`).
+        app.sharedSession = analysis.signIns.contains { flow in
+            exchanges[flow.authorization].requestHeaders.contains { $0.name.lowercased() == "cookie" }
+        }
+        return app
+    }
+
+    /// The device: the Apple ID the Apple sheet answered with, when there is one.
+    private func device() -> DeviceSetup {
+        var device = DeviceSetup()
+        for (index, entry) in analysis.entries.enumerated() where entry.role == .appleAuthorization {
+            let exchange = analysis.capture.exchanges[index]
+            guard let request = try? JSONValue.parseObject(exchange.requestBody),
+                let email = request["email"]?.stringValue
+            else { continue }
+            var account = AppleAccountSetup(email: email)
+            account.givenName = request["given_name"]?.stringValue
+            account.familyName = request["family_name"]?.stringValue
+            account.privateRelay = request["private_email"]?.boolValue ?? false
+            device.appleAccount = account
+            break
+        }
+        return device
+    }
+}

@@ -1,0 +1,182 @@
+"""A throwaway Django + django-oidc-provider (PyPI `django-oidc-provider`, 0.9.x) OpenID provider
+for the captures of scripts/captures.
+
+Usage:
+  django_oidc_provider.py setup DIR          writes a Django project into DIR (settings, URLs,
+                                             login template, sqlite database), creates the RSA
+                                             signing key with the package's own management
+                                             command (creatersakey), the user and the public
+                                             client; idempotent.
+  django_oidc_provider.py serve DIR PORTFILE as django_oidc.py serve (threaded stdlib WSGI
+                                             server on 127.0.0.1, bound port to PORTFILE).
+
+What the package does, read from its source (oidc_provider 0.9.0):
+
+- Paths under /openid/ (this project mounts oidc_provider.urls there): authorize, token,
+  userinfo, end-session (+ end-session-prompt), jwks, introspect, and
+  .well-known/openid-configuration. The issuer is the site URL + /openid.
+- Refresh tokens: every code exchange issues one, whatever the scope (no offline_access
+  handling at all). A refresh always rotates: lib/endpoints/token.py
+  create_refresh_response_dic creates a new Token and deletes the old one, so a rotated-out
+  refresh token is simply unknown afterwards (400 invalid_grant); there is no reuse
+  detection and no grace period.
+- No revocation endpoint (RFC 7009); end_session_endpoint yes (RP-initiated logout): with an
+  id_token_hint and a registered post_logout_redirect_uri it logs the browser session out at
+  once (no confirmation form) and redirects there with the state; it does not delete tokens.
+- Consent: a public client using the code flow is never allowed to skip the consent page
+  (AuthorizeEndpoint.is_client_allowed_to_skip_consent), so the page is shown on every sign-in.
+  Its buttons are <input type=submit name=allow value=Authorize> and an unnamed
+  <input type=submit value=Decline>; a POST without `allow` redirects with error=access_denied.
+- PKCE: honoured when the authorize request carries code_challenge (S256 or plain), not
+  required.
+
+Loopback-only test scaffolding, like django_oidc.py: the secrets are fixed and public.
+"""
+import secrets
+import sys
+
+import django_oidc
+
+USERNAME = django_oidc.USERNAME
+PASSWORD = django_oidc.PASSWORD
+PUBLIC_CLIENT_ID = django_oidc.PUBLIC_CLIENT_ID
+REDIRECT_URIS = ["com.example.app://auth/callback"]
+POST_LOGOUT_REDIRECT_URIS = ["com.example.app://auth/signed-out", "com.example.app://auth/callback"]
+SCOPES = ["openid", "profile", "email", "offline_access"]
+PACKAGE = django_oidc.PACKAGE  # serve() (shared with django_oidc.py) loads PACKAGE.settings
+
+SETTINGS = '''\
+"""Settings written by scripts/interop/providers/django_oidc_provider.py; regenerate rather than edit."""
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+SECRET_KEY = {secret_key!r}
+DEBUG = False
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
+
+INSTALLED_APPS = [
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "oidc_provider",
+    "{package}",
+]
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+]
+ROOT_URLCONF = "{package}.urls"
+WSGI_APPLICATION = None
+TEMPLATES = [
+    {{
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {{
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+            ],
+        }},
+    }},
+]
+DATABASES = {{"default": {{"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}}}}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+USE_TZ = True
+STATIC_URL = "/static/"
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+
+# django-oidc-provider (oidc_provider/settings.py lists them all).
+OIDC_USERINFO = "{package}.userinfo.userinfo"
+OIDC_TOKEN_EXPIRE = 3600
+OIDC_IDTOKEN_EXPIRE = 600
+OIDC_SESSION_MANAGEMENT_ENABLE = False
+
+LOGGING = {{
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {{"stderr": {{"class": "logging.StreamHandler"}}}},
+    "loggers": {{
+        "django.request": {{"handlers": ["stderr"], "level": "WARNING"}},
+        "oidc_provider": {{"handlers": ["stderr"], "level": "WARNING"}},
+    }},
+}}
+'''
+
+URLS = '''\
+from django.contrib.auth.views import LoginView
+from django.http import HttpResponse
+from django.urls import include, path
+
+
+def home(request):
+    who = request.user.username if request.user.is_authenticated else "nobody"
+    return HttpResponse(f"<!DOCTYPE html><title>IdP</title><p>Signed in: {who}</p>")
+
+
+urlpatterns = [
+    path("openid/", include("oidc_provider.urls", namespace="oidc_provider")),
+    path("accounts/login/", LoginView.as_view(template_name="login.html"), name="login"),
+    path("", home, name="home"),
+]
+'''
+
+USERINFO = '''\
+def userinfo(claims, user):
+    """OIDC_USERINFO: the standard claims django-oidc-provider releases per scope."""
+    claims["name"] = user.get_full_name()
+    claims["given_name"] = user.first_name
+    claims["family_name"] = user.last_name
+    claims["preferred_username"] = user.username
+    claims["email"] = user.email
+    claims["email_verified"] = True
+    return claims
+'''
+
+
+def setup(directory):
+    directory.mkdir(parents=True, exist_ok=True)
+    package = directory / PACKAGE
+    secret_file = directory / "django-secret-key"
+    if not secret_file.exists():
+        django_oidc.write(secret_file, secrets.token_urlsafe(48))
+    django_oidc.write(package / "__init__.py", "")
+    django_oidc.write(package / "settings.py", SETTINGS.format(
+        secret_key=secret_file.read_text().strip(), package=PACKAGE))
+    django_oidc.write(package / "urls.py", URLS)
+    django_oidc.write(package / "userinfo.py", USERINFO)
+    django_oidc.write(directory / "templates" / "login.html", django_oidc.LOGIN_TEMPLATE)
+    django_oidc.write(directory / "manage.py", django_oidc.MANAGE.format(package=PACKAGE))
+
+    django_oidc.use_project(directory)
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from oidc_provider.models import Client, ResponseType, RSAKey
+
+    call_command("migrate", verbosity=0, interactive=False)
+    if not RSAKey.objects.exists():
+        call_command("creatersakey")  # the package's command: one RSA-2048 key, RS256
+    users = get_user_model()
+    user, _ = users.objects.get_or_create(username=USERNAME)
+    user.email = "alice@example.com"
+    user.first_name, user.last_name = "Alice", "Example"
+    user.set_password(PASSWORD)
+    user.save()
+
+    Client.objects.filter(client_id=PUBLIC_CLIENT_ID).delete()
+    client = Client(
+        name="SignInSim public app", client_type="public", client_id=PUBLIC_CLIENT_ID,
+        client_secret="", jwt_alg="RS256", require_consent=True, reuse_consent=True)
+    client.redirect_uris = REDIRECT_URIS
+    client.post_logout_redirect_uris = POST_LOGOUT_REDIRECT_URIS
+    client.scope = SCOPES
+    client.save()
+    client.response_types.set([ResponseType.objects.get(value="code")])
+
+
+if __name__ == "__main__":
+    sys.exit(django_oidc.main(sys.argv[1:], setup=setup, usage=__doc__))
