@@ -7,7 +7,8 @@ extension Issuer {
     ///
     /// The presented token becomes `rotated`; presenting it again revokes the whole family and
     /// fails with "refresh token replay detected", so of two concurrent refreshes exactly one
-    /// succeeds (field bug 1).
+    /// succeeds (field bug 1). A tenant whose `refreshTokenReuse` is `.refuse` only refuses the
+    /// old token and keeps the family.
     ///
     /// **Reuse grace** (`refreshReuseGrace` > 0): a rotated token presented again within that
     /// many seconds of its rotation, while its successor has not been used, is taken to mean the
@@ -71,6 +72,9 @@ extension Issuer {
                 guard lifetimes.refreshReuseGrace > 0, now - at <= lifetimes.refreshReuseGrace,
                     successorUnused
                 else {
+                    if tenant.refreshTokenReuse == .refuse {
+                        throw .invalidGrant("the refresh token was already used")
+                    }
                     revokeGrant(
                         familyID: record.familyID, reason: .replayDetected, now: now,
                         in: &state)

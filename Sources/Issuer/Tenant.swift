@@ -18,6 +18,8 @@ public struct Tenant: Sendable, Hashable {
     public var requireDPoPNonce: Bool
     /// The API audience an access token is for when a request names none.
     public var defaultAudience: String?
+    /// What a rotated refresh token presented again (outside any reuse grace) does.
+    public var refreshTokenReuse: RefreshTokenReuse = .revokeFamily
 
     public init(
         clients: [ClientRegistration], users: [UserAccount], audiences: [APIAudience],
@@ -247,4 +249,18 @@ public struct TokenLifetimes: Sendable, Hashable {
     public var dpopProofWindow: Int64 = 60
 
     public init() {}
+}
+
+/// What an issuer does when a refresh token it has already rotated is presented again.
+///
+/// RFC 9700 §4.14.2 recommends revoking the whole family (the presenter may be a thief, and the
+/// issuer cannot tell who is legitimate); many issuers only refuse the old token and leave the
+/// newer one usable (django-oauth-toolkit without reuse protection, django-oidc-provider,
+/// allauth's OpenID provider), which captures of them show as a stale token refused while the
+/// family goes on.
+public enum RefreshTokenReuse: String, Sendable, Hashable, CaseIterable {
+    /// Refuse with `invalid_grant` and revoke every token of the family (reuse detection).
+    case revokeFamily = "revoke-family"
+    /// Refuse with `invalid_grant`; the family's newer tokens stay usable.
+    case refuse
 }

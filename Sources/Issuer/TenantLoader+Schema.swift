@@ -12,7 +12,7 @@ import YAML
 extension TenantDecoder {
     static let topLevelKeys = [
         "replace_defaults", "signing_algorithm", "require_dpop_nonce", "default_audience", "lifetimes",
-        "clients", "users", "audiences", "connections",
+        "clients", "users", "audiences", "connections", "refresh_token_reuse",
     ]
     static let clientKeys = [
         "client_id", "client_secret", "name", "redirect_uris", "post_logout_redirect_uris", "grant_types",
@@ -75,6 +75,15 @@ extension TenantDecoder {
         }
         if let node = fields["require_dpop_nonce"] {
             tenant.requireDPoPNonce = try bool(node, "require_dpop_nonce")
+        }
+        if let node = fields["refresh_token_reuse"] {
+            let name = try string(node, "refresh_token_reuse")
+            guard let reuse = RefreshTokenReuse(rawValue: name) else {
+                let known = RefreshTokenReuse.allCases.map(\.rawValue).joined(separator: " or ")
+                throw failure(
+                    "unknown refresh_token_reuse \"\(name.prefix(32))\"; expected \(known)", at: node.mark)
+            }
+            tenant.refreshTokenReuse = reuse
         }
         if let node = fields["lifetimes"] {
             tenant.lifetimes = try lifetimes(node, base: tenant.lifetimes, of: "lifetimes")

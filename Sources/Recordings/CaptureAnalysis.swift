@@ -200,12 +200,24 @@ public struct CaptureAnalysis: Sendable {
         discoverySuffixes.contains { path.hasSuffix($0) }
     }
 
+    /// The first discovery document that names the issuer it was fetched for (one that names
+    /// another is what an app must refuse, OpenID Connect Discovery §4.3), else the first.
     private mutating func readDiscovery() {
+        var documents: [(index: Int, document: [String: JSONValue], matches: Bool)] = []
         for index in timeline {
             let exchange = capture.exchanges[index]
             guard exchange.method == "GET", Self.isDiscoveryPath(URLParts.path(of: exchange.url)),
                 exchange.status == 200, let document = try? JSONValue.parseObject(exchange.responseBody)
             else { continue }
+            let url = URLParts.stripQueryAndFragment(exchange.url)
+            let base = Self.discoverySuffixes.first(where: url.hasSuffix).map { String(url.dropLast($0.count)) }
+            let named = document["issuer"]?.stringValue.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+            documents.append((index, document, named != nil && named == base))
+        }
+        if let chosen = documents.first(where: \.matches) ?? documents.first {
+            let index = chosen.index
+            let exchange = capture.exchanges[index]
+            let document = chosen.document
             discovery = document
             discoveryExchange = index
             issuer = document["issuer"]?.stringValue
@@ -220,7 +232,6 @@ public struct CaptureAnalysis: Sendable {
                 }
             }
             endpoints[.discovery] = URLParts.stripQueryAndFragment(exchange.url)
-            return
         }
     }
 

@@ -45,7 +45,18 @@ public enum CaptureReplay {
     public static func run(_ capture: HARCapture, options: Options = Options()) async throws(Failure)
         -> ReplayReport
     {
-        let analysis = CaptureAnalysis(capture)
+        try await play(CaptureAnalysis(capture), options: options).report
+    }
+
+    /// A replay's story, what the run gave, and its report.
+    struct Played {
+        var story: ReplayStory
+        var outcome: ScenarioRunner.Outcome
+        var report: ReplayReport
+    }
+
+    static func play(_ analysis: CaptureAnalysis, options: Options) async throws(Failure) -> Played {
+        let capture = analysis.capture
         guard analysis.hasOAuthTraffic else {
             throw Failure(
                 description:
@@ -101,9 +112,10 @@ public enum CaptureReplay {
                 description:
                     "the replay could not run: \(outcome.result.failure?.message ?? "no steps to play")")
         }
-        return ReplayReport(
+        let report = ReplayReport(
             analysis: analysis, story: story, server: server, outcome: outcome,
             audit: TokenAudit.audit(analysis),
             options: options)
+        return Played(story: story, outcome: outcome, report: report)
     }
 }

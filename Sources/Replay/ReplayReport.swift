@@ -220,6 +220,13 @@ public struct ReplayReport: Sendable {
         }
         tokens = audit.sorted { $0.key < $1.key }.map { (capture.entryNumber(of: $0.key), $0.value) }
         notes = story.notes
+        if story.source == .inferred {
+            let behaviour = ClientBehaviour(analysis)
+            for finding in behaviour.findings { notes.append("the recorded app: \(finding)") }
+            if behaviour.profile != "default", !story.scenario.apps.allSatisfy({ $0.profile == behaviour.profile }) {
+                notes.append("--sdk-profile \(behaviour.profile) plays the app as the capture shows it")
+            }
+        }
         if !server.keys.isEmpty {
             let entries = server.keys.resignedExchanges.map { String(capture.entryNumber(of: $0)) }
             notes.append(

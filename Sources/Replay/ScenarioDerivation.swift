@@ -1,10 +1,410 @@
+import HTTPCore
+import JOSE
+import JSON
 public import Recordings
+public import Scenario
+import ScenarioRunner
+import SignInSDK
+import YAML
 
-/// Derives a scenario from a capture (`signinsim import-har`).
+/// Derives a scenario from a capture (`signinsim import-har`) that ends as the capture ends,
+/// against the embedded issuer.
+///
+/// The client's side is the replay's story (the steps a signinsim run recorded, or the ones
+/// read from another tool's traffic) with each SDK call expecting the outcome the replayed SDK
+/// had with the recorded answers, and the SDK profile the capture shows (`ClientBehaviour`)
+/// unless one is given. The issuer's side is what the capture shows of it (`IssuerBehaviour`):
+/// a tenant and faults armed before the steps that met them. The person signs in with what
+/// they typed at the recorded issuer (the same placeholder where the capture hides the
+/// password), as a user the tenant holds with the claims the recorded issuer gave.
+///
+/// The derived scenario is then run: an answer the embedded issuer gives otherwise than the
+/// recorded one (an error it has no model of) is armed as that answer (`oauth-error`) and the
+/// scenario run again. What still differs is said, by entry, rather than hidden; the scenario's
+/// description says which capture and entries it came from and what was canned.
 public enum ScenarioDerivation {
-    public static func yaml(from capture: HARCapture, name: String, profile: String = "default")
-        throws(CaptureReplay.Failure) -> String
+    public struct Options: Sendable {
+        /// The scenario's name; default "Reproduction of FILE".
+        public var name: String?
+        /// The SDK profile of every app; nil: the capture's run's, or the one its traffic shows.
+        public var profile: String?
+        /// The capture's name, for the description and step locations.
+        public var file = "capture.har"
+        public var seed: UInt64 = 0
+        /// Run the derived scenario and can what the embedded issuer answers otherwise.
+        public var checks = true
+
+        public init() {}
+    }
+
+    /// A derived scenario and what deriving it found.
+    public struct Derived: Sendable {
+        public var yaml: String
+        public var scenario: Scenario
+        /// Entries (numbered from 1) the scenario does not reproduce, and why.
+        public var notExpressed: [String]
+        /// Whether the scenario passed against the embedded issuer (nil when not run).
+        public var passed: Bool?
+    }
+
+    /// Rounds of canning answers before giving up.
+    static let checkRounds = 3
+
+    public static func derive(_ capture: HARCapture, options: Options = Options()) async throws(CaptureReplay.Failure)
+        -> Derived
     {
-        throw CaptureReplay.Failure(description: "import-har is being rewritten")
+        let analysis = CaptureAnalysis(capture)
+        var replay = CaptureReplay.Options()
+        replay.file = options.file
+        replay.seed = options.seed
+        let behaviour = ClientBehaviour(analysis)
+        let recordsSteps = capture.run != nil && capture.pages.contains { $0.step != nil }
+        replay.profile = options.profile ?? (recordsSteps ? nil : behaviour.profile)
+        let played = try await CaptureReplay.play(analysis, options: replay)
+        var derivation = Derivation(
+            analysis: analysis, played: played, file: options.file,
+            profileReason: options.profile != nil || recordsSteps ? nil : behaviour.findings)
+        var scenario = try derivation.scenario(name: options.name ?? "Reproduction of \(fileName(options.file))")
+        var yaml = ScenarioYAML.render(ScenarioEncoder.document(scenario))
+        guard options.checks else {
+            return Derived(yaml: yaml, scenario: scenario, notExpressed: derivation.notExpressed, passed: nil)
+        }
+        var passed = false
+        for round in 1...checkRounds {
+            let parsed = try load(yaml, name: options.file)
+            let outcome = await ScenarioRunner.run(parsed, seed: options.seed)
+            passed = outcome.result.status == .passed
+            let canned = derivation.can(outcome)
+            if (passed && canned == 0) || round == checkRounds {
+                if !passed {
+                    derivation.notExpressed.append(
+                        "the derived scenario does not pass against the embedded issuer: "
+                            + (outcome.result.failure.map { "\($0.step) (line \($0.location.line)): \($0.message)" }
+                                ?? "\(outcome.result.status.rawValue)"))
+                }
+                break
+            }
+            if canned == 0 && !passed { continue }
+            scenario = try derivation.scenario(name: scenario.name)
+            yaml = ScenarioYAML.render(ScenarioEncoder.document(scenario))
+        }
+        scenario = try derivation.scenario(name: scenario.name)
+        yaml = ScenarioYAML.render(ScenarioEncoder.document(scenario))
+        return Derived(
+            yaml: yaml, scenario: try load(yaml, name: options.file), notExpressed: derivation.notExpressed,
+            passed: passed)
+    }
+
+    /// The derived YAML read back as a scenario file, so that what is checked is what is printed.
+    static func load(_ yaml: String, name: String) throws(CaptureReplay.Failure) -> Scenario {
+        do {
+            return try ScenarioLoader.parse(Array(yaml.utf8), file: fileName(name) + ".yaml", substitutes: false)
+        } catch {
+            throw CaptureReplay.Failure(description: "the derived scenario does not read back: \(error)")
+        }
+    }
+
+    static func fileName(_ path: String) -> String {
+        var name = path.split(separator: "/").last.map(String.init) ?? path
+        if name.hasSuffix(".har") { name.removeLast(4) }
+        return name
+    }
+}
+
+/// The state of one derivation: the story turned into steps, the issuer's behaviour, and the
+/// answers canned so far.
+private struct Derivation {
+    let analysis: CaptureAnalysis
+    let played: CaptureReplay.Played
+    let file: String
+    let profileReason: [String]?
+    var notExpressed: [String] = []
+    /// Answers armed as recorded, before story steps (by number).
+    var canned: [Int: [FaultSetup]] = [:]
+    var cannedNotes: [String] = []
+    /// The derived step numbers of each story step, from the last build.
+    private var storyStepOf: [Int: Int] = [:]
+
+    init(analysis: CaptureAnalysis, played: CaptureReplay.Played, file: String, profileReason: [String]?) {
+        self.analysis = analysis
+        self.played = played
+        self.file = file
+        self.profileReason = profileReason
+    }
+
+    var story: ReplayStory { played.story }
+
+    // MARK: Building
+
+    mutating func scenario(name: String) throws(CaptureReplay.Failure) -> Scenario {
+        var apps = story.scenario.apps
+        for index in apps.indices {
+            // The embedded issuer's login form has its own field names.
+            apps[index].usernameField = "username"
+            apps[index].passwordField = "password"
+        }
+        let logins = self.logins()
+        // The client's steps first: the users are whoever those steps sign in as.
+        var clientSteps: [(number: Int, step: Step)] = []
+        let records = played.outcome.recording?.steps ?? []
+        for (position, step) in story.scenario.steps.enumerated() {
+            let record = records.first { $0.number == position + 1 }?.record
+            if let derived = transform(step, record: record, logins: logins) {
+                clientSteps.append((position + 1, derived))
+            }
+        }
+        let users = self.users(clientSteps.map(\.step), apps: apps)
+        let issuer = IssuerBehaviour(analysis, story: story, apps: apps, users: users.map(\.json))
+        var steps: [Step] = []
+        storyStepOf = [:]
+        var last = 0
+        for (number, step) in clientSteps {
+            // Issuer steps armed before story steps that were left out go before the next one.
+            for armed in (last + 1)...number {
+                steps += issuer.before[armed] ?? []
+                for setup in canned[armed] ?? [] {
+                    steps.append(Step(.issuer(.fault(setup)), name: "issuer", location: step.location))
+                }
+            }
+            last = number
+            steps.append(step)
+            storyStepOf[steps.count] = number
+        }
+        let recorded = played.report.signedInAtEndRecorded ?? played.report.signedInAtEndReplayed
+        if let recorded {
+            let location = SourceLocation(file: file, line: 1, column: 1)
+            steps.append(
+                Step(
+                    .expect([Expectation(.session(present: recorded, app: nil), location: location)]),
+                    name: "expect", location: location))
+        }
+        var scenario = Scenario(
+            name: name, description: description(issuer: issuer, logins: logins),
+            tags: ["imported"], location: SourceLocation(file: file, line: 1, column: 1))
+        scenario.apps = apps
+        scenario.device = story.scenario.device
+        scenario.issuer = IssuerTarget.embedded(tenant: try tenantOverride(issuer.tenant))
+        scenario.steps = steps
+        return scenario
+    }
+
+    /// The tenant document as the scenario's `issuer.tenant`.
+    private func tenantOverride(_ tenant: [String: JSONValue]) throws(CaptureReplay.Failure) -> TenantOverride {
+        do {
+            guard let node = try YAMLParser.parse(JSONValue.object(tenant).serialized(), fileName: file) else {
+                throw CaptureReplay.Failure(description: "the derived tenant is empty")
+            }
+            return TenantOverride(node: node, file: file)
+        } catch let error as CaptureReplay.Failure {
+            throw error
+        } catch {
+            throw CaptureReplay.Failure(description: "the derived tenant does not read: \(error)")
+        }
+    }
+
+    /// What each username typed at the recorded issuer becomes at the embedded one, whose
+    /// login is an email: itself when it is one, else the email the recorded ID token gave.
+    private func logins() -> [String: String] {
+        var logins: [String: String] = [:]
+        for flow in analysis.signIns {
+            var email: String?
+            if let exchange = flow.codeExchange,
+                let token = ReplayKeys.idToken(in: analysis.capture.exchanges[exchange])
+            {
+                email = (try? JWT.decodeUnverified(token))?.claims["email"]?.stringValue
+            }
+            for attempt in flow.loginAttempts {
+                guard let username = attempt.usernameField.flatMap({ attempt.fields[$0] }), !username.contains("@")
+                else { continue }
+                logins[username] = logins[username] ?? email ?? "\(username)@example.invalid"
+            }
+        }
+        return logins
+    }
+
+    /// Someone who signs in at the embedded issuer as the recorded person did.
+    struct User {
+        var login: String
+        var json: [String: JSONValue]
+    }
+
+    /// A user for each sign-in the capture shows accepted: the email and password its step
+    /// types on the accepted attempt, with the claims the recorded issuer gave (`sub` as the
+    /// user id).
+    private func users(_ steps: [Step], apps: [AppSetup]) -> [User] {
+        var calls: [(client: String, user: WebUserSetup)] = []
+        func collect(_ step: Step) {
+            switch step.action {
+            case .sdk(.signIn(let user, _, _, _, _), let app, _):
+                let bundle = app ?? apps.first?.bundleID
+                calls.append((apps.first { $0.bundleID == bundle }?.clientID ?? "", user))
+            case .parallel(let inner), .include(_, let inner):
+                inner.forEach(collect)
+            default: break
+            }
+        }
+        steps.forEach(collect)
+        var flows = analysis.signIns
+        var users: [String: User] = [:]
+        var order: [String] = []
+        for call in calls {
+            guard let position = flows.firstIndex(where: { $0.clientID == call.client || $0.clientID == nil }) else {
+                continue
+            }
+            let flow = flows.remove(at: position)
+            guard let accepted = flow.loginAttempts.firstIndex(where: { !$0.rejected }) else { continue }
+            var username = call.user.username
+            var password = call.user.password
+            for retry in call.user.retries.prefix(accepted) {
+                username = retry.username ?? username
+                password = retry.password ?? password
+            }
+            var json: [String: JSONValue] = ["email": .string(username), "password": .string(password)]
+            if let exchange = flow.codeExchange,
+                let token = ReplayKeys.idToken(in: analysis.capture.exchanges[exchange]),
+                let claims = (try? JWT.decodeUnverified(token))?.claims.objectValue
+            {
+                if let sub = claims["sub"]?.stringValue { json["user_id"] = .string(sub) }
+                for claim in ["name", "given_name", "family_name"] {
+                    if let value = claims[claim]?.stringValue { json[claim] = .string(value) }
+                }
+                if let verified = claims["email_verified"]?.boolValue { json["email_verified"] = .bool(verified) }
+            }
+            if users[username] == nil { order.append(username) }
+            users[username] = User(login: username, json: json)
+        }
+        return order.compactMap { users[$0] }
+    }
+
+    /// A story step as the derived scenario writes it, or nil when it is left out.
+    private func transform(_ step: Step, record: StepRecord?, logins: [String: String]) -> Step? {
+        switch step.action {
+        case .expect:
+            return nil
+        case .issuer(.clock):
+            return step
+        case .issuer:
+            // The issuer's side comes from what the capture shows of it.
+            return nil
+        case .sdk(let call, let app, _):
+            var call = call
+            if case .signIn(var user, let prompt, let scopes, let hint, let maxAge) = call {
+                // The embedded issuer's login form has no other fields; its login is an email.
+                user.fields = []
+                user.username = logins[user.username] ?? user.username
+                user.retries = user.retries.map { retry in
+                    LoginAttempt(username: retry.username.map { logins[$0] ?? $0 }, password: retry.password)
+                }
+                call = .signIn(user, prompt: prompt, scopes: scopes, loginHint: hint, maxAge: maxAge)
+            }
+            let outcome = record?.callOutcome
+            let expected = outcome.flatMap { $0 == StepRecord.callSucceeded ? nil : [$0] }
+            return Step(.sdk(call, app: app, expectedErrors: expected), name: step.name, location: step.location)
+        case .parallel(let branches):
+            // Which call of a race gets which answer is scheduling: every call of the block
+            // may end as any of the block's calls ended.
+            func outcomes(_ record: StepRecord) -> [String] {
+                (record.callOutcome.map { [$0 == StepRecord.callSucceeded ? "none" : $0] } ?? [])
+                    + record.children.flatMap(outcomes)
+            }
+            let allowed = Set(record.map(outcomes) ?? []).sorted()
+            let expected = allowed.isEmpty || allowed == ["none"] ? nil : allowed
+            func race(_ branch: Step) -> Step? {
+                switch branch.action {
+                case .sdk(let call, let app, _):
+                    return Step(.sdk(call, app: app, expectedErrors: expected), name: branch.name, location: branch.location)
+                case .include(let file, let inner):
+                    let steps = inner.compactMap(race)
+                    return steps.isEmpty ? nil : Step(.include(file: file, steps: steps), name: branch.name, location: branch.location)
+                default:
+                    return transform(branch, record: nil, logins: logins)
+                }
+            }
+            return Step(.parallel(branches.compactMap(race)), name: step.name, location: step.location)
+        case .include(let file, let inner):
+            let steps = inner.compactMap { transform($0, record: nil, logins: logins) }
+            return steps.isEmpty ? nil : Step(.include(file: file, steps: steps), name: step.name, location: step.location)
+        default:
+            return step
+        }
+    }
+
+    private func description(issuer: IssuerBehaviour, logins: [String: String]) -> String {
+        let capture = analysis.capture
+        var parts: [String] = []
+        let entries = capture.exchanges.indices.map(capture.entryNumber(of:))
+        parts.append(
+            "Derived by signinsim import-har from \(file) (entries \(ReplayReport.ranges(entries))"
+                + (capture.creator.map { ", written by \($0)" } ?? "") + ").")
+        parts.append(
+            story.source == .recordedSteps
+                ? "The steps are the ones the run recorded; each SDK call expects the outcome it had there."
+                : "The steps are read from the traffic; each SDK call expects the outcome the SDK had with the recorded answers.")
+        let profile = story.scenario.apps.map(\.profile).joined(separator: ", ")
+        if let reason = profileReason, !reason.isEmpty {
+            parts.append("SDK profile \(profile): " + reason.joined(separator: "; ") + ".")
+        } else {
+            parts.append("SDK profile \(profile).")
+        }
+        for (typed, login) in logins.sorted(by: { $0.key < $1.key }) {
+            parts.append("The person signs in as \(login) (typed \(typed) at the recorded issuer).")
+        }
+        if !issuer.findings.isEmpty {
+            parts.append("The issuer as recorded: " + issuer.findings.joined(separator: "; ") + ".")
+        }
+        if !cannedNotes.isEmpty {
+            parts.append(
+                "Answered as recorded (the embedded issuer has no model of why): "
+                    + cannedNotes.joined(separator: "; ") + ".")
+        }
+        if !notExpressed.isEmpty {
+            parts.append("Not reproduced: " + notExpressed.joined(separator: "; ") + ".")
+        }
+        return parts.joined(separator: " ")
+    }
+
+    // MARK: Checking
+
+    /// Compares the derived run's answers with the recorded ones, step by step, and arms the
+    /// recorded answer where the embedded issuer gave another error (or none). Returns how many
+    /// answers were newly canned.
+    mutating func can(_ outcome: ScenarioRunner.Outcome) -> Int {
+        guard let recording = outcome.recording else { return 0 }
+        var run = HARCapture(exchanges: outcome.exchanges)
+        run.pages = recording.steps.map { CapturePage(id: $0.pageID, title: $0.step.name) }
+        let derived = CaptureAnalysis(run)
+        var derivedByStory: [Int: [Int]] = [:]
+        for (index, exchange) in derived.capture.exchanges.enumerated() {
+            guard let page = exchange.pageref, let number = Int(page.dropFirst("step-".count)),
+                let storyStep = storyStepOf[number]
+            else { continue }
+            derivedByStory[storyStep, default: []].append(index)
+        }
+        let roles: Set<CaptureAnalysis.Role> = [.token, .userinfo, .revocation]
+        var added = 0
+        for (storyStep, entries) in story.stepEntries.sorted(by: { $0.key < $1.key }) {
+            let recorded = entries.filter {
+                analysis.entries[$0].sender == .app && roles.contains(analysis.entries[$0].role)
+            }.sorted { analysis.capture.exchanges[$0].sendingMoment < analysis.capture.exchanges[$1].sendingMoment }
+            let made = (derivedByStory[storyStep] ?? []).filter {
+                derived.entries[$0].sender == .app && roles.contains(derived.entries[$0].role)
+            }
+            for (position, index) in recorded.enumerated() {
+                let summary = analysis.entries[index].summary
+                guard let status = summary.status, status >= 400, status < 500,
+                    let path = IssuerBehaviour.embeddedPaths[analysis.entries[index].role]
+                else { continue }
+                let answer = made.indices.contains(position) ? derived.entries[made[position]].summary : nil
+                if answer?.status == status, answer?.oauthError == summary.oauthError { continue }
+                let setup = FaultSetup(
+                    id: "oauth-error", count: 1, path: path, status: status, error: summary.oauthError ?? "invalid_request",
+                    errorDescription: summary.oauthErrorDescription)
+                if canned[storyStep]?.contains(setup) == true { continue }
+                canned[storyStep, default: []].append(setup)
+                cannedNotes.append("entry \(analysis.capture.entryNumber(of: index)): \(summary.phrase)")
+                added += 1
+            }
+        }
+        return added
     }
 }

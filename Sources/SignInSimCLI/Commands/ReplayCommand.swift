@@ -154,35 +154,56 @@ extension SignInSimCLI {
 extension SignInSimCLI {
     static let importHARCommand = CommandSpec(
         name: "import-har",
-        abstract: "Derive a scenario from a HAR capture and print it.",
+        abstract: "Derive from a HAR capture a scenario that ends as the capture ends, and print it.",
         discussion: """
-            Reads a HAR 1.2 capture and prints a scenario (YAML) with the app's calls in recorded
-            order: launch, the sign-in, refreshes (a burst presenting one refresh token as a
-            parallel block, with the issuer's revocation checked when it answered invalid_grant),
-            userinfo and sign-out, time gaps as advance. It runs against the embedded issuer:
-            signinsim import-har capture.har --sdk-profile naive > scenarios/repro.yaml
+            Reads a HAR 1.2 capture of any OpenID provider and prints a scenario (YAML) that
+            reproduces it against the embedded issuer:
+              - the client's side is the replay's story (the steps a signinsim run recorded, or
+                the ones its traffic shows), each SDK call expecting the outcome it had with the
+                recorded answers, and the SDK profile the capture shows (a refresh race is the
+                naive strategy, a stale refresh token after a relaunch persist-late) unless
+                --sdk-profile names one;
+              - the issuer's side is what the capture shows of it: a tenant (the clients, the
+                users who signed in with the claims they got, the signing algorithm, lifetimes,
+                what a reused refresh token does) and faults armed before the steps that met
+                them (ID tokens an app must refuse, a tampered state, server errors and HTML
+                error pages, races held so that they overlap).
+            The scenario is then run: an error the embedded issuer answers otherwise is armed
+            as recorded and the scenario run again. Its description says which capture and
+            entries it came from and what was answered as recorded. What it still cannot
+            reproduce is printed on standard error by entry, and the exit status is 1.
+              signinsim import-har capture.har > scenarios/repro.yaml
             --redact hides the capture's secrets right after reading it, as replay's does.
             """,
         options: [
-            .option("sdk-profile", value: "name", help: "The SDK profile the scenario runs with (default)."),
-            .option("name", value: "name", help: "The scenario's name (default: the file's)."),
+            .option(
+                "sdk-profile", value: "name",
+                help: "The SDK profile the scenario runs with (default: the one the capture shows)."),
+            .option("name", value: "name", help: "The scenario's name (default: Reproduction of FILE)."),
+            .flag("no-check", help: "Print the derived scenario without running it."),
             redactOption,
         ],
         arguments: [.argument("capture", help: "The HAR file.")],
         run: { arguments, context in
             guard let path = arguments.positional(0) else { throw UsageError("a capture file is required") }
-            let profile = arguments.value("sdk-profile") ?? "default"
-            do throws(SignInError) {
-                _ = try BehaviorProfile(named: profile)
-            } catch {
-                throw UsageError("The value is invalid for '--sdk-profile <name>': \(error.message)")
+            var options = ScenarioDerivation.Options()
+            options.file = path
+            options.name = arguments.value("name")
+            options.checks = !arguments.flag("no-check")
+            if let profile = arguments.value("sdk-profile") {
+                do throws(SignInError) {
+                    _ = try BehaviorProfile(named: profile)
+                } catch {
+                    throw UsageError("The value is invalid for '--sdk-profile <name>': \(error.message)")
+                }
+                options.profile = profile
             }
             let capture = try loadCapture(path, arguments)
-            let name =
-                arguments.value("name")
-                ?? "Reproduction of \(path.split(separator: "/").last.map(String.init) ?? path)"
             do throws(CaptureReplay.Failure) {
-                context.writeOut(try ScenarioDerivation.yaml(from: capture, name: name, profile: profile))
+                let derived = try await ScenarioDerivation.derive(capture, options: options)
+                context.writeOut(derived.yaml)
+                for line in derived.notExpressed { context.writeError("import-har: not reproduced: \(line)\n") }
+                if derived.passed == false { return .failure }
                 return .success
             } catch {
                 throw CommandFailure("\(path): \(error.description)", exitCode: .invalidInput)

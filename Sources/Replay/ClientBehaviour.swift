@@ -1,0 +1,87 @@
+import HTTPCore
+import JSON
+import OAuthCore
+import Recordings
+
+/// What a capture shows of the recorded app's SDK, in terms of the SDK behaviour profiles:
+/// refreshes raced with one refresh token are the `naive` strategy (field bug 1); a refresh
+/// presenting a token an earlier answer had already replaced, after the app was relaunched, is
+/// `persist-late` (field bug 2: the rotated token was handed to the app but not stored before
+/// the process died).
+struct ClientBehaviour {
+    /// The profile that reproduces what the capture shows (`default` when nothing stands out).
+    var profile: String
+    /// Why, with the entries that show it (numbered from 1).
+    var findings: [String]
+
+    init(_ analysis: CaptureAnalysis) {
+        let exchanges = analysis.capture.exchanges
+        var parts: [String] = []
+        var findings: [String] = []
+        // Refreshes by the app, in time order, with the token each presented and the one each
+        // answer handed out.
+        var replaced: [String: Int] = [:]
+        var relaunchedAfter: [Int] = []
+        var previousEnd = -Double.infinity
+        var previousToken: String?
+        var raced: Int?
+        var stale: (entry: Int, replacedBy: Int)?
+        for index in analysis.timeline {
+            let entry = analysis.entries[index]
+            let exchange = exchanges[index]
+            if entry.role == .discovery, entry.sender == .app { relaunchedAfter.append(index) }
+            guard entry.role == .token, entry.sender == .app else { continue }
+            let form = CaptureAnalysis.form(exchange)
+            if form["grant_type"] == GrantType.refreshToken, let token = form["refresh_token"] {
+                let start = exchange.sendingMoment
+                if token == previousToken, start < previousEnd, raced == nil { raced = index }
+                // Presented after the answer that replaced it had come back (not a race).
+                if stale == nil, let by = replaced[token],
+                    start >= exchanges[by].sendingMoment + exchanges[by].timeMilliseconds
+                {
+                    stale = (index, by)
+                }
+                previousToken = token
+                previousEnd = max(previousEnd, start + exchange.timeMilliseconds)
+            }
+            if exchange.status == 200, let body = try? JSONValue.parseObject(exchange.responseBody),
+                let issued = body["refresh_token"]?.stringValue,
+                let presented = form["refresh_token"], issued != presented
+            {
+                replaced[presented] = index
+            }
+        }
+        if let raced {
+            parts.append("naive")
+            findings.append(
+                "entry \(analysis.capture.entryNumber(of: raced)) is a refresh sent while another with the "
+                    + "same refresh token was in flight: the naive refresh strategy (field bug 1)")
+        }
+        if let stale {
+            let relaunched = relaunchedAfter.contains { index in
+                analysis.timeline.firstIndex(of: index).map { position in
+                    let staleAt = analysis.timeline.firstIndex(of: stale.entry) ?? 0
+                    let replacedAt = analysis.timeline.firstIndex(of: stale.replacedBy) ?? 0
+                    return position > replacedAt && position < staleAt
+                } ?? false
+            }
+            let description =
+                "entry \(analysis.capture.entryNumber(of: stale.entry)) presents a refresh token that entry "
+                + "\(analysis.capture.entryNumber(of: stale.replacedBy)) had already replaced"
+            if relaunched {
+                parts.append("persist-late")
+                findings.append(
+                    description
+                        + ", after a relaunch: the rotated token was not stored before the process died "
+                        + "(persist-late, field bug 2)")
+            } else {
+                findings.append(
+                    description
+                        + " without a relaunch between: no SDK profile does that (a second copy of the app, "
+                        + "or a lost answer)")
+            }
+        }
+        profile = parts.isEmpty ? "default" : parts.joined(separator: "+")
+        self.findings = findings
+    }
+}

@@ -1,0 +1,462 @@
+import HTTPCore
+import JOSE
+import JSON
+import OAuthCore
+import Recordings
+import Scenario
+
+/// What a capture shows of the recorded issuer, as the embedded issuer's configuration (a
+/// tenant) and faults armed before the steps that met them.
+///
+/// - The tenant: each client (its redirect URIs, secret, whether it rotates refresh tokens),
+///   each user who typed a password that was accepted (with the claims the issuer gave), the
+///   signing algorithm, token lifetimes, the reuse grace, what a rotated refresh token
+///   presented again does (`refresh_token_reuse`), whether DPoP proofs need a server nonce.
+/// - Faults: ID tokens that a relying party must refuse become the RP conformance fault that
+///   makes them (a wrong `iss`, `aud`, `nonce`, `at_hash`, a bad or missing signature, a key
+///   the first key set did not hold…); a callback whose `state` is not the request's becomes
+///   `callback-state-altered`; server errors, HTML error pages and rate limits the transport
+///   faults that answer them; a race (a `parallel` block) a delay on its first request, so
+///   that the calls overlap at the embedded issuer as they did at the recorded one.
+///
+/// Answers the embedded issuer gives by itself (an `invalid_grant` for a reused token) are
+/// not armed: `ScenarioDerivation` checks the derived scenario and cans only what differs.
+struct IssuerBehaviour {
+    /// The tenant document (the format of `serve --tenant`).
+    var tenant: [String: JSONValue] = [:]
+    /// Issuer steps to insert before each story step (by number, from 1).
+    var before: [Int: [Step]] = [:]
+    /// What was derived, with the entries that show it, for the scenario's description.
+    var findings: [String] = []
+
+    /// The embedded issuer's path for each endpoint role.
+    static let embeddedPaths: [CaptureAnalysis.Role: String] = [
+        .discovery: "/.well-known/openid-configuration", .jwks: "/.well-known/jwks.json",
+        .authorization: "/authorize", .login: "/u/login", .consent: "/u/consent", .token: "/oauth/token",
+        .userinfo: "/userinfo", .revocation: "/oauth/revoke", .endSession: "/oidc/logout",
+    ]
+
+    private let analysis: CaptureAnalysis
+    private let story: ReplayStory
+    private let stepOf: [Int: Int]
+
+    init(_ analysis: CaptureAnalysis, story: ReplayStory, apps: [AppSetup], users: [[String: JSONValue]]) {
+        self.analysis = analysis
+        self.story = story
+        var stepOf: [Int: Int] = [:]
+        for (step, entries) in story.stepEntries { for entry in entries { stepOf[entry] = step } }
+        self.stepOf = stepOf
+        tenant = tenantDocument(apps: apps, users: users)
+        // A race's delay first: faults are taken in the order they were armed.
+        deriveRaces()
+        deriveTokenFaults()
+        deriveCallbackAndLogoutFaults()
+        deriveTransportFaults()
+    }
+
+    private func number(_ index: Int) -> Int { analysis.capture.entryNumber(of: index) }
+
+    /// An issuer step for the story step holding `index` (or `step`).
+    private mutating func arm(_ action: IssuerAction, for index: Int?, step: Int? = nil, because reason: String) {
+        guard let target = step ?? index.flatMap({ stepOf[$0] }) else { return }
+        let location = SourceLocation(file: story.scenario.location.file, line: index.map(number) ?? 1, column: 1)
+        // One fault armed twice before one step counts twice.
+        if case .fault(let setup) = action, var steps = before[target],
+            let existing = steps.firstIndex(where: {
+                if case .issuer(.fault(let other)) = $0.action {
+                    return other.id == setup.id && other.path == setup.path && other.status == setup.status
+                        && other.error == setup.error && other.delayMilliseconds == setup.delayMilliseconds
+                }
+                return false
+            }), case .issuer(.fault(var other)) = steps[existing].action
+        {
+            other.count += 1
+            steps[existing] = Step(.issuer(.fault(other)), name: "issuer", location: location)
+            before[target] = steps
+        } else {
+            before[target, default: []].append(Step(.issuer(action), name: "issuer", location: location))
+        }
+        findings.append(reason)
+    }
+
+    // MARK: The tenant
+
+    private func tenantDocument(apps: [AppSetup], users: [[String: JSONValue]]) -> [String: JSONValue] {
+        let exchanges = analysis.capture.exchanges
+        var document: [String: JSONValue] = [:]
+        // The signing algorithm of the first ID token.
+        for index in analysis.timeline where analysis.entries[index].role == .token {
+            guard let token = ReplayKeys.idToken(in: exchanges[index]), let jws = try? JWS.parse(token),
+                let alg = jws.header.members["alg"]?.stringValue, alg == "RS256" || alg == "ES256"
+            else { continue }
+            if alg != "ES256" { document["signing_algorithm"] = .string(alg) }
+            break
+        }
+        var lifetimes: [String: JSONValue] = [:]
+        for index in analysis.timeline where analysis.entries[index].role == .token {
+            guard exchanges[index].status == 200, let body = try? JSONValue.parseObject(exchanges[index].responseBody),
+                let expiresIn = body["expires_in"]?.int64Value
+            else { continue }
+            if expiresIn != 3600, expiresIn > 0 { lifetimes["access_token"] = .int(expiresIn) }
+            break
+        }
+        let reuse = refreshReuse()
+        if let grace = reuse.grace { lifetimes["refresh_reuse_grace"] = .int(grace) }
+        if !lifetimes.isEmpty { document["lifetimes"] = .object(lifetimes) }
+        if let policy = reuse.policy { document["refresh_token_reuse"] = .string(policy) }
+        if analysis.entries.contains(where: { $0.summary.oauthError == "use_dpop_nonce" }) {
+            document["require_dpop_nonce"] = true
+        }
+        var clients: [JSONValue] = []
+        for app in apps {
+            var client: [String: JSONValue] = ["client_id": .string(app.clientID)]
+            var redirects = [app.redirectURI]
+            for flow in analysis.signIns where flow.clientID == app.clientID {
+                if let uri = flow.redirectURI, !redirects.contains(uri) { redirects.append(uri) }
+            }
+            client["redirect_uris"] = .array(redirects.map(JSONValue.string))
+            var logouts = analysis.signOuts.compactMap(\.postLogoutRedirectURI)
+            if let uri = app.postLogoutRedirectURI, !logouts.contains(uri) { logouts.append(uri) }
+            if !logouts.isEmpty { client["post_logout_redirect_uris"] = .array(Set(logouts).sorted().map(JSONValue.string)) }
+            if let secret = app.clientSecret { client["client_secret"] = .string(secret) }
+            var grants = [GrantType.authorizationCode, GrantType.refreshToken]
+            for (index, entry) in analysis.entries.enumerated() where entry.role == .token {
+                let form = CaptureAnalysis.form(analysis.capture.exchanges[index])
+                if let grant = entry.grant, !grants.contains(grant), (form["client_id"] ?? app.clientID) == app.clientID,
+                    [GrantType.tokenExchange].contains(grant)
+                {
+                    grants.append(grant)
+                }
+            }
+            client["grant_types"] = .array(grants.map(JSONValue.string))
+            if !rotatesRefreshTokens(clientID: app.clientID) { client["rotate_refresh_tokens"] = false }
+            clients.append(.object(client))
+        }
+        document["clients"] = .array(clients)
+        // The apps that exchange Apple codes are the Apple connection's (the connection is
+        // replaced whole: its kind and bundle ids).
+        let appleApps = apps.filter { app in
+            analysis.entries.indices.contains { index in
+                analysis.entries[index].grant == GrantType.tokenExchange
+                    && (CaptureAnalysis.form(exchanges[index])["client_id"] ?? app.clientID) == app.clientID
+                    && CaptureAnalysis.form(exchanges[index])["subject_token_type"]
+                        == TokenTypeIdentifier.appleAuthorizationCode
+            }
+        }
+        if !appleApps.isEmpty {
+            document["connections"] = [
+                ["name": "apple", "kind": "apple", "bundle_ids": .array(appleApps.map { .string($0.clientID) })]
+            ]
+        }
+        if !users.isEmpty { document["users"] = .array(users.map(JSONValue.object)) }
+        return document
+    }
+
+    /// Whether the client's successful refreshes hand out a new refresh token.
+    private func rotatesRefreshTokens(clientID: String) -> Bool {
+        for (index, entry) in analysis.entries.enumerated() where entry.role == .token && entry.grant == GrantType.refreshToken {
+            let exchange = analysis.capture.exchanges[index]
+            guard exchange.status == 200, CaptureAnalysis.form(exchange)["client_id"] ?? clientID == clientID,
+                let body = try? JSONValue.parseObject(exchange.responseBody)
+            else { continue }
+            return body["refresh_token"]?.stringValue != nil
+        }
+        return true
+    }
+
+    /// What a rotated refresh token presented again met: accepted within some seconds (a reuse
+    /// grace), or refused with the family kept (a newer token still works afterwards) or revoked.
+    private func refreshReuse() -> (grace: Int64?, policy: String?) {
+        let exchanges = analysis.capture.exchanges
+        // When each token was rotated: on the wall clock (for order) and on the world's (for
+        // the grace, which the issuer counts in its own seconds).
+        var rotatedAt: [String: (index: Int, at: Double, worldAt: Int64, successor: String)] = [:]
+        var grace: Int64?
+        var refusedFamilies: [(after: Double, successor: String)] = []
+        var policy: String?
+        for index in analysis.timeline where analysis.entries[index].role == .token {
+            let exchange = exchanges[index]
+            let form = CaptureAnalysis.form(exchange)
+            let start = exchange.sendingMoment
+            guard form["grant_type"] == GrantType.refreshToken, let token = form["refresh_token"] else {
+                if exchange.status == 200, let body = try? JSONValue.parseObject(exchange.responseBody),
+                    body["refresh_token"]?.stringValue != nil
+                {
+                    continue
+                }
+                continue
+            }
+            let body = try? JSONValue.parseObject(exchange.responseBody)
+            // An answer the device lost after the issuer processed the request rotated the
+            // token all the same (field bug 2), with a successor nobody saw.
+            if exchange.status == nil, exchange.error?.contains("lost after the server processed") == true,
+                rotatedAt[token] == nil
+            {
+                rotatedAt[token] = (index, start + exchange.timeMilliseconds, exchange.startedAtMilliseconds, "")
+                continue
+            }
+            if let previous = rotatedAt[token], start >= previous.at {
+                if exchange.status == 200 {
+                    let seconds = (exchange.startedAtMilliseconds - previous.worldAt + 999) / 1000
+                    grace = max(grace ?? 1, seconds + 1)
+                } else if analysis.entries[index].summary.oauthError == "invalid_grant" {
+                    refusedFamilies.append((start, previous.successor))
+                }
+            }
+            for refused in refusedFamilies where refused.successor == token && start > refused.after {
+                policy = exchange.status == 200 ? RefreshTokenReuseName.refuse : RefreshTokenReuseName.revokeFamily
+            }
+            if exchange.status == 200, let successor = body?["refresh_token"]?.stringValue, successor != token,
+                rotatedAt[token] == nil
+            {
+                rotatedAt[token] = (index, start + exchange.timeMilliseconds, exchange.startedAtMilliseconds, successor)
+            }
+        }
+        // One refresh token accepted twice, the second time while the first was in flight (a
+        // race the recorded issuer answered twice): a reuse grace of at least a second.
+        var accepted: [String: [Int]] = [:]
+        for index in analysis.timeline where analysis.entries[index].grant == GrantType.refreshToken {
+            if exchanges[index].status == 200, let token = CaptureAnalysis.form(exchanges[index])["refresh_token"] {
+                accepted[token, default: []].append(index)
+            }
+        }
+        for indices in accepted.values where indices.count > 1 {
+            let seconds = (exchanges[indices.last ?? 0].startedAtMilliseconds
+                - exchanges[indices[0]].startedAtMilliseconds + 999) / 1000
+            grace = max(grace ?? 1, seconds + 1)
+        }
+        return (grace, policy == RefreshTokenReuseName.revokeFamily ? nil : policy)
+    }
+
+    /// The tenant's names for what a reused refresh token does.
+    enum RefreshTokenReuseName {
+        static let refuse = "refuse"
+        static let revokeFamily = "revoke-family"
+    }
+
+    // MARK: ID tokens
+
+    private mutating func deriveTokenFaults() {
+        let exchanges = analysis.capture.exchanges
+        var keySets: [(at: Double, keys: [JWK])] = []
+        for index in analysis.timeline where analysis.entries[index].role == .jwks {
+            if let set = try? JWKSet.parse(exchanges[index].responseBody) {
+                keySets.append((exchanges[index].sendingMoment, set.keys))
+            }
+        }
+        let allKeys = keySets.flatMap(\.keys)
+        var nonceOfCode: [String: String] = [:]
+        for flow in analysis.signIns {
+            if let code = flow.callback?.code, let nonce = flow.nonce { nonceOfCode[code] = nonce }
+        }
+        var signedIn: (iss: String?, sub: String?)?
+        var seenKeyIDs = Set<String>()
+        var lastSubject: String?
+        let issuer = analysis.issuer ?? ""
+        for index in analysis.timeline {
+            let entry = analysis.entries[index]
+            let exchange = exchanges[index]
+            if entry.role == .userinfo, exchange.status == 200,
+                let body = try? JSONValue.parseObject(exchange.responseBody), let sub = body["sub"]?.stringValue,
+                let expected = lastSubject, sub != expected
+            {
+                arm(
+                    .fault(FaultSetup(id: "rp-userinfo-bad-sub-claim")), for: index,
+                    because: "entry \(number(index)): userinfo's sub is not the ID token's")
+            }
+            guard entry.role == .token, let token = ReplayKeys.idToken(in: exchange), let jws = try? JWS.parse(token)
+            else { continue }
+            let form = CaptureAnalysis.form(exchange)
+            let isRefresh = form["grant_type"] == GrantType.refreshToken
+            let claims = (try? jws.payloadObject()) ?? [:]
+            let now = Double(exchange.startedAtMilliseconds) / 1000
+            let alg = jws.header.members["alg"]?.stringValue ?? ""
+            var fault: String?
+            if alg == "none" {
+                fault = "rp-id_token-sig-none"
+            } else if alg.hasPrefix("HS") {
+                fault = "rp-id_token-bad-sig-hs256"
+            } else if let keyID = jws.header.keyID {
+                let known = allKeys.filter { $0.keyID == keyID }
+                if known.isEmpty {
+                    // A key no recorded set holds: a signature no key verifies.
+                    fault = alg == "RS256" ? "rp-id_token-bad-sig-rs256" : "rp-id_token-bad-sig-es256"
+                } else if !known.contains(where: { (try? jws.verify(with: $0)) != nil }) {
+                    fault = alg == "RS256" ? "rp-id_token-bad-sig-rs256" : "rp-id_token-bad-sig-es256"
+                } else if !seenKeyIDs.isEmpty, !seenKeyIDs.contains(keyID) {
+                    let firstSets = keySets.filter { $0.at <= exchange.sendingMoment }.flatMap(\.keys)
+                    if !firstSets.contains(where: { $0.keyID == keyID }) {
+                        let newAlgorithm = known.first?.algorithm
+                        arm(
+                            .rotateKeys(algorithm: newAlgorithm == "RS256" ? "RS256" : nil), for: index,
+                            because: "entry \(number(index)): the ID token is signed with a key the earlier key set did not hold (a key rotation)")
+                    }
+                }
+                seenKeyIDs.insert(keyID)
+            } else {
+                let sets = keySets.filter { $0.at >= exchange.sendingMoment }.first?.keys ?? keySets.last?.keys ?? []
+                let candidates = sets.filter { $0.keyType == (alg == "RS256" ? .rsa : .ec) }
+                fault = candidates.count > 1 ? "rp-id_token-kid-absent-multiple-jwks" : "rp-id_token-kid-absent-single-jwks"
+            }
+            let subject = claims["sub"]?.stringValue
+            let audience = claims["aud"]
+            let clientID = form["client_id"] ?? CaptureAnalysis.basicClientID(exchange) ?? analysis.clientIDs.first ?? ""
+            if fault == nil {
+                if let iss = claims["iss"]?.stringValue,
+                    JWTValidation.normalizedIssuer(iss) != JWTValidation.normalizedIssuer(issuer)
+                        || (isRefresh && signedIn?.iss != nil && signedIn?.iss != iss)
+                {
+                    fault = isRefresh ? "refresh-token-invalid-issuer" : "rp-id_token-issuer-mismatch"
+                } else if subject == nil {
+                    fault = "rp-id_token-sub"
+                } else if isRefresh, let sub = signedIn?.sub, sub != subject {
+                    fault = "refresh-token-invalid-sub"
+                } else if audience == nil {
+                    fault = "rp-id_token-aud-missing"
+                } else if !(audience?.stringValue == clientID
+                    || (audience?.arrayValue?.contains(.string(clientID)) ?? false))
+                {
+                    fault = "rp-id_token-aud"
+                } else if claims["iat"] == nil {
+                    fault = "rp-id_token-iat"
+                } else if let iat = claims["iat"]?.doubleValue, iat > now + 60 {
+                    fault = "rp-id_token-iat-future"
+                } else if let nbf = claims["nbf"]?.doubleValue, nbf > now + 60 {
+                    fault = "rp-id_token-nbf-future"
+                } else if let exp = claims["exp"]?.doubleValue, exp < now - 60 {
+                    fault = "rp-id_token-expired"
+                } else if !isRefresh, let code = form["code"], let nonce = nonceOfCode[code],
+                    let tokenNonce = claims["nonce"]?.stringValue, tokenNonce != nonce
+                {
+                    fault = "rp-nonce-invalid"
+                } else if let hash = claims["at_hash"]?.stringValue,
+                    let body = try? JSONValue.parseObject(exchange.responseBody),
+                    let accessToken = body["access_token"]?.stringValue,
+                    (try? HashClaim.leftHalfHash(of: accessToken, algorithm: alg)) != hash
+                {
+                    fault = "rp-id_token-bad-at_hash"
+                } else if claims["at_hash"] == nil,
+                    story.scenario.apps.contains(where: { $0.profile.split(separator: "+").contains("strict") })
+                {
+                    fault = "rp-id_token-missing-at_hash"
+                }
+            }
+            if let fault {
+                arm(
+                    .fault(FaultSetup(id: fault)), for: index,
+                    because: "entry \(number(index)): an ID token an app must refuse (\(fault))")
+            }
+            if !isRefresh, exchange.status == 200 { signedIn = (claims["iss"]?.stringValue, subject) }
+            lastSubject = subject ?? lastSubject
+        }
+        // Discovery documents that name another issuer than the one they were fetched for.
+        let configured = ReplayStory.configuredIssuer(analysis)
+        for index in analysis.timeline where analysis.entries[index].role == .discovery {
+            guard let document = try? JSONValue.parseObject(exchanges[index].responseBody),
+                let named = document["issuer"]?.stringValue,
+                JWTValidation.normalizedIssuer(named) != JWTValidation.normalizedIssuer(configured)
+            else { continue }
+            arm(
+                .fault(FaultSetup(id: "rp-discovery-issuer-not-matching-config")), for: index,
+                because: "entry \(number(index)): discovery names another issuer")
+        }
+    }
+
+    // MARK: Callbacks and logout
+
+    private mutating func deriveCallbackAndLogoutFaults() {
+        for flow in analysis.signIns {
+            guard let callback = flow.callback, callback.state != nil, !callback.stateMatches else { continue }
+            arm(
+                .fault(FaultSetup(id: "callback-state-altered")), for: flow.authorization,
+                because: "entry \(number(callback.exchange)): the callback's state is not the request's")
+        }
+        for flow in analysis.signOuts where flow.state != nil {
+            guard let last = flow.exchanges.last,
+                let location = analysis.entries[last].summary.location,
+                (try? URLParts.queryParameters(of: location))?["state"] == nil,
+                flow.postLogoutRedirectURI.map({ location.hasPrefix($0) }) == true
+            else { continue }
+            arm(
+                .fault(FaultSetup(id: "logout-without-state")), for: flow.exchanges[0],
+                because: "entry \(number(last)): the post-logout redirect leaves out the state the app sent")
+        }
+    }
+
+    // MARK: Server errors and races
+
+    /// Failure messages of the simulated device's own network: the recorded story's `network`
+    /// steps already make those.
+    static func isDeviceNetworkFailure(_ exchange: RecordedExchange) -> Bool {
+        let text = (exchange.error ?? "") + String(decoding: exchange.responseBody.prefix(200), as: UTF8.self)
+        return ["the device is offline", "injected connection failure", "lost after the server processed",
+            "by the simulated network", "captive", "cancelled"].contains { text.contains($0) }
+    }
+
+    private mutating func deriveTransportFaults() {
+        let exchanges = analysis.capture.exchanges
+        for index in analysis.timeline {
+            let entry = analysis.entries[index]
+            guard entry.sender == .app || entry.sender == .browser, let path = Self.embeddedPaths[entry.role],
+                !Self.isDeviceNetworkFailure(exchanges[index])
+            else { continue }
+            let summary = entry.summary
+            let setup: FaultSetup?
+            switch summary.answer {
+            case .transportFailure:
+                setup = story.source == .recordedSteps ? FaultSetup(id: "http-drop-connection", path: path) : nil
+                if story.source == .inferred, let step = stepOf[index] {
+                    var change = NetworkChange()
+                    change.failNext = ArmedRequests(count: 1, path: path)
+                    before[step, default: []].append(
+                        Step(.network(change), name: "network", location: SourceLocation(file: "", line: number(index), column: 1)))
+                    findings.append("entry \(number(index)): no answer (a failed connection)")
+                }
+            case .status(let status) where status == 429:
+                setup = FaultSetup(id: "http-429", path: path)
+            case .status(let status) where status >= 500 && summary.page != nil:
+                setup = FaultSetup(id: "http-html-error", path: path, status: status)
+            case .status(let status) where status == 500 && summary.oauthError == "server_error":
+                setup = FaultSetup(id: "http-500", path: path)
+            case .status(let status) where status == 503 && summary.oauthError == "temporarily_unavailable":
+                setup = FaultSetup(id: "http-503", path: path)
+            case .status(let status) where status >= 500:
+                setup = FaultSetup(
+                    id: "oauth-error", path: path, status: status, error: summary.oauthError ?? "server_error",
+                    errorDescription: summary.oauthErrorDescription)
+            default:
+                setup = nil
+            }
+            if let setup {
+                arm(.fault(setup), for: index, because: "entry \(number(index)): \(summary.phrase)")
+            }
+        }
+    }
+
+    /// Each `parallel` step whose calls overlapped at the recorded issuer: its first token
+    /// request is held a second at the embedded one, so that the others leave before any
+    /// answer is back, as they did.
+    private mutating func deriveRaces() {
+        let exchanges = analysis.capture.exchanges
+        for (position, step) in story.scenario.steps.enumerated() {
+            guard case .parallel = step.action, let entries = story.stepEntries[position + 1] else { continue }
+            // A race: two of the app's requests presenting one refresh token (or code).
+            let presented = entries.filter { analysis.entries[$0].role == .token && analysis.entries[$0].sender == .app }
+                .compactMap { index -> String? in
+                    let form = CaptureAnalysis.form(exchanges[index])
+                    return form["refresh_token"] ?? form["code"] ?? form["subject_token"]
+                }
+            guard Set(presented).count < presented.count, let path = Self.embeddedPaths[.token] else { continue }
+            let already = before[position + 1]?.contains {
+                if case .issuer(.fault(let setup)) = $0.action { return setup.id == "http-delay" }
+                return false
+            } ?? false
+            guard !already else { continue }
+            before[position + 1, default: []].append(
+                Step(
+                    .issuer(.fault(FaultSetup(id: "http-delay", count: 1, path: path, delayMilliseconds: 1000))),
+                    name: "issuer", location: step.location))
+            findings.append("step \(position + 1): the calls of a race overlap (the first held at the issuer)")
+        }
+    }
+}
