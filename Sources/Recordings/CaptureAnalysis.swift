@@ -210,7 +210,9 @@ public struct CaptureAnalysis: Sendable {
                 exchange.status == 200, let document = try? JSONValue.parseObject(exchange.responseBody)
             else { continue }
             let url = URLParts.stripQueryAndFragment(exchange.url)
-            let base = Self.discoverySuffixes.first(where: url.hasSuffix).map { String(url.dropLast($0.count)) }
+            let base = Self.discoverySuffixes.first(where: url.hasSuffix).map {
+                String(url.dropLast($0.count))
+            }
             let named = document["issuer"]?.stringValue.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
             documents.append((index, document, named != nil && named == base))
         }

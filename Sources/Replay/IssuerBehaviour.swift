@@ -57,9 +57,12 @@ struct IssuerBehaviour {
     private func number(_ index: Int) -> Int { analysis.capture.entryNumber(of: index) }
 
     /// An issuer step for the story step holding `index` (or `step`).
-    private mutating func arm(_ action: IssuerAction, for index: Int?, step: Int? = nil, because reason: String) {
+    private mutating func arm(
+        _ action: IssuerAction, for index: Int?, step: Int? = nil, because reason: String
+    ) {
         guard let target = step ?? index.flatMap({ stepOf[$0] }) else { return }
-        let location = SourceLocation(file: story.scenario.location.file, line: index.map(number) ?? 1, column: 1)
+        let location = SourceLocation(
+            file: story.scenario.location.file, line: index.map(number) ?? 1, column: 1)
         // One fault armed twice before one step counts twice.
         if case .fault(let setup) = action, var steps = before[target],
             let existing = steps.firstIndex(where: {
@@ -94,7 +97,8 @@ struct IssuerBehaviour {
         }
         var lifetimes: [String: JSONValue] = [:]
         for index in analysis.timeline where analysis.entries[index].role == .token {
-            guard exchanges[index].status == 200, let body = try? JSONValue.parseObject(exchanges[index].responseBody),
+            guard exchanges[index].status == 200,
+                let body = try? JSONValue.parseObject(exchanges[index].responseBody),
                 let expiresIn = body["expires_in"]?.int64Value
             else { continue }
             if expiresIn != 3600, expiresIn > 0 { lifetimes["access_token"] = .int(expiresIn) }
@@ -117,12 +121,15 @@ struct IssuerBehaviour {
             client["redirect_uris"] = .array(redirects.map(JSONValue.string))
             var logouts = analysis.signOuts.compactMap(\.postLogoutRedirectURI)
             if let uri = app.postLogoutRedirectURI, !logouts.contains(uri) { logouts.append(uri) }
-            if !logouts.isEmpty { client["post_logout_redirect_uris"] = .array(Set(logouts).sorted().map(JSONValue.string)) }
+            if !logouts.isEmpty {
+                client["post_logout_redirect_uris"] = .array(Set(logouts).sorted().map(JSONValue.string))
+            }
             if let secret = app.clientSecret { client["client_secret"] = .string(secret) }
             var grants = [GrantType.authorizationCode, GrantType.refreshToken]
             for (index, entry) in analysis.entries.enumerated() where entry.role == .token {
                 let form = CaptureAnalysis.form(analysis.capture.exchanges[index])
-                if let grant = entry.grant, !grants.contains(grant), (form["client_id"] ?? app.clientID) == app.clientID,
+                if let grant = entry.grant, !grants.contains(grant),
+                    (form["client_id"] ?? app.clientID) == app.clientID,
                     [GrantType.tokenExchange].contains(grant)
                 {
                     grants.append(grant)
@@ -145,7 +152,10 @@ struct IssuerBehaviour {
         }
         if !appleApps.isEmpty {
             document["connections"] = [
-                ["name": "apple", "kind": "apple", "bundle_ids": .array(appleApps.map { .string($0.clientID) })]
+                [
+                    "name": "apple", "kind": "apple",
+                    "bundle_ids": .array(appleApps.map { .string($0.clientID) }),
+                ]
             ]
         }
         if !users.isEmpty { document["users"] = .array(users.map(JSONValue.object)) }
@@ -154,7 +164,8 @@ struct IssuerBehaviour {
 
     /// Whether the client's successful refreshes hand out a new refresh token.
     private func rotatesRefreshTokens(clientID: String) -> Bool {
-        for (index, entry) in analysis.entries.enumerated() where entry.role == .token && entry.grant == GrantType.refreshToken {
+        for (index, entry) in analysis.entries.enumerated()
+        where entry.role == .token && entry.grant == GrantType.refreshToken {
             let exchange = analysis.capture.exchanges[index]
             guard exchange.status == 200, CaptureAnalysis.form(exchange)["client_id"] ?? clientID == clientID,
                 let body = try? JSONValue.parseObject(exchange.responseBody)
@@ -192,7 +203,9 @@ struct IssuerBehaviour {
             if exchange.status == nil, exchange.error?.contains("lost after the server processed") == true,
                 rotatedAt[token] == nil
             {
-                rotatedAt[token] = (index, start + exchange.timeMilliseconds, exchange.startedAtMilliseconds, "")
+                rotatedAt[token] = (
+                    index, start + exchange.timeMilliseconds, exchange.startedAtMilliseconds, ""
+                )
                 continue
             }
             if let previous = rotatedAt[token], start >= previous.at {
@@ -204,25 +217,32 @@ struct IssuerBehaviour {
                 }
             }
             for refused in refusedFamilies where refused.successor == token && start > refused.after {
-                policy = exchange.status == 200 ? RefreshTokenReuseName.refuse : RefreshTokenReuseName.revokeFamily
+                policy =
+                    exchange.status == 200 ? RefreshTokenReuseName.refuse : RefreshTokenReuseName.revokeFamily
             }
-            if exchange.status == 200, let successor = body?["refresh_token"]?.stringValue, successor != token,
+            if exchange.status == 200, let successor = body?["refresh_token"]?.stringValue,
+                successor != token,
                 rotatedAt[token] == nil
             {
-                rotatedAt[token] = (index, start + exchange.timeMilliseconds, exchange.startedAtMilliseconds, successor)
+                rotatedAt[token] = (
+                    index, start + exchange.timeMilliseconds, exchange.startedAtMilliseconds, successor
+                )
             }
         }
         // One refresh token accepted twice, the second time while the first was in flight (a
         // race the recorded issuer answered twice): a reuse grace of at least a second.
         var accepted: [String: [Int]] = [:]
         for index in analysis.timeline where analysis.entries[index].grant == GrantType.refreshToken {
-            if exchanges[index].status == 200, let token = CaptureAnalysis.form(exchanges[index])["refresh_token"] {
+            if exchanges[index].status == 200,
+                let token = CaptureAnalysis.form(exchanges[index])["refresh_token"]
+            {
                 accepted[token, default: []].append(index)
             }
         }
         for indices in accepted.values where indices.count > 1 {
-            let seconds = (exchanges[indices.last ?? 0].startedAtMilliseconds
-                - exchanges[indices[0]].startedAtMilliseconds + 999) / 1000
+            let seconds =
+                (exchanges[indices.last ?? 0].startedAtMilliseconds
+                    - exchanges[indices[0]].startedAtMilliseconds + 999) / 1000
             grace = max(grace ?? 1, seconds + 1)
         }
         return (grace, policy == RefreshTokenReuseName.revokeFamily ? nil : policy)
@@ -257,14 +277,16 @@ struct IssuerBehaviour {
             let entry = analysis.entries[index]
             let exchange = exchanges[index]
             if entry.role == .userinfo, exchange.status == 200,
-                let body = try? JSONValue.parseObject(exchange.responseBody), let sub = body["sub"]?.stringValue,
+                let body = try? JSONValue.parseObject(exchange.responseBody),
+                let sub = body["sub"]?.stringValue,
                 let expected = lastSubject, sub != expected
             {
                 arm(
                     .fault(FaultSetup(id: "rp-userinfo-bad-sub-claim")), for: index,
                     because: "entry \(number(index)): userinfo's sub is not the ID token's")
             }
-            guard entry.role == .token, let token = ReplayKeys.idToken(in: exchange), let jws = try? JWS.parse(token)
+            guard entry.role == .token, let token = ReplayKeys.idToken(in: exchange),
+                let jws = try? JWS.parse(token)
             else { continue }
             let form = CaptureAnalysis.form(exchange)
             let isRefresh = form["grant_type"] == GrantType.refreshToken
@@ -289,18 +311,24 @@ struct IssuerBehaviour {
                         let newAlgorithm = known.first?.algorithm
                         arm(
                             .rotateKeys(algorithm: newAlgorithm == "RS256" ? "RS256" : nil), for: index,
-                            because: "entry \(number(index)): the ID token is signed with a key the earlier key set did not hold (a key rotation)")
+                            because:
+                                "entry \(number(index)): the ID token is signed with a key the earlier key set did not hold (a key rotation)"
+                        )
                     }
                 }
                 seenKeyIDs.insert(keyID)
             } else {
-                let sets = keySets.filter { $0.at >= exchange.sendingMoment }.first?.keys ?? keySets.last?.keys ?? []
+                let sets =
+                    keySets.filter { $0.at >= exchange.sendingMoment }.first?.keys ?? keySets.last?.keys ?? []
                 let candidates = sets.filter { $0.keyType == (alg == "RS256" ? .rsa : .ec) }
-                fault = candidates.count > 1 ? "rp-id_token-kid-absent-multiple-jwks" : "rp-id_token-kid-absent-single-jwks"
+                fault =
+                    candidates.count > 1
+                    ? "rp-id_token-kid-absent-multiple-jwks" : "rp-id_token-kid-absent-single-jwks"
             }
             let subject = claims["sub"]?.stringValue
             let audience = claims["aud"]
-            let clientID = form["client_id"] ?? CaptureAnalysis.basicClientID(exchange) ?? analysis.clientIDs.first ?? ""
+            let clientID =
+                form["client_id"] ?? CaptureAnalysis.basicClientID(exchange) ?? analysis.clientIDs.first ?? ""
             if fault == nil {
                 if let iss = claims["iss"]?.stringValue,
                     JWTValidation.normalizedIssuer(iss) != JWTValidation.normalizedIssuer(issuer)
@@ -336,7 +364,9 @@ struct IssuerBehaviour {
                 {
                     fault = "rp-id_token-bad-at_hash"
                 } else if claims["at_hash"] == nil,
-                    story.scenario.apps.contains(where: { $0.profile.split(separator: "+").contains("strict") })
+                    story.scenario.apps.contains(where: {
+                        $0.profile.split(separator: "+").contains("strict")
+                    })
                 {
                     fault = "rp-id_token-missing-at_hash"
                 }
@@ -366,7 +396,9 @@ struct IssuerBehaviour {
 
     private mutating func deriveCallbackAndLogoutFaults() {
         for flow in analysis.signIns {
-            guard let callback = flow.callback, callback.state != nil, !callback.stateMatches else { continue }
+            guard let callback = flow.callback, callback.state != nil, !callback.stateMatches else {
+                continue
+            }
             arm(
                 .fault(FaultSetup(id: "callback-state-altered")), for: flow.authorization,
                 because: "entry \(number(callback.exchange)): the callback's state is not the request's")
@@ -389,8 +421,10 @@ struct IssuerBehaviour {
     /// steps already make those.
     static func isDeviceNetworkFailure(_ exchange: RecordedExchange) -> Bool {
         let text = (exchange.error ?? "") + String(decoding: exchange.responseBody.prefix(200), as: UTF8.self)
-        return ["the device is offline", "injected connection failure", "lost after the server processed",
-            "by the simulated network", "captive", "cancelled"].contains { text.contains($0) }
+        return [
+            "the device is offline", "injected connection failure", "lost after the server processed",
+            "by the simulated network", "captive", "cancelled",
+        ].contains { text.contains($0) }
     }
 
     private mutating func deriveTransportFaults() {
@@ -404,12 +438,15 @@ struct IssuerBehaviour {
             let setup: FaultSetup?
             switch summary.answer {
             case .transportFailure:
-                setup = story.source == .recordedSteps ? FaultSetup(id: "http-drop-connection", path: path) : nil
+                setup =
+                    story.source == .recordedSteps ? FaultSetup(id: "http-drop-connection", path: path) : nil
                 if story.source == .inferred, let step = stepOf[index] {
                     var change = NetworkChange()
                     change.failNext = ArmedRequests(count: 1, path: path)
                     before[step, default: []].append(
-                        Step(.network(change), name: "network", location: SourceLocation(file: "", line: number(index), column: 1)))
+                        Step(
+                            .network(change), name: "network",
+                            location: SourceLocation(file: "", line: number(index), column: 1)))
                     findings.append("entry \(number(index)): no answer (a failed connection)")
                 }
             case .status(let status) where status == 429:
@@ -422,7 +459,8 @@ struct IssuerBehaviour {
                 setup = FaultSetup(id: "http-503", path: path)
             case .status(let status) where status >= 500:
                 setup = FaultSetup(
-                    id: "oauth-error", path: path, status: status, error: summary.oauthError ?? "server_error",
+                    id: "oauth-error", path: path, status: status,
+                    error: summary.oauthError ?? "server_error",
                     errorDescription: summary.oauthErrorDescription)
             default:
                 setup = nil
@@ -436,27 +474,59 @@ struct IssuerBehaviour {
     /// Each `parallel` step whose calls overlapped at the recorded issuer: its first token
     /// request is held a second at the embedded one, so that the others leave before any
     /// answer is back, as they did.
+    /// Requests the recorded issuer held (slow answers, which decide which calls overlap and
+    /// which the app outlives) are held as long at the embedded one: an `http-delay` each,
+    /// taken in the order they arrived. A race whose requests were all quick gets a delay on
+    /// its first one, so that the others leave before any answer is back, as they did. (For a
+    /// capture another tool made, whose times are the network's.)
     private mutating func deriveRaces() {
+        // A signinsim run's own delays come with its steps (`ScenarioDerivation` keeps them).
+        guard story.source == .inferred else { return }
         let exchanges = analysis.capture.exchanges
-        for (position, step) in story.scenario.steps.enumerated() {
-            guard case .parallel = step.action, let entries = story.stepEntries[position + 1] else { continue }
+        var heldSteps = Set<Int>()
+        for index in analysis.timeline {
+            let entry = analysis.entries[index]
+            let exchange = exchanges[index]
+            guard entry.sender == .app,
+                entry.role == .token || entry.role == .userinfo || entry.role == .discovery,
+                let hold = ReplayServer.hold(exchange), let path = Self.embeddedPaths[entry.role]
+            else { continue }
+            let milliseconds = Int(min(exchange.timeMilliseconds, 5000).rounded())
+            arm(
+                .fault(FaultSetup(id: "http-delay", count: 1, path: path, delayMilliseconds: milliseconds)),
+                for: index,
+                because: "entry \(number(index)): the issuer held the request \(milliseconds) ms")
+            if let step = stepOf[index] { heldSteps.insert(step) }
+            _ = hold
+        }
+        for (position, step) in story.scenario.steps.enumerated() where !heldSteps.contains(position + 1) {
+            guard case .parallel = step.action, let entries = story.stepEntries[position + 1] else {
+                continue
+            }
             // A race: two of the app's requests presenting one refresh token (or code).
-            let presented = entries.filter { analysis.entries[$0].role == .token && analysis.entries[$0].sender == .app }
-                .compactMap { index -> String? in
-                    let form = CaptureAnalysis.form(exchanges[index])
-                    return form["refresh_token"] ?? form["code"] ?? form["subject_token"]
-                }
-            guard Set(presented).count < presented.count, let path = Self.embeddedPaths[.token] else { continue }
-            let already = before[position + 1]?.contains {
-                if case .issuer(.fault(let setup)) = $0.action { return setup.id == "http-delay" }
-                return false
-            } ?? false
+            let presented = entries.filter {
+                analysis.entries[$0].role == .token && analysis.entries[$0].sender == .app
+            }
+            .compactMap { index -> String? in
+                let form = CaptureAnalysis.form(exchanges[index])
+                return form["refresh_token"] ?? form["code"] ?? form["subject_token"]
+            }
+            guard Set(presented).count < presented.count, let path = Self.embeddedPaths[.token] else {
+                continue
+            }
+            let already =
+                before[position + 1]?.contains {
+                    if case .issuer(.fault(let setup)) = $0.action { return setup.id == "http-delay" }
+                    return false
+                } ?? false
             guard !already else { continue }
             before[position + 1, default: []].append(
                 Step(
-                    .issuer(.fault(FaultSetup(id: "http-delay", count: 1, path: path, delayMilliseconds: 1000))),
+                    .issuer(
+                        .fault(FaultSetup(id: "http-delay", count: 1, path: path, delayMilliseconds: 1000))),
                     name: "issuer", location: step.location))
-            findings.append("step \(position + 1): the calls of a race overlap (the first held at the issuer)")
+            findings.append(
+                "step \(position + 1): the calls of a race overlap (the first held at the issuer)")
         }
     }
 }

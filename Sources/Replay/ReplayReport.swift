@@ -223,7 +223,9 @@ public struct ReplayReport: Sendable {
         if story.source == .inferred {
             let behaviour = ClientBehaviour(analysis)
             for finding in behaviour.findings { notes.append("the recorded app: \(finding)") }
-            if behaviour.profile != "default", !story.scenario.apps.allSatisfy({ $0.profile == behaviour.profile }) {
+            if behaviour.profile != "default",
+                !story.scenario.apps.allSatisfy({ $0.profile == behaviour.profile })
+            {
                 notes.append("--sdk-profile \(behaviour.profile) plays the app as the capture shows it")
             }
         }

@@ -3,6 +3,7 @@ import HTTPCore
 import JSON
 import OAuthCore
 import Recordings
+import Scenario
 import ScenarioRunner
 import Synchronization
 
@@ -303,6 +304,10 @@ final class ReplayServer: HTTPTransport, Sendable {
         }
         record.status = status
         let response = state.withLock { state in rewrittenAnswer(entry, status: status, state: &state) }
+        if let hold = Self.hold(recorded) {
+            // The issuer held this request; so does the replay, so that calls overlap as then.
+            try? await Task.sleep(for: hold)
+        }
         log(record)
         return response
     }
@@ -459,6 +464,18 @@ final class ReplayServer: HTTPTransport, Sendable {
     }
 
     static func isPlaceholder(_ value: String) -> Bool { value.hasPrefix("<REDACTED:") }
+
+    /// Answers that took at least this long were held by the issuer (a slow endpoint, a delay
+    /// fault), which decides which calls overlap: the replay holds them as long.
+    static let heldFrom = 250.0
+    /// Longest hold, in milliseconds.
+    static let longestReplayedHold = 10_000.0
+
+    /// How long to hold a recorded answer, when it was held.
+    static func hold(_ exchange: RecordedExchange) -> Duration? {
+        guard exchange.timeMilliseconds >= heldFrom else { return nil }
+        return .milliseconds(Int64(min(exchange.timeMilliseconds, longestReplayedHold)))
+    }
 
     /// Longest a request recorded as cancelled is held, in real time.
     static let longestHold = Duration.seconds(30)

@@ -50,7 +50,8 @@ public enum ScenarioDerivation {
     /// Rounds of canning answers before giving up.
     static let checkRounds = 3
 
-    public static func derive(_ capture: HARCapture, options: Options = Options()) async throws(CaptureReplay.Failure)
+    public static func derive(_ capture: HARCapture, options: Options = Options()) async throws(CaptureReplay
+        .Failure)
         -> Derived
     {
         let analysis = CaptureAnalysis(capture)
@@ -64,7 +65,8 @@ public enum ScenarioDerivation {
         var derivation = Derivation(
             analysis: analysis, played: played, file: options.file,
             profileReason: options.profile != nil || recordsSteps ? nil : behaviour.findings)
-        var scenario = try derivation.scenario(name: options.name ?? "Reproduction of \(fileName(options.file))")
+        var scenario = try derivation.scenario(
+            name: options.name ?? "Reproduction of \(fileName(options.file))")
         var yaml = ScenarioYAML.render(ScenarioEncoder.document(scenario))
         guard options.checks else {
             return Derived(yaml: yaml, scenario: scenario, notExpressed: derivation.notExpressed, passed: nil)
@@ -79,7 +81,9 @@ public enum ScenarioDerivation {
                 if !passed {
                     derivation.notExpressed.append(
                         "the derived scenario does not pass against the embedded issuer: "
-                            + (outcome.result.failure.map { "\($0.step) (line \($0.location.line)): \($0.message)" }
+                            + (outcome.result.failure.map {
+                                "\($0.step) (line \($0.location.line)): \($0.message)"
+                            }
                                 ?? "\(outcome.result.status.rawValue)"))
                 }
                 break
@@ -98,7 +102,8 @@ public enum ScenarioDerivation {
     /// The derived YAML read back as a scenario file, so that what is checked is what is printed.
     static func load(_ yaml: String, name: String) throws(CaptureReplay.Failure) -> Scenario {
         do {
-            return try ScenarioLoader.parse(Array(yaml.utf8), file: fileName(name) + ".yaml", substitutes: false)
+            return try ScenarioLoader.parse(
+                Array(yaml.utf8), file: fileName(name) + ".yaml", substitutes: false)
         } catch {
             throw CaptureReplay.Failure(description: "the derived scenario does not read back: \(error)")
         }
@@ -189,9 +194,11 @@ private struct Derivation {
     }
 
     /// The tenant document as the scenario's `issuer.tenant`.
-    private func tenantOverride(_ tenant: [String: JSONValue]) throws(CaptureReplay.Failure) -> TenantOverride {
+    private func tenantOverride(_ tenant: [String: JSONValue]) throws(CaptureReplay.Failure) -> TenantOverride
+    {
         do {
-            guard let node = try YAMLParser.parse(JSONValue.object(tenant).serialized(), fileName: file) else {
+            guard let node = try YAMLParser.parse(JSONValue.object(tenant).serialized(), fileName: file)
+            else {
                 throw CaptureReplay.Failure(description: "the derived tenant is empty")
             }
             return TenantOverride(node: node, file: file)
@@ -214,7 +221,8 @@ private struct Derivation {
                 email = (try? JWT.decodeUnverified(token))?.claims["email"]?.stringValue
             }
             for attempt in flow.loginAttempts {
-                guard let username = attempt.usernameField.flatMap({ attempt.fields[$0] }), !username.contains("@")
+                guard let username = attempt.usernameField.flatMap({ attempt.fields[$0] }),
+                    !username.contains("@")
                 else { continue }
                 logins[username] = logins[username] ?? email ?? "\(username)@example.invalid"
             }
@@ -248,7 +256,8 @@ private struct Derivation {
         var users: [String: User] = [:]
         var order: [String] = []
         for call in calls {
-            guard let position = flows.firstIndex(where: { $0.clientID == call.client || $0.clientID == nil }) else {
+            guard let position = flows.firstIndex(where: { $0.clientID == call.client || $0.clientID == nil })
+            else {
                 continue
             }
             let flow = flows.remove(at: position)
@@ -268,7 +277,9 @@ private struct Derivation {
                 for claim in ["name", "given_name", "family_name"] {
                     if let value = claims[claim]?.stringValue { json[claim] = .string(value) }
                 }
-                if let verified = claims["email_verified"]?.boolValue { json["email_verified"] = .bool(verified) }
+                if let verified = claims["email_verified"]?.boolValue {
+                    json["email_verified"] = .bool(verified)
+                }
             }
             if users[username] == nil { order.append(username) }
             users[username] = User(login: username, json: json)
@@ -282,6 +293,10 @@ private struct Derivation {
         case .expect:
             return nil
         case .issuer(.clock):
+            return step
+        case .issuer(.fault(let setup)) where setup.id == "http-delay":
+            // A run's delays are its timing: on a busy machine a slow answer says nothing of
+            // whether the issuer held it, so they are kept as recorded.
             return step
         case .issuer:
             // The issuer's side comes from what the capture shows of it.
@@ -299,7 +314,8 @@ private struct Derivation {
             }
             let outcome = record?.callOutcome
             let expected = outcome.flatMap { $0 == StepRecord.callSucceeded ? nil : [$0] }
-            return Step(.sdk(call, app: app, expectedErrors: expected), name: step.name, location: step.location)
+            return Step(
+                .sdk(call, app: app, expectedErrors: expected), name: step.name, location: step.location)
         case .parallel(let branches):
             // Which call of a race gets which answer is scheduling: every call of the block
             // may end as any of the block's calls ended.
@@ -312,10 +328,15 @@ private struct Derivation {
             func race(_ branch: Step) -> Step? {
                 switch branch.action {
                 case .sdk(let call, let app, _):
-                    return Step(.sdk(call, app: app, expectedErrors: expected), name: branch.name, location: branch.location)
+                    return Step(
+                        .sdk(call, app: app, expectedErrors: expected), name: branch.name,
+                        location: branch.location)
                 case .include(let file, let inner):
                     let steps = inner.compactMap(race)
-                    return steps.isEmpty ? nil : Step(.include(file: file, steps: steps), name: branch.name, location: branch.location)
+                    return steps.isEmpty
+                        ? nil
+                        : Step(
+                            .include(file: file, steps: steps), name: branch.name, location: branch.location)
                 default:
                     return transform(branch, record: nil, logins: logins)
                 }
@@ -323,7 +344,8 @@ private struct Derivation {
             return Step(.parallel(branches.compactMap(race)), name: step.name, location: step.location)
         case .include(let file, let inner):
             let steps = inner.compactMap { transform($0, record: nil, logins: logins) }
-            return steps.isEmpty ? nil : Step(.include(file: file, steps: steps), name: step.name, location: step.location)
+            return steps.isEmpty
+                ? nil : Step(.include(file: file, steps: steps), name: step.name, location: step.location)
         default:
             return step
         }
@@ -339,7 +361,8 @@ private struct Derivation {
         parts.append(
             story.source == .recordedSteps
                 ? "The steps are the ones the run recorded; each SDK call expects the outcome it had there."
-                : "The steps are read from the traffic; each SDK call expects the outcome the SDK had with the recorded answers.")
+                : "The steps are read from the traffic; each SDK call expects the outcome the SDK had with the recorded answers."
+        )
         let profile = story.scenario.apps.map(\.profile).joined(separator: ", ")
         if let reason = profileReason, !reason.isEmpty {
             parts.append("SDK profile \(profile): " + reason.joined(separator: "; ") + ".")
@@ -385,7 +408,9 @@ private struct Derivation {
         for (storyStep, entries) in story.stepEntries.sorted(by: { $0.key < $1.key }) {
             let recorded = entries.filter {
                 analysis.entries[$0].sender == .app && roles.contains(analysis.entries[$0].role)
-            }.sorted { analysis.capture.exchanges[$0].sendingMoment < analysis.capture.exchanges[$1].sendingMoment }
+            }.sorted {
+                analysis.capture.exchanges[$0].sendingMoment < analysis.capture.exchanges[$1].sendingMoment
+            }
             let made = (derivedByStory[storyStep] ?? []).filter {
                 derived.entries[$0].sender == .app && roles.contains(derived.entries[$0].role)
             }
@@ -397,7 +422,8 @@ private struct Derivation {
                 let answer = made.indices.contains(position) ? derived.entries[made[position]].summary : nil
                 if answer?.status == status, answer?.oauthError == summary.oauthError { continue }
                 let setup = FaultSetup(
-                    id: "oauth-error", count: 1, path: path, status: status, error: summary.oauthError ?? "invalid_request",
+                    id: "oauth-error", count: 1, path: path, status: status,
+                    error: summary.oauthError ?? "invalid_request",
                     errorDescription: summary.oauthErrorDescription)
                 if canned[storyStep]?.contains(setup) == true { continue }
                 canned[storyStep, default: []].append(setup)

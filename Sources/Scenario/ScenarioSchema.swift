@@ -559,7 +559,7 @@ public enum ScenarioSchema {
                 },
                 {
                   "additionalProperties": false,
-                  "description": "Embedded issuer only: one of fault, clear_faults, rotate_keys, user.",
+                  "description": "Embedded issuer only: one of fault, clear_faults, rotate_keys, user, clock.",
                   "properties": {
                     "issuer": {
                       "additionalProperties": false,
@@ -590,6 +590,14 @@ public enum ScenarioSchema {
                           "minimum": 0,
                           "type": "integer"
                         },
+                        "error": {
+                          "description": "oauth-error: the error code answered.",
+                          "type": "string"
+                        },
+                        "error_description": {
+                          "description": "oauth-error: the error_description answered.",
+                          "type": "string"
+                        },
                         "fault": {
                           "type": "string"
                         },
@@ -605,6 +613,12 @@ public enum ScenarioSchema {
                               "type": "string"
                             }
                           ]
+                        },
+                        "status": {
+                          "description": "http-html-error and oauth-error: the HTTP status answered.",
+                          "maximum": 599,
+                          "minimum": 100,
+                          "type": "integer"
                         },
                         "user": {
                           "properties": {
@@ -982,6 +996,23 @@ public enum ScenarioSchema {
                                 },
                                 "prompt": {
                                   "type": "string"
+                                },
+                                "retry": {
+                                  "description": "What is typed when the login form comes back after a refused attempt, one entry per attempt.",
+                                  "items": {
+                                    "additionalProperties": false,
+                                    "properties": {
+                                      "password": {
+                                        "type": "string"
+                                      },
+                                      "username": {
+                                        "type": "string"
+                                      }
+                                    },
+                                    "type": "object"
+                                  },
+                                  "minItems": 1,
+                                  "type": "array"
                                 },
                                 "scopes": {
                                   "oneOf": [
@@ -1379,6 +1410,12 @@ public enum ScenarioSchema {
                   "client_id": {
                     "type": "string"
                   },
+                  "client_auth_method": {
+                    "enum": [
+                      "client_secret_basic",
+                      "client_secret_post"
+                    ]
+                  },
                   "client_secret": {
                     "type": "string"
                   },
@@ -1480,6 +1517,12 @@ public enum ScenarioSchema {
                     },
                     "audience": {
                       "type": "string"
+                    },
+                    "client_auth_method": {
+                      "enum": [
+                        "client_secret_basic",
+                        "client_secret_post"
+                      ]
                     },
                     "client_id": {
                       "type": "string"

@@ -9,7 +9,8 @@ public import JSON
 public enum ScenarioYAML {
     /// The header keys in the order scenario files list them; others follow, sorted.
     static let headerOrder = [
-        "name", "description", "tags", "seed", "timeout", "env", "issuer", "device", "apps", "profile", "steps",
+        "name", "description", "tags", "seed", "timeout", "env", "issuer", "device", "apps", "profile",
+        "steps",
     ]
 
     public static func render(_ document: JSONValue) -> String {
@@ -68,7 +69,9 @@ public enum ScenarioYAML {
         case .object(let members) where !members.isEmpty && !fitsOnALine(value):
             var lines = [indent + key(name) + ":"]
             for member in orderedKeys(members, order: []) {
-                if let inner = members[member] { lines += block(key: member, value: inner, indent: indent + "  ") }
+                if let inner = members[member] {
+                    lines += block(key: member, value: inner, indent: indent + "  ")
+                }
             }
             return lines
         case .array(let items) where items.contains(where: { $0.objectValue != nil }) && !fitsOnALine(value):
@@ -120,9 +123,13 @@ public enum ScenarioYAML {
         }
         // Anything the core schema reads as another type stays a string only when quoted.
         let lower = text.lowercased()
-        if ["true", "false", "null", "~", "yes", "no", "on", "off", "y", "n"].contains(lower) { return false }
+        if ["true", "false", "null", "~", "yes", "no", "on", "off", "y", "n"].contains(lower) {
+            return false
+        }
         if Double(text) != nil || Int(text) != nil { return false }
-        if lower.hasPrefix("0x") || lower.hasPrefix("0o") || lower == ".inf" || lower == "-.inf" || lower == ".nan" {
+        if lower.hasPrefix("0x") || lower.hasPrefix("0o") || lower == ".inf" || lower == "-.inf"
+            || lower == ".nan"
+        {
             return false
         }
         return true

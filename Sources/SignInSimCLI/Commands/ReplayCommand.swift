@@ -202,7 +202,9 @@ extension SignInSimCLI {
             do throws(CaptureReplay.Failure) {
                 let derived = try await ScenarioDerivation.derive(capture, options: options)
                 context.writeOut(derived.yaml)
-                for line in derived.notExpressed { context.writeError("import-har: not reproduced: \(line)\n") }
+                for line in derived.notExpressed {
+                    context.writeError("import-har: not reproduced: \(line)\n")
+                }
                 if derived.passed == false { return .failure }
                 return .success
             } catch {
