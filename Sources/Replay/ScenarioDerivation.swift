@@ -158,7 +158,9 @@ private struct Derivation {
                 clientSteps.append((position + 1, derived))
             }
         }
-        let users = self.users(clientSteps.map(\.step), apps: apps)
+        let (users, typing) = self.users(clientSteps, apps: apps, logins: logins)
+        let typed = Self.typing(clientSteps.map(\.step), typing)
+        clientSteps = zip(clientSteps, typed).map { ($0.number, $1) }
         let issuer = IssuerBehaviour(analysis, story: story, apps: apps, users: users.map(\.json))
         var steps: [Step] = []
         storyStepOf = [:]
@@ -236,39 +238,71 @@ private struct Derivation {
         var json: [String: JSONValue]
     }
 
-    /// A user for each sign-in the capture shows accepted: the email and password its step
-    /// types on the accepted attempt, with the claims the recorded issuer gave (`sub` as the
+    /// A user for each sign-in the capture shows accepted, and what each `signIn` call of the
+    /// steps types (in the order the steps list them; nil for one without a login form): the
+    /// username and password of each recorded attempt (placeholders where the capture hides
+    /// them), so that the person types what the recorded one did and the user's password is
+    /// the accepted attempt's. The user has the claims the recorded issuer gave (`sub` as the
     /// user id).
-    private func users(_ steps: [Step], apps: [AppSetup]) -> [User] {
-        var calls: [(client: String, user: WebUserSetup)] = []
-        func collect(_ step: Step) {
+    private func users(_ steps: [(number: Int, step: Step)], apps: [AppSetup], logins: [String: String])
+        -> (users: [User], typing: [WebUserSetup?])
+    {
+        // Each call, with the web sign-ins of the story step it is part of.
+        var calls: [(client: String, user: WebUserSetup, step: Int)] = []
+        func collect(_ step: Step, in number: Int) {
             switch step.action {
             case .sdk(.signIn(let user, _, _, _, _), let app, _):
                 let bundle = app ?? apps.first?.bundleID
-                calls.append((apps.first { $0.bundleID == bundle }?.clientID ?? "", user))
+                calls.append((apps.first { $0.bundleID == bundle }?.clientID ?? "", user, number))
             case .parallel(let inner), .include(_, let inner):
-                inner.forEach(collect)
+                for step in inner { collect(step, in: number) }
             default: break
             }
         }
-        steps.forEach(collect)
-        var flows = analysis.signIns
+        for (number, step) in steps { collect(step, in: number) }
+        var flowsOfStep: [Int: [CaptureAnalysis.SignInFlow]] = [:]
+        for (number, entries) in story.stepEntries {
+            flowsOfStep[number] = analysis.signIns.filter { entries.contains($0.authorization) }
+        }
         var users: [String: User] = [:]
         var order: [String] = []
+        var typing: [WebUserSetup?] = []
         for call in calls {
-            guard let position = flows.firstIndex(where: { $0.clientID == call.client || $0.clientID == nil })
+            guard
+                let position = flowsOfStep[call.step]?.firstIndex(where: {
+                    $0.clientID == call.client || $0.clientID == nil
+                }), let flow = flowsOfStep[call.step]?.remove(at: position)
             else {
+                typing.append(nil)
                 continue
             }
-            let flow = flows.remove(at: position)
-            guard let accepted = flow.loginAttempts.firstIndex(where: { !$0.rejected }) else { continue }
-            var username = call.user.username
-            var password = call.user.password
-            for retry in call.user.retries.prefix(accepted) {
-                username = retry.username ?? username
-                password = retry.password ?? password
+            func typed(_ attempt: CaptureAnalysis.LoginAttemptRecord) -> (String?, String?) {
+                let username = attempt.usernameField.flatMap { attempt.fields[$0] }
+                return (
+                    username.map { logins[$0] ?? $0 }, attempt.passwordField.flatMap { attempt.fields[$0] }
+                )
             }
-            var json: [String: JSONValue] = ["email": .string(username), "password": .string(password)]
+            guard let first = flow.loginAttempts.first else {
+                typing.append(nil)
+                continue
+            }
+            var user = call.user
+            let (username, password) = typed(first)
+            user.username = username ?? user.username
+            user.password = password ?? user.password
+            user.retries = flow.loginAttempts.dropFirst().map { attempt in
+                let (username, password) = typed(attempt)
+                return LoginAttempt(username: username, password: password)
+            }
+            typing.append(user)
+            guard let accepted = flow.loginAttempts.firstIndex(where: { !$0.rejected }) else { continue }
+            var login = user.username
+            var secret = user.password
+            for retry in user.retries.prefix(accepted) {
+                login = retry.username ?? login
+                secret = retry.password ?? secret
+            }
+            var json: [String: JSONValue] = ["email": .string(login), "password": .string(secret)]
             if let exchange = flow.codeExchange,
                 let token = ReplayKeys.idToken(in: analysis.capture.exchanges[exchange]),
                 let claims = (try? JWT.decodeUnverified(token))?.claims.objectValue
@@ -281,10 +315,33 @@ private struct Derivation {
                     json["email_verified"] = .bool(verified)
                 }
             }
-            if users[username] == nil { order.append(username) }
-            users[username] = User(login: username, json: json)
+            if users[login] == nil { order.append(login) }
+            users[login] = User(login: login, json: json)
         }
-        return order.compactMap { users[$0] }
+        return (order.compactMap { users[$0] }, typing)
+    }
+
+    /// The steps with each `signIn` typing what `typing` says, in the order the steps list them.
+    private static func typing(_ steps: [Step], _ typing: [WebUserSetup?]) -> [Step] {
+        var remaining = typing[...]
+        func rewrite(_ step: Step) -> Step {
+            var step = step
+            switch step.action {
+            case .sdk(.signIn(let user, let prompt, let scopes, let hint, let maxAge), let app, let errors):
+                let typed = remaining.popFirst() ?? nil
+                step.action = .sdk(
+                    .signIn(typed ?? user, prompt: prompt, scopes: scopes, loginHint: hint, maxAge: maxAge),
+                    app: app, expectedErrors: errors)
+            case .parallel(let inner):
+                step.action = .parallel(inner.map(rewrite))
+            case .include(let file, let inner):
+                step.action = .include(file: file, steps: inner.map(rewrite))
+            default:
+                break
+            }
+            return step
+        }
+        return steps.map(rewrite)
     }
 
     /// A story step as the derived scenario writes it, or nil when it is left out.

@@ -12,7 +12,7 @@ import Testing
 /// `run --har-dir` writes it (redacted by default), that HAR replayed from launch (the app must
 /// behave as recorded), and imported as a scenario that must read back, validate and pass
 /// against the embedded issuer.
-@Suite struct BundledRoundTripTests {
+@Suite(.serialized) struct BundledRoundTripTests {
     static let library = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scenarios").path
 

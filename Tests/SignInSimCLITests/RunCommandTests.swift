@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import Synchronization
 import TestSupport
 import Testing
 
@@ -177,67 +178,93 @@ struct ReplayCommandTests {
         #expect(run.status == 0, "\(run.standardOutput)")
         let capture = try #require(try FileManager.default.contentsOfDirectory(atPath: hars.url.path).first)
         let path = hars.url.path + "/" + capture
-        let naive = try SignInSimBinary.run(["replay", path, "--sdk-profile", "naive"])
+        // The HAR names the naive profile it ran with; the replay plays it unless told otherwise.
+        let naive = try SignInSimBinary.run(["replay", path])
         #expect(naive.status == 0, "\(naive.standardOutput)\(naive.standardError)")
         #expect(naive.standardOutput.contains("the app behaves as recorded"))
-        let correct = try SignInSimBinary.run(["replay", path])
+        let correct = try SignInSimBinary.run(["replay", path, "--sdk-profile", "default"])
         #expect(correct.status == 1)
-        #expect(correct.standardOutput.contains("requests in the capture the app did not make"))
+        #expect(correct.standardOutput.contains("the replayed app did not make this request"))
+        let json = try SignInSimBinary.run(["replay", path, "--format", "json"])
+        #expect(json.status == 0)
+        let report = try JSONValue.parse(Array(json.standardOutput.utf8))
+        #expect(report["behaves_as_recorded"] == true)
+        #expect(report["entry_numbering"]?.stringValue == "from 1, in the file's order")
+        #expect(report["exchanges"]?.arrayValue?.first?["sender"] == "app")
         let broken = try hars.write("{\"log\":", named: "broken.har")
         let refused = try SignInSimBinary.run(["replay", broken])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("broken.har:1:8"))
     }
 
-    /// `--mode new-episodes` sends what the capture lacks (here its key set) to an embedded
-    /// issuer; strict refuses it; `--new-episodes-issuer` without that mode is a usage error.
+    /// The session capture with its last refresh left out: strict refuses that request,
+    /// `--mode new-episodes` sends it to the embedded issuer's token endpoint; the
+    /// new-episodes issuer without that mode is a usage error.
     @Test func newEpisodes() throws {
-        let race = TestCaptures.path("race.har")
-        var document = try #require(
-            try JSONValue.parse(Array(try String(contentsOfFile: race, encoding: .utf8).utf8)).objectValue)
-        var log = try #require(document["log"]?.objectValue)
-        let entries = try #require(log["entries"]?.arrayValue)
-        log["entries"] = .array(
-            entries.filter { $0["request"]?["url"]?.stringValue?.hasSuffix("/jwks.json") != true })
-        document["log"] = .object(log)
-        let folder = try TemporaryDirectory()
-        let path = try folder.write(
-            String(decoding: JSONValue.object(document).serialized(), as: UTF8.self), named: "no-keys.har")
-
-        let strict = try SignInSimBinary.run(["replay", path, "--sdk-profile", "naive"])
+        let path = try Self.edited { entries in
+            let last = entries.lastIndex {
+                $0["request"]?["postData"]?["text"]?.stringValue?.contains("grant_type=refresh_token") == true
+            }
+            if let last { entries.remove(at: last) }
+        }
+        let strict = try SignInSimBinary.run(["replay", path])
         #expect(strict.status == 1)
-        #expect(!strict.standardOutput.contains("sent to the issuer"), "\(strict.standardOutput)")
-        let episodes = try SignInSimBinary.run([
-            "replay", path, "--sdk-profile", "naive", "--mode", "new-episodes",
-        ])
+        #expect(
+            strict.standardOutput.contains("the capture has no answer for it"), "\(strict.standardOutput)")
+        let episodes = try SignInSimBinary.run(["replay", path, "--mode", "new-episodes"])
         #expect(episodes.status == 1)
         #expect(
-            episodes.standardOutput.contains(
-                "/.well-known/jwks.json (not in the capture: sent to the issuer)"),
+            episodes.standardOutput.contains("/oauth/token, which answered"),
             "\(episodes.standardOutput)\(episodes.standardError)")
         let misused = try SignInSimBinary.run(["replay", path, "--new-episodes-issuer", "http://127.0.0.1:9"])
         #expect(misused.status == 64)
         #expect(misused.standardError.contains("--new-episodes-issuer needs --mode new-episodes"))
     }
 
-    /// `--ignore-value` and `--match-value` move a parameter between matched and presence-only.
-    /// In the damaged capture the app refused the first refreshed ID token, so it refreshes
-    /// again with the sign-in's refresh token and signs out with the sign-in's ID token.
+    /// `--ignore-value` and `--match-value` move a parameter between matched and presence-only:
+    /// a capture whose last refresh presented another refresh token matches once refresh_token
+    /// counts by presence; a state that must match never does (the app draws its own).
     @Test func matchingIsConfigurable() throws {
-        let damaged = TestCaptures.path("damaged.har")
-        func lacking(_ extra: [String], status: Int32 = 1) throws -> [Substring] {
-            let result = try SignInSimBinary.run(["replay", damaged] + extra)
-            #expect(result.status == status, "\(result.standardOutput)\(result.standardError)")
-            let lines = result.standardOutput.split(separator: "\n")
-            let start = try #require(
-                lines.firstIndex { $0.hasPrefix("requests the app made that the capture lacks") })
-            return lines[(start + 1)...].prefix { $0.hasPrefix("  ") }.map { $0.dropFirst(2) }
+        let path = try Self.edited { entries in
+            guard
+                let last = entries.lastIndex(where: {
+                    $0["request"]?["postData"]?["text"]?.stringValue?.contains("grant_type=refresh_token")
+                        == true
+                }), case .object(var entry) = entries[last], case .object(var request)? = entry["request"],
+                case .object(var post)? = request["postData"], let text = post["text"]?.stringValue
+            else { return }
+            let edited = text.replacingOccurrences(
+                of: #"refresh_token=[^&]*"#, with: "refresh_token=another", options: .regularExpression)
+            post["text"] = .string(edited)
+            post["params"] = nil
+            request["postData"] = .object(post)
+            entry["request"] = .object(request)
+            entries[last] = .object(entry)
         }
-        let plain = try lacking([])
-        #expect(plain.count == 1 && plain[0].hasSuffix("/oauth/token"), "\(plain)")
-        // Nothing is lacking then; the refused ID token is still in the report's outcomes.
-        #expect(try lacking(["--ignore-value", "refresh_token"], status: 0).isEmpty)
-        let strict = try lacking(["--match-value", "id_token_hint"])
-        #expect(strict.count == 2 && strict[1].hasSuffix("/oidc/logout"), "\(strict)")
+        let plain = try SignInSimBinary.run(["replay", path])
+        #expect(plain.status == 1, "\(plain.standardOutput)")
+        let ignored = try SignInSimBinary.run(["replay", path, "--ignore-value", "refresh_token"])
+        #expect(ignored.status == 0, "\(ignored.standardOutput)")
+        let strict = try SignInSimBinary.run(["replay", path, "--match-value", "state"])
+        #expect(strict.status == 1, "\(strict.standardOutput)")
     }
+
+    /// The session capture with its entries edited, written to a temporary file.
+    static func edited(_ edit: (inout [JSONValue]) -> Void) throws -> String {
+        let session = TestCaptures.path("session.har")
+        var document = try #require(
+            try JSONValue.parse(Array(try String(contentsOfFile: session, encoding: .utf8).utf8)).objectValue)
+        var log = try #require(document["log"]?.objectValue)
+        var entries = try #require(log["entries"]?.arrayValue)
+        edit(&entries)
+        log["entries"] = .array(entries)
+        document["log"] = .object(log)
+        let folder = try TemporaryDirectory()
+        Self.folders.withLock { $0.append(folder) }
+        return try folder.write(
+            String(decoding: JSONValue.object(document).serialized(), as: UTF8.self), named: "edited.har")
+    }
+
+    /// Kept alive until the process ends, so the edited captures outlive the helper.
+    static let folders = Mutex<[TemporaryDirectory]>([])
 }

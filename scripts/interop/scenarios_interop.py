@@ -82,6 +82,50 @@ check("HAR timestamps are ISO 8601 with milliseconds",
       all(entry["startedDateTime"].endswith("Z") for path in hars[:5]
           for entry in json.load(open(path))["log"]["entries"]))
 
+# 3b. HAR pages, senders and cookies as haralyzer reads them: one page per top-level step, every
+# entry on a page of its file, the log's comment naming the scenario and its SDK profiles, the
+# Cookie a browser sent recorded on the request and every cookie value hidden.
+page_problems = []
+cookie_requests = 0
+set_cookies = 0
+senders = set()
+for path in hars:
+    with open(path) as handle:
+        document = json.load(handle)
+    parser = HarParser(document)
+    log = document["log"]
+    ids = {page.page_id for page in parser.pages}
+    steps = log.get("_signinsim", {}).get("scenario", {})
+    if not parser.pages or any(not page.title for page in parser.pages):
+        page_problems.append(f"{path}: no pages")
+    if not log.get("comment", "").startswith("signinsim run of") or "SDK profile" not in log["comment"]:
+        page_problems.append(f"{path}: comment {log.get('comment')!r}")
+    if not steps.get("name"):
+        page_problems.append(f"{path}: _signinsim names no scenario")
+    for page in parser.pages:
+        for entry in page.entries:
+            senders.add(entry.raw_entry.get("_source"))
+    for entry in log["entries"]:
+        if entry.get("pageref") not in ids:
+            page_problems.append(f"{path}: an entry on no page ({entry.get('pageref')})")
+            break
+        for header in entry["request"]["headers"]:
+            if header["name"].lower() == "cookie":
+                cookie_requests += 1
+                if "<REDACTED:cookie:" not in header["value"]:
+                    page_problems.append(f"{path}: a Cookie value not hidden")
+        for header in entry["response"]["headers"]:
+            if header["name"].lower() == "set-cookie" and "=" in header["value"].split(";")[0]:
+                value = header["value"].split(";")[0].split("=", 1)[1]
+                set_cookies += 1
+                if value and "<REDACTED:cookie:" not in value:
+                    page_problems.append(f"{path}: a Set-Cookie value not hidden")
+check("haralyzer: one page per step, every entry on a page, the scenario and profiles named",
+      not page_problems, page_problems[:3])
+check("requests record the Cookie the browser sent, hidden like the Set-Cookie that set it",
+      cookie_requests > 20 and set_cookies > 20 and not page_problems, f"{cookie_requests} Cookie, {set_cookies} Set-Cookie")
+check("entries say whether the app or its browser sheet sent them", {"app", "browser"} <= senders, senders)
+
 # 4. jsonschema: every bundled scenario matches scenario.schema.json, broken ones do not.
 schema = json.load(open(os.path.join(SCENARIOS, "scenario.schema.json")))
 jsonschema.Draft202012Validator.check_schema(schema)
@@ -103,5 +147,18 @@ broken = [
 check("the schema refuses broken scenarios", all(list(validator.iter_errors(doc)) for doc in broken))
 printed = subprocess.run([BINARY, "schema"], capture_output=True, text=True, timeout=60).stdout
 check("signinsim schema prints the checked-in schema", json.loads(printed) == schema)
+
+# 5. import-har of the HARs the run wrote: every derived scenario matches the schema too.
+derived_invalid = []
+for path in hars[::10]:
+    process = subprocess.run([BINARY, "import-har", path], capture_output=True, text=True, timeout=300)
+    if process.returncode != 0:
+        derived_invalid.append(f"{path}: import-har exited {process.returncode}: {process.stderr[-300:]}")
+        continue
+    errors = list(validator.iter_errors(yaml.safe_load(process.stdout)))
+    if errors:
+        derived_invalid.append(f"{path}: {errors[0].message[:160]}")
+check(f"the scenarios import-har derives from {len(hars[::10])} of the HARs match the schema and pass",
+      not derived_invalid, derived_invalid[:3])
 
 finish()
