@@ -3,7 +3,7 @@ public import JOSE
 import JSON
 
 /// The client secret of Apple's token endpoint: a JWT the developer signs ES256 with a key
-/// registered for the team (protocols.md §2).
+/// registered for the team (docs/issuer.md, "The simulated Apple").
 ///
 /// Header `alg` ES256 and `kid` the key id; claims `iss` the team id, `sub` the client id (the
 /// bundle id for native codes), `aud` `https://appleid.apple.com`, `iat`, and `exp` at most

@@ -1,7 +1,8 @@
 /// How a simulated Apple ID provider behaves where the real one varies, or where a test needs a say.
 ///
-/// The defaults are Apple's observed values (protocols.md §2): identity tokens live 600 s,
-/// codes 5 minutes, access tokens 3600 s, client secrets at most 15,777,000 s.
+/// The defaults are Apple's observed values (docs/issuer.md, "The simulated Apple"): identity
+/// tokens live 600 s, codes 5 minutes, access tokens 3600 s, client secrets at most
+/// 15,777,000 s.
 public struct AppleConfiguration: Sendable, Hashable {
     /// How `email_verified` and `is_private_email` are written into identity tokens.
     ///

@@ -19,7 +19,7 @@ public struct ApplePersonName: Sendable, Hashable {
 public struct AppleIDCredential: Sendable, Hashable {
     /// The stable user identifier, equal to the identity token's `sub` (one per developer team).
     public var user: String
-    /// A JWT signed RS256 by the provider, for the app's server (protocols.md §2).
+    /// A JWT signed RS256 by the provider, for the app's server (docs/issuer.md, "The simulated Apple").
     public var identityToken: String
     /// A single-use code, valid 5 minutes, redeemable at `/auth/token` by the app's team.
     public var authorizationCode: String

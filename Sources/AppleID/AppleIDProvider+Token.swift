@@ -3,7 +3,8 @@ import JOSE
 import JSON
 import OAuthCore
 
-/// `POST /auth/token` (protocols.md §2): redeem an authorization code or use a refresh token.
+/// `POST /auth/token` (docs/issuer.md, "The simulated Apple"): redeem an authorization code or
+/// use a refresh token.
 extension AppleIDProvider {
     func token(_ request: HTTPRequest) -> HTTPResponse {
         do throws(AppleEndpointError) {

@@ -1,7 +1,7 @@
 public import JOSE
 public import JSON
 
-/// The claims of a verified Apple identity token, typed (protocols.md §2).
+/// The claims of a verified Apple identity token, typed (docs/issuer.md, "The simulated Apple").
 ///
 /// Booleans are read from JSON booleans or from the strings `"true"` / `"false"`: Apple has
 /// sent both.

@@ -3,7 +3,7 @@ public import JOSE
 import Synchronization
 
 /// Apple's JWK Set (`/auth/keys`), fetched when first needed and again, once, when a token
-/// names a key the cached set lacks (key rotation: protocols.md §3, OpenID RP test
+/// names a key the cached set lacks (key rotation: OpenID Connect Core §10.1.1, OpenID RP test
 /// `rp-key-rotation-op-sign-key-native`).
 ///
 /// The cache sits behind a lock that is never held across the fetch; two verifications that

@@ -6,10 +6,10 @@ import JOSE
 import OAuthCore
 import Synchronization
 
-/// The issuer's Sign in with Apple connection, as Auth0's native Apple flow works (protocols.md
-/// §1, §2): an app's Apple authorization code is redeemed at Apple's `/auth/token` with a freshly
-/// signed ES256 client secret, the returned identity token is verified against Apple's keys, and
-/// the user is `<connection>|<Apple sub>`.
+/// The issuer's Sign in with Apple connection, as Auth0's native Apple flow works
+/// (docs/issuer.md, "Sign in with Apple"): an app's Apple authorization code is redeemed at
+/// Apple's `/auth/token` with a freshly signed ES256 client secret, the returned identity token
+/// is verified against Apple's keys, and the user is `<connection>|<Apple sub>`.
 ///
 /// Errors follow Auth0 on the native path:
 /// - Apple's `invalid_grant` (a reused or expired code, a code of another app) and an identity

@@ -1,6 +1,6 @@
 /// Misbehaviour the issuer can be told to show, for the next N occurrences.
 ///
-/// The `rp-…` faults are the OpenID Foundation RP conformance tests (`protocols.md` §5): each
+/// The `rp-…` faults are the OpenID Foundation RP conformance tests (`docs/conformance.md`): each
 /// makes the issuer send what a correct relying party must refuse (or, for `kid-absent-single`,
 /// accept). The `http-…` faults break the transport instead. `logout-without-state` is a
 /// lapse of real issuers that a relying party should tolerate.

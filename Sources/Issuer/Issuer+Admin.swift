@@ -4,7 +4,7 @@ public import JOSE
 import JSON
 public import OAuthCore
 
-/// The test control API under `/_admin/` (JSON in, JSON out), documented in the README.
+/// The test control API under `/_admin/` (JSON in, JSON out), documented in docs/issuer.md.
 extension Issuer {
     /// `POST /_admin/reset`: back to the tenant as configured; keys and clock are kept.
     func adminReset(_ request: HTTPRequest) -> HTTPResponse {

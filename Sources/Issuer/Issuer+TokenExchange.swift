@@ -3,7 +3,7 @@ import JOSE
 import JSON
 public import OAuthCore
 
-// RFC 8693 token exchange, as Auth0's native social sign-in uses it (protocols.md §1, §4).
+// RFC 8693 token exchange, as Auth0's native social sign-in uses it (docs/issuer.md).
 extension Issuer {
     /// Exchanges a subject token from an upstream identity provider for this issuer's tokens.
     ///
@@ -119,7 +119,7 @@ extension Issuer {
     /// An invalid or unacceptable subject token. RFC 8693 §2.2.2 says `invalid_request`; Auth0's
     /// native social path says `invalid_grant`, and this issuer follows Auth0 and says so in the
     /// description. The status is 400; the native Apple path, where Auth0 answers 403 "Invalid
-    /// authorization code" (protocols.md §1), passes 403.
+    /// authorization code" (docs/issuer.md), passes 403.
     public static func subjectTokenRejected(_ reason: String, status: Int = 400) -> OAuthError {
         OAuthError(
             "invalid_grant",
@@ -171,7 +171,7 @@ extension Issuer {
         var emailVerified: Bool?
         switch claims.otherClaims["email_verified"] {
         case .bool(let value)?: emailVerified = value
-        // Apple sends booleans as strings ("true"), protocols.md §2.
+        // Apple sends booleans as strings ("true"), docs/issuer.md.
         case .string(let value)?: emailVerified = value == "true" ? true : value == "false" ? false : nil
         default: break
         }

@@ -40,7 +40,7 @@ public struct Tenant: Sendable, Hashable {
 
     public static let openIDScopes = ["openid", "profile", "email", "offline_access"]
 
-    /// The tenant `signinsim serve` starts with when given no file (listed in the README).
+    /// The tenant `signinsim serve` starts with when given no file (listed in docs/issuer.md).
     public static let `default` = Tenant(
         clients: [
             ClientRegistration(
@@ -177,7 +177,8 @@ public struct ConnectionConfiguration: Sendable, Hashable {
     }
 }
 
-/// Where an Apple connection redeems native authorization codes, and as whom (protocols.md §2).
+/// Where an Apple connection redeems native authorization codes, and as whom (docs/issuer.md,
+/// "Sign in with Apple").
 ///
 /// The developer credentials (team id, key id, P-256 private key) sign the ES256 client secret
 /// of every `/auth/token` call. `signinsim serve` fills them in for the Apple simulator it hosts

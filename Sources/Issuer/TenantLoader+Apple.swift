@@ -2,7 +2,7 @@ import Cryptography
 import HTTPCore
 import YAML
 
-/// The keys of a connection of kind `apple` (README, "Tenant files"):
+/// The keys of a connection of kind `apple` (docs/issuer.md, "Tenant files"):
 ///
 ///     - name: apple
 ///       kind: apple

@@ -7,8 +7,8 @@ public import YAML
     import Darwin
 #endif
 
-/// Reads tenant files: YAML or JSON that adds to or overrides `Tenant.default` (the README's
-/// "Tenant files" section lists the keys).
+/// Reads tenant files: YAML or JSON that adds to or overrides `Tenant.default` (the
+/// "Tenant files" section of docs/issuer.md lists the keys).
 ///
 /// Both formats become one marked node tree, so one decoder checks them and every refusal names
 /// the file, the line and column, and the reason. JSON is read first by the strict JSON parser

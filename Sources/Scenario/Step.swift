@@ -122,7 +122,7 @@ public struct ArmedRequests: Hashable, Sendable {
     }
 }
 
-/// SDK calls (`protocols.md` §3).
+/// SDK calls (`docs/sdk.md`).
 public enum SDKCall: Hashable, Sendable {
     /// The web flow with a scripted user in the sheet.
     case signIn(WebUserSetup, prompt: String?, scopes: [String]?, loginHint: String?, maxAge: Int?)

@@ -2,7 +2,7 @@
 /// or into a stricter one.
 ///
 /// The default profile is the correct one. Each `KnownFault` reproduces one row of
-/// `field-bugs.md`, so that a scenario can show the faulty behaviour failing and the default
+/// `docs/field-bugs.md`, so that a scenario can show the faulty behaviour failing and the default
 /// passing against the same issuer. `Strictness` goes the other way: checks the specifications
 /// leave optional, which the default skips and the `strict` profile makes.
 public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
@@ -16,7 +16,7 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
         case singleFlight = "single-flight"
     }
 
-    /// A known faulty behaviour, by the row of `field-bugs.md` it reproduces.
+    /// A known faulty behaviour, by the field bug of `docs/field-bugs.md` it reproduces.
     public enum KnownFault: String, Sendable, Hashable, CaseIterable, Comparable {
         /// Row 2: refreshed credentials are handed to the app first and written later, so a kill
         /// in between loses the rotated refresh token.
@@ -61,7 +61,7 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
         /// Not a row of its own: credentials are written before the ID token is verified.
         case persistBeforeVerify = "persist-before-verify"
 
-        /// The row of `field-bugs.md` this fault reproduces, if any.
+        /// The field bug of `docs/field-bugs.md` this fault reproduces, if any.
         public var fieldBugRow: Int? {
             switch self {
             case .persistLate: 2

@@ -1,6 +1,6 @@
 public import JOSE
 
-/// The relying party's ID token checks (OpenID Connect Core §3.1.3.7, protocols.md §3).
+/// The relying party's ID token checks (OpenID Connect Core §3.1.3.7, docs/sdk.md).
 ///
 /// Pure: the key set and the time come in as parameters. Allowed algorithms are ES256, RS256
 /// and PS256 only: never `none`, never an HMAC keyed with a public key.

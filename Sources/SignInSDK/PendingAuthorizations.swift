@@ -1,4 +1,4 @@
-/// One sign-in waiting for its callback: the secrets that only the app knows (protocols.md §3).
+/// One sign-in waiting for its callback: the secrets that only the app knows (docs/sdk.md).
 public struct PendingAuthorization: Sendable, Hashable {
     public var state: String
     public var nonce: String

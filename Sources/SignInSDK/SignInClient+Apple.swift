@@ -3,7 +3,7 @@ import HTTPCore
 import JSON
 
 extension SignInClient {
-    /// The Auth0 "native social" grant for Apple (protocols.md §1).
+    /// The Auth0 "native social" grant for Apple (RFC 8693; docs/sdk.md).
     public static let tokenExchangeGrant = "urn:ietf:params:oauth:grant-type:token-exchange"
     public static let appleCodeTokenType = "http://auth0.com/oauth/token-type/apple-authz-code"
 

@@ -3,7 +3,7 @@ import JOSE
 
 extension SignInClient {
     /// The stored session, refreshed first when it expires within the refresh margin; `nil`
-    /// when no one is signed in (protocols.md §3).
+    /// when no one is signed in (docs/sdk.md).
     public func getSession() async throws(SignInError) -> Session? {
         let options = try configuredOptions()
         guard let session = try loadSession() else { return nil }

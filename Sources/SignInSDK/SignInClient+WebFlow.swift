@@ -4,7 +4,7 @@ import OAuthCore
 
 extension SignInClient {
     /// Signs in through the web sheet: authorize with PKCE S256, `state` and `nonce`, then the
-    /// callback, the code exchange and the ID token checks (protocols.md §3).
+    /// callback, the code exchange and the ID token checks (docs/sdk.md).
     public func signIn(options request: SignInRequestOptions = SignInRequestOptions())
         async throws(SignInError)
         -> Session

@@ -6,7 +6,7 @@ import JOSE
 import JSON
 import OAuthCore
 
-/// The app's sign-in SDK: the API of protocols.md §3 over injected ports.
+/// The app's sign-in SDK (docs/sdk.md) over injected ports.
 ///
 /// An actor, because a real app calls it from many places at once (a view appearing, a
 /// background fetch, a push) and the refresh rules are about exactly that. Everything it knows
@@ -68,7 +68,7 @@ public actor SignInClient {
         _ = try await providerMetadata()
     }
 
-    /// Replaces the storage adapter (protocols.md §3 `setTokenStorage(_:)`).
+    /// Replaces the storage adapter (`setTokenStorage(_:)`, docs/sdk.md).
     public func setTokenStorage(_ storage: any TokenStorage) {
         environment.storage = storage
     }
@@ -146,7 +146,7 @@ public actor SignInClient {
     }
 
     /// Verifies the ID token of a token response against the cached keys, fetching them again
-    /// once when the token names a key the cache lacks (a rotation, protocols.md §3), and
+    /// once when the token names a key the cache lacks (a rotation, OpenID Connect Core §10.1.1), and
     /// checks that it binds the response's `accessToken` and, for a code exchange, the `code`.
     func verifyIDToken(_ idToken: String, nonce: String?, accessToken: String, code: String? = nil)
         async throws(SignInError) -> JWTClaims

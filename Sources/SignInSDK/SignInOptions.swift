@@ -1,4 +1,4 @@
-/// What the app passes to `configure(options:)` (protocols.md §3).
+/// What the app passes to `configure(options:)` (docs/sdk.md).
 public struct SignInOptions: Sendable, Hashable {
     /// The issuer identifier; discovery is read from `<issuer>/.well-known/openid-configuration`.
     public var issuer: String

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Where the SDK keeps credentials: the storage adapter of `setTokenStorage(_:)` (protocols.md §3).
+/// Where the SDK keeps credentials: the storage adapter of `setTokenStorage(_:)` (docs/sdk.md).
 ///
 /// The shape is Auth0.swift's `CredentialsStorage` and the "Xid" SDK's adapter: three calls over
 /// opaque bytes. `load` returns `nil` only when nothing is stored; a store that cannot be read

@@ -7,7 +7,7 @@ public struct AppConfiguration: Sendable, Hashable {
     public var bundleID: String
     /// What the app passes to `configure(options:)` at each launch.
     public var options: SignInOptions
-    /// The keychain class of the SDK's items (protocols.md §3: after first unlock, this device only).
+    /// The keychain class of the SDK's items (docs/sdk.md: after first unlock, this device only).
     public var keychainAccessibility: KeychainAccessibility
     /// The keychain access group (by default the bundle id).
     public var accessGroup: String

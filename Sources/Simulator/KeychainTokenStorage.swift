@@ -2,7 +2,7 @@ public import Device
 public import SignInSDK
 
 /// The SDK's storage adapter over the device keychain: one generic-password item per key,
-/// `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly` by default (protocols.md §3).
+/// `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly` by default (docs/sdk.md, "Storage").
 ///
 /// `errSecItemNotFound` on read means "nothing stored"; every other status (notably
 /// `errSecInteractionNotAllowed` before the first unlock) is thrown, so the SDK can tell a

@@ -29,7 +29,7 @@ import Testing
         #expect(error?.message.contains("single-flight, strict, persist-late") == true)
     }
 
-    /// Every row of field-bugs.md except the issuer-side ones has a fault or strategy.
+    /// Every field bug of docs/field-bugs.md except the issuer-side ones has a fault or strategy.
     @Test func everyClientRowHasAFault() {
         let rows = Set(BehaviorProfile.KnownFault.allCases.compactMap(\.fieldBugRow))
         // Row 1 is the naive refresh strategy.

@@ -4,8 +4,8 @@ import JSON
 import SignInSDK
 import Testing
 
-/// Each ID token check of protocols.md §3, through a whole sign-in: a token failing it leaves
-/// nothing stored.
+/// Each ID token check of docs/sdk.md (OpenID Connect Core §3.1.3.7), through a whole
+/// sign-in: a token failing it leaves nothing stored.
 @Suite struct IDTokenVerificationTests {
     func signIn(
         profile: BehaviorProfile = .default, issuer: FakeIssuer = FakeIssuer(),

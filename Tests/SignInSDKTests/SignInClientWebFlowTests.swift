@@ -15,7 +15,7 @@ import Testing
         #expect(harness.issuer.requests == ["discovery", "token:authorization_code", "jwks"])
     }
 
-    /// The authorize URL carries every parameter of protocols.md §3, and callers cannot replace them.
+    /// The authorize URL carries every parameter the SDK owns (docs/sdk.md), and callers cannot replace them.
     @Test func authorizeURLCarriesTheReservedParameters() async throws {
         let harness = try await SDKHarness().configured()
         _ = try await harness.client.signIn(

@@ -8,7 +8,7 @@ import Simulator
 import Testing
 import WebAuthSession
 
-/// One test per row of field-bugs.md, on a simulated phone against the embedded issuer: the
+/// One test per field bug of docs/field-bugs.md, on a simulated phone against the embedded issuer: the
 /// faulty profile shows the failure the field reported, the default profile does not.
 ///
 /// Row 3 (a refresh response without `refresh_token`) needs a client without rotation: it runs
