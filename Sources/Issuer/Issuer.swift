@@ -97,14 +97,14 @@ public final class Issuer: Sendable {
         case .failure(let refusal): return .response(logged(refusal.response))
         case .success(let found): endpoint = found
         }
-        switch fault?.fault {
-        case .delay?:
-            let delay = fault!.delayMilliseconds
+        switch fault {
+        case .some(let delayed) where delayed.fault == .delay:
+            let delay = delayed.delayMilliseconds
             return .later {
                 try? await Task.sleep(for: .milliseconds(delay))
                 return logged(await endpoint(self, request).response())
             }
-        case .dropConnection?:
+        case .some(let dropped) where dropped.fault == .dropConnection:
             // Processed, then the answer is lost.
             return endpoint(self, request).map { _ in logged(.droppedConnection) }
         default:

@@ -103,7 +103,11 @@ public enum CaptureReplay {
             issuerURL: story.issuerURL)
         let target = ReplayTarget(
             network: server, apple: server.appleSide, issuerURL: story.issuerURL, appleURL: story.appleURL,
-            epochSeconds: story.epochSeconds, callFinished: { server.callFinished($0) })
+            epochSeconds: story.epochSeconds,
+            startingSessions: story.startingSession.flatMap { session in
+                story.scenario.apps.first.map { [$0.bundleID: session] }
+            } ?? [:],
+            callFinished: { server.callFinished($0) })
         let outcome = await ScenarioRunner.run(
             story.scenario, seed: options.seed, timeLimitSeconds: timeLimitSeconds, replay: target)
         await embedded?.shutdown()

@@ -1,4 +1,5 @@
 import HTTPCore
+import Issuer
 import JOSE
 import JSON
 import OAuthCore
@@ -107,7 +108,7 @@ struct IssuerBehaviour {
         let reuse = refreshReuse()
         if let grace = reuse.grace { lifetimes["refresh_reuse_grace"] = .int(grace) }
         if !lifetimes.isEmpty { document["lifetimes"] = .object(lifetimes) }
-        if let policy = reuse.policy { document["refresh_token_reuse"] = .string(policy) }
+        if let policy = reuse.policy { document["refresh_token_reuse"] = .string(policy.rawValue) }
         if analysis.entries.contains(where: { $0.summary.oauthError == "use_dpop_nonce" }) {
             document["require_dpop_nonce"] = true
         }
@@ -177,14 +178,14 @@ struct IssuerBehaviour {
 
     /// What a rotated refresh token presented again met: accepted within some seconds (a reuse
     /// grace), or refused with the family kept (a newer token still works afterwards) or revoked.
-    private func refreshReuse() -> (grace: Int64?, policy: String?) {
+    private func refreshReuse() -> (grace: Int64?, policy: RefreshTokenReuse?) {
         let exchanges = analysis.capture.exchanges
         // When each token was rotated: on the wall clock (for order) and on the world's (for
         // the grace, which the issuer counts in its own seconds).
         var rotatedAt: [String: (index: Int, at: Double, worldAt: Int64, successor: String)] = [:]
         var grace: Int64?
         var refusedFamilies: [(after: Double, successor: String)] = []
-        var policy: String?
+        var policy: RefreshTokenReuse?
         for index in analysis.timeline where analysis.entries[index].role == .token {
             let exchange = exchanges[index]
             let form = CaptureAnalysis.form(exchange)
@@ -217,8 +218,7 @@ struct IssuerBehaviour {
                 }
             }
             for refused in refusedFamilies where refused.successor == token && start > refused.after {
-                policy =
-                    exchange.status == 200 ? RefreshTokenReuseName.refuse : RefreshTokenReuseName.revokeFamily
+                policy = exchange.status == 200 ? .refuse : .revokeFamily
             }
             if exchange.status == 200, let successor = body?["refresh_token"]?.stringValue,
                 successor != token,
@@ -245,13 +245,7 @@ struct IssuerBehaviour {
                     - exchanges[indices[0]].startedAtMilliseconds + 999) / 1000
             grace = max(grace ?? 1, seconds + 1)
         }
-        return (grace, policy == RefreshTokenReuseName.revokeFamily ? nil : policy)
-    }
-
-    /// The tenant's names for what a reused refresh token does.
-    enum RefreshTokenReuseName {
-        static let refuse = "refuse"
-        static let revokeFamily = "revoke-family"
+        return (grace, policy == .revokeFamily ? nil : policy)
     }
 
     // MARK: ID tokens

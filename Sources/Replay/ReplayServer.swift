@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import JOSE
 import JSON
 import OAuthCore
 import Recordings
@@ -199,6 +200,13 @@ final class ReplayServer: HTTPTransport, Sendable {
             for (role, member) in members {
                 if let url = analysis.endpoints[role] { document[member] = .string(url) }
             }
+            // The endpoints an SDK cannot configure without (Discovery 1.0 §3), at their usual
+            // paths when the traffic never reached them: a request there is one the capture
+            // lacks, and the report says so.
+            for (member, path) in [("authorization_endpoint", "/authorize"), ("token_endpoint", "/token")]
+            where document[member] == nil {
+                document[member] = .string(issuer + path)
+            }
             documents[issuer + "/.well-known/openid-configuration"] = (
                 "a discovery document built from the endpoints the traffic shows (the capture has none)",
                 JSONValue.object(document).serialized()
@@ -208,6 +216,11 @@ final class ReplayServer: HTTPTransport, Sendable {
             documents[URLParts.stripQueryAndFragment(jwksURI)] = (
                 "a key set of replay keys (the capture has none; every ID token was signed again)",
                 set.json.serialized()
+            )
+        } else if analysis.endpoints[.jwks] == nil {
+            documents[URLParts.stripQueryAndFragment(jwksURI)] = (
+                "an empty key set (the capture has neither key sets nor ID tokens)",
+                JWKSet(keys: []).json.serialized()
             )
         }
         return documents
@@ -443,12 +456,15 @@ final class ReplayServer: HTTPTransport, Sendable {
         let recorded = capture.exchanges[nearest]
         let theirs = ReplayMatching.parameters(url: recorded.url, body: recorded.requestBody)
         var differences: [String] = []
-        for pair in parameters where !matching.ignoredValues.contains(pair.name.lowercased()) {
+        for pair in parameters {
+            // Volatile values are matched by presence only: their absence still tells.
             guard let other = theirs[pair.name] else {
                 differences.append("\(pair.name) is not in it")
                 continue
             }
-            if other != pair.value, !Self.isPlaceholder(other) {
+            if other != pair.value, !Self.isPlaceholder(other),
+                !matching.ignoredValues.contains(pair.name.lowercased())
+            {
                 differences.append(
                     "\(pair.name) \(Self.brief(pair.value)) where it has \(Self.brief(other))")
             }
@@ -520,7 +536,7 @@ final class ReplayServer: HTTPTransport, Sendable {
                 })
         {
             object["id_token"] = .string(resigned)
-            state.correlation.learn(recorded: idToken, replayed: resigned)
+            state.correlation.learnToken(recorded: idToken, replayed: resigned)
             body = JSONValue.object(object).serialized()
         } else if !state.correlation.isEmpty, let text = String(validating: body, as: UTF8.self) {
             let translated = state.correlation.toReplayed(text)

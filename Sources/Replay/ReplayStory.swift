@@ -4,6 +4,7 @@ import JSON
 import OAuthCore
 import Recordings
 import Scenario
+import SignInSDK
 
 /// What the replayed app does, as a scenario the runner plays against the capture: the world
 /// (the app's client, the device) and the steps.
@@ -37,6 +38,8 @@ struct ReplayStory: Sendable {
     var epochSeconds: Int64
     /// What reading the story found worth saying (a relaunch inferred, a value taken as is).
     var notes: [String] = []
+    /// The session the app holds when the capture begins (one that starts mid-session).
+    var startingSession: Session?
 
     /// The story of `analysis`'s capture, read from its recorded steps unless `inferring` (or
     /// there are none). `profile` replaces every app's SDK profile when given.

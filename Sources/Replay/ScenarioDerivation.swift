@@ -151,9 +151,11 @@ private struct Derivation {
         let logins = self.logins()
         // The client's steps first: the users are whoever those steps sign in as.
         var clientSteps: [(number: Int, step: Step)] = []
-        let records = played.outcome.recording?.steps ?? []
+        let records = Dictionary(
+            (played.outcome.recording?.steps ?? []).map { ($0.number, $0.record) },
+            uniquingKeysWith: { first, _ in first })
         for (position, step) in story.scenario.steps.enumerated() {
-            let record = records.first { $0.number == position + 1 }?.record
+            let record = records[position + 1]
             if let derived = transform(step, record: record, logins: logins) {
                 clientSteps.append((position + 1, derived))
             }

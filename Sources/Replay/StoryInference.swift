@@ -4,6 +4,7 @@ import JSON
 import OAuthCore
 import Recordings
 import Scenario
+import SignInSDK
 
 /// Reads what the app and the person did from a capture's traffic, as scenario steps.
 ///
@@ -148,6 +149,12 @@ struct StoryInference {
                     name: "signInWithApple", entries: pendingApple))
         }
         events.sort { ($0.time, $0.entries.first ?? -1) < ($1.time, $1.entries.first ?? -1) }
+        let startingSession = startingSession(events)
+        if startingSession != nil {
+            notes.append(
+                "the capture begins with the app signed in: the replayed app starts with a stored session "
+                    + "holding the refresh token the first refresh presents")
+        }
         if !launched {
             events.insert(
                 Event(
@@ -181,7 +188,68 @@ struct StoryInference {
             source: .inferred, scenario: scenario, issuerURL: "", appleURL: nil, epochSeconds: start / 1000)
         story.stepEntries = stepEntries
         story.notes = notes
+        story.startingSession = startingSession
         return story
+    }
+
+    /// The session an app holds when the capture begins, if it begins mid-session: a call
+    /// that needs one (a refresh, userinfo, sign-out) comes before any sign-in. It holds the
+    /// refresh token the first refresh presents, the access token the first bearer request
+    /// carries (expired at the first refresh, so that the app refreshes there as it did), and,
+    /// for the ID token, the first one the capture holds (the one the app had is not in it);
+    /// the SDK stores it as credentials obtained elsewhere, unverified.
+    private func startingSession(_ events: [Event]) -> Session? {
+        let signsIn: Set<String> = ["signIn", "signInWithApple"]
+        let needsSession: Set<String> = ["getAccessToken", "parallel", "userInfo", "signOut"]
+        guard
+            let first = events.first(where: { signsIn.contains($0.name) || needsSession.contains($0.name) }),
+            needsSession.contains(first.name)
+        else { return nil }
+        let exchanges = analysis.capture.exchanges
+        let firstSignIn = events.first { signsIn.contains($0.name) }?.time ?? Int64.max
+        var refreshToken: String?
+        var refreshAt: Int64?
+        var accessToken: String?
+        var idToken: String?
+        var scope: String?
+        for index in analysis.timeline where exchanges[index].startedAtMilliseconds < firstSignIn {
+            let exchange = exchanges[index]
+            let entry = analysis.entries[index]
+            guard entry.sender == .app else { continue }
+            if entry.role == .token, entry.grant == GrantType.refreshToken, refreshToken == nil {
+                let form = CaptureAnalysis.form(exchange)
+                refreshToken = form["refresh_token"]
+                refreshAt = exchange.startedAtMilliseconds / 1000
+                scope = form["scope"]
+            }
+            if accessToken == nil, refreshToken == nil,
+                let header = exchange.requestHeaders.first(where: { $0.name.lowercased() == "authorization" }
+                ),
+                header.value.lowercased().hasPrefix("bearer ")
+            {
+                accessToken = String(header.value.dropFirst("bearer ".count))
+            }
+            if idToken == nil, entry.role == .token, exchange.status == 200,
+                let body = try? JSONValue.parseObject(exchange.responseBody)
+            {
+                idToken = body["id_token"]?.stringValue
+                if scope == nil { scope = body["scope"]?.stringValue }
+            }
+        }
+        guard refreshToken != nil || accessToken != nil else { return nil }
+        let app = app()
+        var claims = JWTClaims(issuer: analysis.issuer, audience: .single(app.clientID))
+        if let idToken, let payload = try? JWS.parse(idToken).payloadObject(),
+            let recorded = try? JWTClaims(json: payload)
+        {
+            claims = recorded
+        }
+        let start = ReplayStory.firstMoment(analysis) / 1000
+        return Session(
+            accessToken: accessToken ?? "access token of the session the capture began with",
+            tokenType: "Bearer", idToken: idToken ?? "", refreshToken: refreshToken,
+            expiresAt: refreshAt ?? (start + 3600), scope: scope ?? app.scopes.joined(separator: " "),
+            claims: claims)
     }
 
     /// Where a step came from: the entry it stands for (line = entry number, from 1).

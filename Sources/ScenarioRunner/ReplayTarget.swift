@@ -1,4 +1,5 @@
 public import HTTPCore
+public import SignInSDK
 
 /// Where a scenario runs when it re-enacts a capture (`signinsim replay`): the phone's network
 /// and its Apple ID sheet are answered from the recording, the world's clock starts at the
@@ -24,11 +25,17 @@ public struct ReplayTarget: Sendable {
     /// Told when an SDK call a replay made has returned, with the id `ReplayCall.current` had
     /// while it ran: a replayed race hands out its answers one call at a time.
     public var callFinished: @Sendable (UInt64) -> Void
+    /// Sessions the apps hold when the capture begins (by bundle id): a capture that starts
+    /// mid-session shows an app already signed in. Each is stored through the SDK's `restore`
+    /// when its app first launches, before the first recorded call.
+    public var startingSessions: [String: Session]
 
     public init(
         network: any HTTPTransport, apple: any HTTPTransport, issuerURL: String, appleURL: String?,
-        epochSeconds: Int64, callFinished: @escaping @Sendable (UInt64) -> Void = { _ in }
+        epochSeconds: Int64, startingSessions: [String: Session] = [:],
+        callFinished: @escaping @Sendable (UInt64) -> Void = { _ in }
     ) {
+        self.startingSessions = startingSessions
         self.network = network
         self.apple = apple
         self.issuerURL = issuerURL

@@ -21,6 +21,8 @@ final class ScenarioExecution: Sendable {
     private let lastError = Mutex<String?>(nil)
     /// The id of the last SDK call a replay made.
     private let nextCall = Mutex<UInt64>(0)
+    /// Apps whose starting session (a replay of a capture that begins mid-session) is stored.
+    private let restoredApps = Mutex<Set<String>>([])
     /// Top-level steps finished so far and the one running, for a report cut short.
     /// Top-level steps finished so far, the one running, and the first failure inside a
     /// `parallel` block still running, for a report cut short.
@@ -163,6 +165,12 @@ final class ScenarioExecution: Sendable {
         case .app(let action, let id):
             let app = world.app(id)
             try await appAction(action, app: app)
+            if action == .launch || action == .prewarm,
+                let session = world.replay?.startingSessions[app.bundleID],
+                restoredApps.withLock({ $0.insert(app.bundleID).inserted })
+            {
+                try await app.perform { try await $0.restore(session) }
+            }
             if action == .launch || action == .prewarm {
                 // The app's configure at launch is an SDK call: its outcome is what `expect:
                 // {error: …}` sees next.

@@ -158,7 +158,7 @@ final class ScenarioWorld: Sendable {
             .sorted { ($0.1.startedAtMilliseconds, $0.0) < ($1.1.startedAtMilliseconds, $1.0) }
             .map { sentAt, exchange in
                 var exchange = exchange
-                exchange.pageref = pages.last(where: { $0.began <= sentAt })?.id
+                exchange.pageref = Self.page(sentAt: sentAt, in: pages)
                 if let firstSent {
                     let (seconds, attoseconds) = (sentAt - firstSent).components
                     let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
@@ -166,6 +166,22 @@ final class ScenarioWorld: Sendable {
                 }
                 return exchange
             }
+    }
+
+    /// The id of the last page begun at or before `sentAt` (pages are in the order they
+    /// began: a binary search, as a long run has thousands).
+    static func page(
+        sentAt: ContinuousClock.Instant, in pages: [(id: String, began: ContinuousClock.Instant)]
+    )
+        -> String?
+    {
+        var low = 0
+        var high = pages.count
+        while low < high {
+            let middle = (low + high) / 2
+            if pages[middle].began <= sentAt { low = middle + 1 } else { high = middle }
+        }
+        return low > 0 ? pages[low - 1].id : nil
     }
 
     /// Whether each app had a session stored, read as the app would without refreshing: through

@@ -53,6 +53,26 @@ struct AuthorizeTests {
         }
     }
 
+    /// `callback-state-altered`: the next redirect carries a `state` other than the request's
+    /// (a tampered callback the client must refuse, RFC 6749 §10.12); the one after is intact.
+    @Test("callback-state-altered fault", arguments: Deployment.allCases)
+    func callbackStateAltered(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            try fixture.issuer.inject(FaultInjection(fault: .callbackStateAltered))
+            var browser = Browser(fixture)
+            let login = try expectLoginPage(try await browser.authorize())
+            let consent = try expectConsentPage(
+                try await browser.submit(login, ["username": Alice.email, "password": Alice.password]))
+            let tampered = try redirectParameters(try await browser.submit(consent, pressing: "approve"))
+            #expect(tampered["state"] != nil)
+            #expect(tampered["state"] != NativeApp.state)
+            #expect(tampered["code"] != nil)
+
+            let again = try redirectParameters(try await browser.authorize())
+            #expect(again["state"] == NativeApp.state)
+        }
+    }
+
     /// An unknown, missing or repeated client_id is a 400 page, never a redirect.
     @Test("invalid client_id is a page, not a redirect", arguments: Deployment.allCases)
     func invalidClient(deployment: Deployment) async throws {

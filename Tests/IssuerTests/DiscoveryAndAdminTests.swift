@@ -115,6 +115,24 @@ struct DiscoveryAndAdminTests {
             #expect(html.mediaType == "text/html")
             #expect(throws: HTTPError.self) { try html.jsonBody() }
 
+            // The status of an HTML error page is the one asked for.
+            _ = try await fixture.postJSON("/_admin/faults", ["fault": "http-html-error", "status": 504])
+            let gatewayTimeout = try await fixture.get("/.well-known/jwks.json")
+            #expect(gatewayTimeout.status == 504)
+            #expect(gatewayTimeout.mediaType == "text/html")
+
+            // An RFC 6749 §5.2 error a capture recorded, only on the path it names.
+            _ = try await fixture.postJSON(
+                "/_admin/faults",
+                [
+                    "fault": "oauth-error", "path": "/token", "status": 401, "error": "invalid_client",
+                    "error_description": "recorded refusal",
+                ])
+            #expect(try await fixture.get("/.well-known/jwks.json").status == 200)
+            let refused = try await fixture.postForm("/token", ["grant_type": "client_credentials"])
+            expectError(refused, 401, "invalid_client")
+            #expect(oauthErrorDescription(refused) == "recorded refusal")
+
             // Two drops: libcurl silently retries once when a kept-alive connection dies unanswered.
             _ = try await fixture.postJSON("/_admin/faults", ["fault": "http-drop-connection", "count": 2])
             await #expect(throws: HTTPError.self) { try await fixture.get("/.well-known/jwks.json") }

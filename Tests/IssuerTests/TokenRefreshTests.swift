@@ -79,6 +79,26 @@ struct TokenRefreshTests {
         }
     }
 
+    /// A tenant with `refresh_token_reuse: refuse` (as django-oauth-toolkit, django-oidc-provider
+    /// and django-allauth behave) refuses the rotated token but leaves the family alone: the
+    /// newest token still works. Removing the policy check makes the newest token fail.
+    @Test("refuse reuse keeps the family", arguments: Deployment.allCases)
+    func refuseKeepsFamily(deployment: Deployment) async throws {
+        var tenant = tokenTestTenant()
+        tenant.refreshTokenReuse = .refuse
+        try await withIssuer(deployment, tenant: tenant) { fixture in
+            let first = try #require(try await fixture.signIn().refreshToken)
+            let secondResponse = try await fixture.refresh(first)
+            let second = TokenSet(body: try secondResponse.jsonBody())
+            let replay = try await fixture.refresh(first)
+            expectError(replay, 400, "invalid_grant")
+            #expect(oauthErrorDescription(replay) == "the refresh token was already used")
+            #expect(try await fixture.userInfo(bearer: second.accessToken).status == 200)
+            let newest = try await fixture.refresh(try #require(second.refreshToken))
+            #expect(newest.status == 200)
+        }
+    }
+
     /// Eight concurrent refreshes of one token: exactly one succeeds.
     @Test("concurrent double spend", arguments: Deployment.allCases)
     func doubleSpend(deployment: Deployment) async throws {

@@ -96,6 +96,25 @@ enum ReplayCaptures {
         #expect(report.lines[2].role == "login" && report.lines[3].role == "consent")
     }
 
+    /// A field capture often starts with the app long signed in: its first call needing a
+    /// session is a refresh. The replayed app starts from a session restored with the refresh
+    /// token that refresh presents, and then behaves as recorded.
+    @Test("a capture that begins signed in replays from a restored session")
+    func beginsSignedIn() async throws {
+        var capture = try ReplayCaptures.load("session")
+        let firstRefresh = try #require(
+            capture.exchanges.firstIndex {
+                String(decoding: $0.requestBody, as: UTF8.self).contains("grant_type=refresh_token")
+            })
+        capture.exchanges = Array(capture.exchanges[firstRefresh...])
+        let report = try await CaptureReplay.run(capture, options: ReplayCaptures.options(infers: true))
+        #expect(report.matches, "\(report.text)")
+        #expect(report.text.contains("the capture begins with the app signed in"), "\(report.text)")
+        let refresh = try #require(report.steps.first { $0.name == "getAccessToken" })
+        #expect(refresh.replayed == "ok")
+
+    }
+
     @Test("a tampered state is refused by the replayed app as it was by the recorded one")
     func tamperedState() async throws {
         let report = try await CaptureReplay.run(try ReplayCaptures.load("tampered-state"))

@@ -120,6 +120,29 @@ struct IssuerSignInTests {
         }
     }
 
+    /// A user with a retry types the corrected password when the login form comes back and
+    /// gets through; one with too few retries is refused after using them all.
+    @Test("retries: a corrected password after a refused one")
+    func retryAfterWrongPassword() async throws {
+        try await withServedIssuer { issuer in
+            var user = WebUserScript.signIn(username: NativeApp.email, password: "nope")
+            user.retries = [["password": "still wrong"], ["password": NativeApp.password]]
+            let outcome = await Phone().signIn(issuer, as: user)
+            let parameters = try callbackParameters(outcome)
+            #expect(parameters["code"] != nil)
+            #expect(submittedLogins(outcome) == 3)
+
+            user.retries = [["password": "still wrong"]]
+            let refused = await Phone().signIn(issuer, as: user)
+            guard case .failure(let error) = refused.result else {
+                Issue.record("expected loginRejected, got \(refused.result)")
+                return
+            }
+            #expect(error.code == .loginRejected)
+            #expect(submittedLogins(refused) == 2)
+        }
+    }
+
     /// Declining consent sends access_denied to the app, with state and iss.
     @Test("deny consent: callback with error=access_denied")
     func deny() async throws {
