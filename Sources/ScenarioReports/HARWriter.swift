@@ -6,10 +6,11 @@ public import Scenario
 ///
 /// Secrets are replaced as `redaction` says before anything is written, in URLs, headers, query
 /// parameters and bodies alike, each distinct secret by its own numbered placeholder
-/// (`Redaction.apply(to:)`), so that the capture still replays. Two custom fields (HAR 1.2
-/// allows names starting with `_`) say what the standard cannot: `_source`, who sent the
-/// request (`device`, `apple`, `issuer`), and `_error`, the transport error of an exchange that
-/// got no response.
+/// (`Redaction.apply(to:)`), so that the capture still replays. Custom fields (HAR 1.2 allows
+/// names starting with `_`) say what the standard cannot: `_source`, who sent the request
+/// (`app`, `browser`, `apple`, `issuer`), `_app`, the bundle id of the app or sheet, `_error`,
+/// the transport error of an exchange that got no response, and `_wall_offset_ms`, when it was
+/// sent on the run's real clock (the order of requests in a race).
 public enum HARWriter {
     /// The HAR document as UTF-8 JSON with sorted keys and a final newline.
     public static func render(

@@ -172,6 +172,14 @@ extension Redaction {
         }
     }
 
+    /// The kinds hidden by default, and the others, by name (for help texts).
+    public static var defaultKindNames: [String] {
+        Kind.allCases.filter { Redaction.default[$0] }.map(\.rawValue)
+    }
+    public static var optionalKindNames: [String] {
+        Kind.allCases.filter { !Redaction.default[$0] }.map(\.rawValue)
+    }
+
     /// Every word a redaction list accepts: the kinds, then `default`, `all` and `none`.
     public static let listWords = Kind.allCases.map(\.rawValue) + ["default", "all", "none"]
 

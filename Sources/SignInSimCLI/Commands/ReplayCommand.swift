@@ -9,8 +9,8 @@ extension SignInSimCLI {
         "redact", value: "kinds",
         help:
             "Hide the capture's secrets as soon as it is read, as run's --har-redact does: the default"
-            + " ones (passwords, client-secrets, basic-credentials, private-keys) and any of refresh-tokens,"
-            + " code-verifiers, all (comma-separated).",
+            + " ones (\(Redaction.defaultKindNames.joined(separator: ", "))) and any of"
+            + " \((Redaction.optionalKindNames + ["all"]).joined(separator: ", ")) (comma-separated).",
         repeatable: true)
 
     /// The redaction a comma-separated `--<option>` list asks for (from the default, see

@@ -42,11 +42,11 @@ extension SignInSimCLI {
             .option(
                 "har-redact", value: "kinds",
                 help:
-                    "Also hide these in HAR files (comma-separated): refresh-tokens, code-verifiers, all;"
-                    + " none first drops the default ones (passwords, client-secrets, basic-credentials,"
-                    + " private-keys).",
+                    "Also hide these in HAR files (comma-separated):"
+                    + " \((Redaction.optionalKindNames + ["all"]).joined(separator: ", ")); none first drops"
+                    + " the default ones (\(Redaction.defaultKindNames.joined(separator: ", "))).",
                 repeatable: true),
-            .flag("no-redact", help: "Keep passwords and client secrets in HAR files."),
+            .flag("no-redact", help: "Keep every secret in HAR files (as --har-redact none)."),
         ],
         arguments: [scenarioPathsArgument],
         run: { arguments, context in try await RunCommand(arguments, context: context).run() })
