@@ -470,16 +470,23 @@ private struct Derivation {
             }.sorted {
                 analysis.capture.exchanges[$0].sendingMoment < analysis.capture.exchanges[$1].sendingMoment
             }
-            let made = (derivedByStory[storyStep] ?? []).filter {
+            // The answers the derived run got in this step, as a multiset: which request of a
+            // race gets the refusal depends on which the issuer handled first, and the derived
+            // scenario holds the first at the issuer, so the order is not the recorded one.
+            var made = (derivedByStory[storyStep] ?? []).filter {
                 derived.entries[$0].sender == .app && roles.contains(derived.entries[$0].role)
-            }
-            for (position, index) in recorded.enumerated() {
+            }.map { derived.entries[$0].summary }
+            for index in recorded {
                 let summary = analysis.entries[index].summary
                 guard let status = summary.status, status >= 400, status < 500,
                     let path = IssuerBehaviour.embeddedPaths[analysis.entries[index].role]
                 else { continue }
-                let answer = made.indices.contains(position) ? derived.entries[made[position]].summary : nil
-                if answer?.status == status, answer?.oauthError == summary.oauthError { continue }
+                if let same = made.firstIndex(where: {
+                    $0.status == status && $0.oauthError == summary.oauthError
+                }) {
+                    made.remove(at: same)
+                    continue
+                }
                 let setup = FaultSetup(
                     id: "oauth-error", count: 1, path: path, status: status,
                     error: summary.oauthError ?? "invalid_request",
