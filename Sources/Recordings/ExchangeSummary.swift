@@ -24,6 +24,9 @@ public struct ExchangeSummary: Hashable, Sendable {
         public var hasLoginForm: Bool
         /// Whether the page holds a form whose buttons approve or deny (a consent form).
         public var hasConsentForm: Bool
+        /// Whether the page asks to confirm a sign-out (django-oauth-toolkit's and
+        /// django-allauth's end-session pages).
+        public var hasSignOutForm: Bool = false
     }
 
     public var answer: Answer
@@ -68,7 +71,8 @@ public struct ExchangeSummary: Hashable, Sendable {
             page = Page(
                 title: document.title, errorNotes: document.errorMessages,
                 hasLoginForm: document.forms.contains(where: \.hasPasswordField),
-                hasConsentForm: document.forms.contains(where: Self.isConsentForm))
+                hasConsentForm: document.forms.contains(where: Self.isConsentForm),
+                hasSignOutForm: document.forms.contains(where: WebUserScript.isSignOutForm))
         }
     }
 
@@ -112,6 +116,8 @@ public struct ExchangeSummary: Hashable, Sendable {
                 if let title = page.title, !title.isEmpty { text += " \"\(Self.clip(title, 80))\"" }
                 if page.hasLoginForm {
                     text += " with a login form"
+                } else if page.hasSignOutForm {
+                    text += " with a sign-out form"
                 } else if page.hasConsentForm {
                     text += " with a consent form"
                 }

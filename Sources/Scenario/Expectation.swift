@@ -39,6 +39,9 @@ public struct Expectation: Hashable, Sendable {
         /// Apple's credential state for the phone's Apple ID and the app: `authorized`,
         /// `revoked`, `notFound`.
         case appleCredential(String, app: String?)
+        /// Whether the app's last sign-out has evidence that the issuer ended its session (the
+        /// post-logout redirect with the `state` sent, RP-Initiated Logout 1.0 §3).
+        case signedOutAtIssuer(Bool, app: String?)
 
         public var needsEmbeddedIssuer: Bool {
             switch self {

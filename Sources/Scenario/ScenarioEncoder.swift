@@ -305,6 +305,9 @@ public enum ScenarioEncoder {
             case .appleCredential(let state, let app):
                 members["apple_credential"] = .string(state)
                 noteApp(app, &members)
+            case .signedOutAtIssuer(let ended, let app):
+                members["signed_out_at_issuer"] = .bool(ended)
+                noteApp(app, &members)
             }
         }
         if !requests.isEmpty { members["requests"] = .array(requests) }

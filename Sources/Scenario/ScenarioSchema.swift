@@ -837,6 +837,10 @@ public enum ScenarioSchema {
                             false
                           ]
                         },
+                        "signed_out_at_issuer": {
+                          "description": "Whether the app's last signOut has evidence that the issuer ended its session: the post-logout redirect came back with the state sent.",
+                          "type": "boolean"
+                        },
                         "token_type": {
                           "type": "string"
                         }

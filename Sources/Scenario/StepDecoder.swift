@@ -522,7 +522,7 @@ struct StepDecoder {
             allowed: [
                 "app", "session", "claims", "refresh_token", "token_type", "scopes", "error", "requests",
                 "keychain", "cookies", "issuer_user", "app_phase", "issuer_refresh_tokens",
-                "apple_credential",
+                "apple_credential", "signed_out_at_issuer",
             ])
         let app = try app(mapping, "expect")
         var result: [Expectation] = []
@@ -580,6 +580,8 @@ struct StepDecoder {
                 kind = .appleCredential(state, app: app)
             case "app_phase":
                 kind = .appPhase(try reader.string(value, "expect.app_phase"), app: app)
+            case "signed_out_at_issuer":
+                kind = .signedOutAtIssuer(try reader.bool(value, "expect.signed_out_at_issuer"), app: app)
             default:
                 if case .sequence(let items) = value {
                     for item in items.items {

@@ -10,6 +10,8 @@ import Simulator
 struct ExpectationChecker {
     let world: ScenarioWorld
     let lastError: String?
+    /// Each app's last sign-out, by bundle id.
+    var signOuts: [String: SignOutOutcome] = [:]
 
     func check(_ expectation: Expectation, step: Step) async throws -> String? {
         func fail(_ message: String, expected: String, actual: String) -> StepStop {
@@ -168,8 +170,29 @@ struct ExpectationChecker {
         case .appPhase(let phase, let app):
             let actual = "\(world.app(app).state.phase)"
             guard actual == phase else { throw fail("the app's phase", expected: phase, actual: actual) }
+        case .signedOutAtIssuer(let ended, let app):
+            guard let outcome = signOuts[world.app(app).bundleID] else {
+                throw fail(
+                    "signed_out_at_issuer needs a signOut before it", expected: "\(ended)",
+                    actual: "no sign-out")
+            }
+            guard outcome.endedAtIssuer == ended else {
+                throw fail(
+                    "whether the issuer ended its session at the last sign-out", expected: "\(ended)",
+                    actual: Self.describe(outcome.endSession))
+            }
         }
         return nil
+    }
+
+    /// A sign-out's end-session fate, for reports.
+    static func describe(_ endSession: SignOutOutcome.EndSession) -> String {
+        switch endSession {
+        case .notRequested: "no end-session request"
+        case .ended: "ended (the post-logout redirect came back)"
+        case .unconfirmed(let why): "unconfirmed: \(why)"
+        case .failed(let why): "failed: \(why)"
+        }
     }
 
     private func storedSession(_ app: String?, step: Step, location: SourceLocation) async throws -> Session?

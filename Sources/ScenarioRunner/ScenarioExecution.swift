@@ -23,6 +23,8 @@ final class ScenarioExecution: Sendable {
     private let nextCall = Mutex<UInt64>(0)
     /// Apps whose starting session (a replay of a capture that begins mid-session) is stored.
     private let restoredApps = Mutex<Set<String>>([])
+    /// Each app's last sign-out (by bundle id), for `expect: {signed_out_at_issuer: …}`.
+    private let signOuts = Mutex<[String: SignOutOutcome]>([:])
     /// Top-level steps finished so far and the one running, for a report cut short.
     /// Top-level steps finished so far, the one running, and the first failure inside a
     /// `parallel` block still running, for a report cut short.
@@ -245,7 +247,8 @@ final class ScenarioExecution: Sendable {
             if world.replay != nil {
                 throw StepSkip(reason: "a replay compares requests and outcomes with the capture, not checks")
             }
-            let checker = ExpectationChecker(world: world, lastError: lastError.withLock { $0 })
+            let checker = ExpectationChecker(
+                world: world, lastError: lastError.withLock { $0 }, signOuts: signOuts.withLock { $0 })
             var skipped: [String] = []
             for expectation in expectations {
                 if let reason = try await checker.check(expectation, step: step) { skipped.append(reason) }
@@ -486,8 +489,14 @@ final class ScenarioExecution: Sendable {
         case .renewSession:
             _ = try await app.perform { try await $0.renewSession() }
         case .signOut(let callEndSession):
-            let ended = try await app.perform { try await $0.signOut(callEndSession: callEndSession) }
-            return callEndSession && !ended ? "the issuer's end-session call failed; signed out locally" : nil
+            let outcome = try await app.perform { try await $0.signOut(callEndSession: callEndSession) }
+            signOuts.withLock { $0[app.bundleID] = outcome }
+            switch outcome.endSession {
+            case .notRequested, .ended: return nil
+            case .unconfirmed(let why):
+                return "signed out locally; the issuer's sign-out is unconfirmed: \(why)"
+            case .failed(let why): return "signed out locally; the issuer's sign-out failed: \(why)"
+            }
         case .signInWithApple(let cancel, let scopes, let nonce):
             app.cancelsAppleSheet = cancel
             let appleScopes: [AppleAuthorizationScope] = (scopes ?? ["name", "email"]).map {

@@ -54,6 +54,10 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
         case opaqueExchangeErrors = "opaque-exchange-errors"
         /// Row 14: the web session shares the system browser's cookies (no ephemeral session).
         case sharedWebSession = "shared-web-session"
+        /// Row 14: sign-out sends the end-session request from the SDK's own HTTP client rather
+        /// than through the web sheet, so the issuer never sees (or clears) the browser's
+        /// session cookie, and a shared session's SSO outlives the sign-out (AppAuth-iOS#402).
+        case backChannelLogout = "back-channel-logout"
         /// Row 15: `iss` compared byte for byte (a trailing slash rejects every token).
         case exactIssuerMatch = "exact-issuer-match"
         /// Row 16: keychain items of a previous installation are used after a reinstall.
@@ -76,7 +80,7 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
             case .nonceOnAppleExchange: 11
             case .retryAppleCode: 12
             case .opaqueExchangeErrors: 13
-            case .sharedWebSession: 14
+            case .sharedWebSession, .backChannelLogout: 14
             case .exactIssuerMatch: 15
             case .keepKeychainOnReinstall: 16
             case .persistBeforeVerify: nil

@@ -1,22 +1,54 @@
 import HTTPCore
 
+/// What became of a sign-out at the issuer. Local tokens are cleared in every case.
+public struct SignOutOutcome: Sendable, Hashable {
+    /// The end-session request's fate (OpenID Connect RP-Initiated Logout 1.0).
+    public enum EndSession: Sendable, Hashable {
+        /// Not sent: the app asked for a local sign-out, held no session, or the issuer
+        /// advertises no `end_session_endpoint`.
+        case notRequested
+        /// The issuer redirected to the post-logout redirect URI with the `state` the app sent
+        /// (or none: field bug 8), the evidence RP-Initiated Logout §3 gives that it ended its
+        /// session.
+        case ended
+        /// No evidence either way: the person closed the sheet on the issuer's own page (no
+        /// post-logout redirect URI), or the back-channel request was answered without error.
+        case unconfirmed(String)
+        /// The issuer refused (an error page or status), the network failed, or the redirect
+        /// carried a foreign `state`: its session may well go on.
+        case failed(String)
+    }
+
+    public var endSession: EndSession
+
+    public init(endSession: EndSession) { self.endSession = endSession }
+
+    /// Whether there is evidence that the issuer ended its session.
+    public var endedAtIssuer: Bool { endSession == .ended }
+}
+
 extension SignInClient {
-    /// Signs out: calls the end-session endpoint with `id_token_hint` when asked (OpenID Connect
-    /// RP-Initiated Logout §2), then clears local tokens whatever the issuer answered.
+    /// Signs out: sends the end-session request when asked (OpenID Connect RP-Initiated Logout
+    /// 1.0 §2), then clears local tokens whatever the issuer answered.
     ///
-    /// With a post-logout redirect URI the request also carries a fresh `state`, which the
-    /// issuer is to send back on the redirect (§3). A redirect with another `state` does not
-    /// count as ended at the issuer; one without `state` does, since a logout response carries
-    /// nothing to protect (field bug 8: issuers that relay the logout through another hop drop
-    /// it, and AppAuth-iOS failed such sign-outs, #956).
+    /// As AppAuth (`OIDEndSessionRequest` through the external user agent) and Auth0.swift
+    /// (`clearSession` through `ASWebAuthenticationSession`) do, the request is opened in the web
+    /// sheet, with the same cookie jar as sign-in: a shared session sends the issuer its session
+    /// cookie, so the issuer can end that session and clear the cookie; an ephemeral one has no
+    /// cookie to send or clear. The person confirms the sign-out if the issuer asks. With a
+    /// post-logout redirect URI the request carries a fresh `state`, and the sheet closes when the
+    /// issuer redirects there (§3); a redirect with another `state` is not evidence of an ended
+    /// session, one without `state` is (field bug 8: issuers that relay the logout through
+    /// another hop drop it, and AppAuth-iOS failed such sign-outs, #956). Without one the issuer
+    /// shows its own page and the person closes the sheet.
     ///
-    /// - Returns: whether the end-session call was made and answered without an error status
-    ///   (and, for a redirect, without a foreign `state`).
+    /// The `back-channel-logout` fault (field bug 14) sends the request from the SDK's HTTP
+    /// client instead, without the browser's cookies.
     @discardableResult
-    public func signOut(callEndSession: Bool = true) async throws(SignInError) -> Bool {
+    public func signOut(callEndSession: Bool = true) async throws(SignInError) -> SignOutOutcome {
         let options = try configuredOptions()
         let session = try? loadSession()
-        var endedAtIssuer = false
+        var outcome = SignOutOutcome(endSession: .notRequested)
         if callEndSession, let session, let endpoint = try? await providerMetadata().endSessionEndpoint {
             var parameters: FormParameters = [
                 "id_token_hint": session.idToken, "client_id": options.clientID,
@@ -29,33 +61,86 @@ extension SignInClient {
                 logoutState = state
             }
             let url = FormURLEncoding.appendingQuery(parameters, to: endpoint)
-            if let response = try? await send(HTTPRequest(url: url), endpoint: "end_session") {
-                endedAtIssuer = try Self.endedAtIssuer(
-                    response, sentState: logoutState, profile: options.profile)
+            if options.profile.has(.backChannelLogout) {
+                outcome.endSession = try await backChannelEndSession(
+                    url, sentState: logoutState, profile: options.profile)
+            } else {
+                outcome.endSession = try await endSessionInSheet(
+                    url, options: options, sentState: logoutState)
             }
         }
         try clearSession()
-        return endedAtIssuer
+        return outcome
     }
 
-    /// Whether the end-session answer ends the session at the issuer: no error status, and a
-    /// redirect that carries a `state` carries the one sent (RP-Initiated Logout §3). A redirect
-    /// without `state` counts as ended, except under `logoutStateRequired` (field bug 8), which
-    /// throws `missingState` so that the sign-out fails and the app keeps its session.
-    private static func endedAtIssuer(_ response: HTTPResponse, sentState: String?, profile: BehaviorProfile)
-        throws(SignInError) -> Bool
+    /// The end-session request in the web sheet.
+    private func endSessionInSheet(_ url: String, options: SignInOptions, sentState: String?)
+        async throws(SignInError) -> SignOutOutcome.EndSession
     {
-        guard response.status < 400 else { return false }
-        guard let sentState, (300..<400).contains(response.status),
-            let location = response.headers["Location"]
-        else { return true }
+        guard let agent = environment.webAuthentication else {
+            throw SignInError(.invalidConfiguration, "no web authentication user agent is available")
+        }
+        if !options.profile.has(.presentWhileInactive), !agent.canPresent() {
+            guard await agent.waitUntilPresentable() else {
+                return .failed("no foreground-active scene to present the sign-out sheet")
+            }
+        }
+        // Without a post-logout redirect URI nothing comes back to the app; the sheet watches
+        // for the sign-in redirect URI, which an end-session request never leads to.
+        let callbackURI = options.postLogoutRedirectURI ?? options.redirectURI
+        let callback: String
+        do {
+            callback = try await agent.authenticate(
+                WebAuthenticationRequest(
+                    url: url, redirectURI: callbackURI,
+                    prefersEphemeralSession: Self.usesEphemeralWebSession(options), purpose: .signOut))
+        } catch {
+            switch error.kind {
+            case .canceledLogin: return .unconfirmed(error.message)
+            case .presentationContextInvalid, .alreadyPresenting, .failed: return .failed(error.message)
+            }
+        }
+        return try Self.logoutRedirectOutcome(callback, sentState: sentState, profile: options.profile)
+    }
+
+    /// The end-session request from the SDK's own HTTP client (`back-channel-logout`).
+    private func backChannelEndSession(_ url: String, sentState: String?, profile: BehaviorProfile)
+        async throws(SignInError) -> SignOutOutcome.EndSession
+    {
+        let response: HTTPResponse
+        do {
+            response = try await send(HTTPRequest(url: url), endpoint: "end_session")
+        } catch {
+            return .failed(error.message)
+        }
+        guard response.status < 400 else {
+            return .failed("the end-session endpoint answered \(response.status)")
+        }
+        guard (300..<400).contains(response.status), let location = response.headers["Location"],
+            sentState != nil
+        else { return .unconfirmed("the end-session endpoint answered \(response.status)") }
+        return try Self.logoutRedirectOutcome(location, sentState: sentState, profile: profile)
+    }
+
+    /// What a post-logout redirect says (RP-Initiated Logout §3): the `state` sent comes back,
+    /// or none does, which counts as ended except under `logoutStateRequired` (field bug 8):
+    /// that throws `missingState`, so the sign-out fails and the app keeps its session.
+    private static func logoutRedirectOutcome(
+        _ location: String, sentState: String?, profile: BehaviorProfile
+    )
+        throws(SignInError) -> SignOutOutcome.EndSession
+    {
+        guard let sentState else { return .ended }
         guard let returned = (try? URLParts.queryParameters(of: location))?["state"] else {
             if profile.has(.logoutStateRequired) {
                 throw SignInError(
                     .missingState, "state mismatch: expected \(sentState) but the logout response has none")
             }
-            return true
+            return .ended
         }
-        return returned == sentState
+        guard returned == sentState else {
+            return .failed("the post-logout redirect carried a state the app did not send")
+        }
+        return .ended
     }
 }

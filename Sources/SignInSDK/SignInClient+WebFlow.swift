@@ -47,8 +47,7 @@ extension SignInClient {
             callback = try await agent.authenticate(
                 WebAuthenticationRequest(
                     url: url, redirectURI: options.redirectURI,
-                    prefersEphemeralSession: options.prefersEphemeralSession
-                        && !options.profile.has(.sharedWebSession)))
+                    prefersEphemeralSession: Self.usesEphemeralWebSession(options)))
         } catch {
             if activeTransaction == record.state { activeTransaction = nil }
             pending.authorizationAbandoned(state: record.state)
@@ -186,6 +185,12 @@ extension SignInClient {
             refreshToken: response.refreshToken ?? previous?.refreshToken, expiresAt: expiresAt,
             scope: response.scope ?? previous?.scope ?? scopes.joined(separator: " "),
             claims: decoded ?? JWTClaims())
+    }
+
+    /// Whether the sheet (sign-in and sign-out alike) uses a fresh cookie jar: the app's choice,
+    /// unless the `shared-web-session` fault (field bug 14) shares the system browser's.
+    static func usesEphemeralWebSession(_ options: SignInOptions) -> Bool {
+        options.prefersEphemeralSession && !options.profile.has(.sharedWebSession)
     }
 
     /// An error response (RFC 6749 §4.1.2.1) as the app sees it, the issuer's code kept.

@@ -16,18 +16,29 @@ public protocol WebAuthenticationUserAgent: Sendable {
 
 /// One presentation of the sheet.
 public struct WebAuthenticationRequest: Sendable, Hashable {
-    /// The authorization request URL (RFC 6749 §4.1.1).
+    /// What the sheet is opened for; the person at the phone sees the difference.
+    public enum Purpose: String, Sendable, Hashable {
+        /// An authorization request (RFC 6749 §4.1.1): sign in, consent.
+        case signIn
+        /// An end-session request (OpenID Connect RP-Initiated Logout 1.0 §2): the issuer may ask
+        /// the person to confirm, then shows its own page or redirects to the post-logout URI.
+        case signOut
+    }
+
+    /// The request URL: an authorization request or an end-session request.
     public var url: String
     /// The redirect URI the session must stop at: a private-use scheme, a claimed `https` link or
     /// a loopback URL (RFC 8252 §7).
     public var redirectURI: String
     /// `prefersEphemeralWebBrowserSession`: no cookies shared with the system browser.
     public var prefersEphemeralSession: Bool
+    public var purpose: Purpose
 
-    public init(url: String, redirectURI: String, prefersEphemeralSession: Bool) {
+    public init(url: String, redirectURI: String, prefersEphemeralSession: Bool, purpose: Purpose = .signIn) {
         self.url = url
         self.redirectURI = redirectURI
         self.prefersEphemeralSession = prefersEphemeralSession
+        self.purpose = purpose
     }
 }
 

@@ -250,7 +250,8 @@ public final class SimulatedApp: Sendable {
         }
         let session = WebAuthenticationSession(
             url: request.url, callback: callback, browser: phone.browser,
-            prefersEphemeralWebBrowserSession: request.prefersEphemeralSession)
+            prefersEphemeralWebBrowserSession: request.prefersEphemeralSession,
+            purpose: request.purpose == .signOut ? .signOut : .signIn)
         let scheduler = device.scheduler
         // A sheet left pending times out after five minutes of the world's time: a timer on the
         // world's clock, removed when the sheet closes first.

@@ -9,6 +9,16 @@ import HTTPCore
 /// cookie jar, so a second sign-in needs no password (SSO), and an issuer cookie survives the
 /// app's own sign-out (field bug 14); an ephemeral one uses a fresh jar thrown away at the end.
 public struct WebAuthenticationSession: Sendable {
+    /// What the sheet is for, which decides what the person does on a page.
+    public enum Purpose: String, Sendable, Hashable {
+        /// An authorization request: the person logs in and answers consent.
+        case signIn
+        /// An end-session request (OpenID Connect RP-Initiated Logout 1.0 §2): the person
+        /// confirms the sign-out if asked, and closes the sheet on any other page (the issuer's
+        /// "signed out" page, when no post-logout redirect brings the sheet back to the app).
+        case signOut
+    }
+
     /// Bounds that keep a broken or hostile server from holding the browser.
     public struct Limits: Hashable, Sendable {
         /// Most redirects followed in a row before `redirectLoop`.
@@ -34,16 +44,18 @@ public struct WebAuthenticationSession: Sendable {
     public var prefersEphemeralWebBrowserSession: Bool
     public var browser: WebBrowser
     public var limits: Limits
+    public var purpose: Purpose
 
     public init(
         url: String, callback: WebAuthenticationCallback, browser: WebBrowser,
-        prefersEphemeralWebBrowserSession: Bool = false, limits: Limits = Limits()
+        prefersEphemeralWebBrowserSession: Bool = false, limits: Limits = Limits(), purpose: Purpose = .signIn
     ) {
         self.url = url
         self.callback = callback
         self.browser = browser
         self.prefersEphemeralWebBrowserSession = prefersEphemeralWebBrowserSession
         self.limits = limits
+        self.purpose = purpose
     }
 
     /// The default deadline of a pending session on the real clock.
@@ -64,7 +76,7 @@ public struct WebAuthenticationSession: Sendable {
         try context.present(ObjectIdentifier(handle))
         let jar = prefersEphemeralWebBrowserSession ? CookieJar() : browser.cookieJar
         var navigation = WebNavigation(
-            startURL: url, callback: callback, limits: limits, user: user,
+            startURL: url, callback: callback, limits: limits, user: user, purpose: purpose,
             transport: browser.transport(for: jar), handle: handle)
         // The deadline is armed first, then the navigation starts at once on this thread
         // (SE-0472) and runs up to its first suspension: the first request is on its way

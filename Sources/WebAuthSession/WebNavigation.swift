@@ -8,6 +8,7 @@ struct WebNavigation: Sendable {
     let callback: WebAuthenticationCallback
     let limits: WebAuthenticationSession.Limits
     let user: WebUserScript
+    let purpose: WebAuthenticationSession.Purpose
     let transport: any HTTPTransport
     let handle: WebAuthenticationHandle
 
@@ -18,12 +19,15 @@ struct WebNavigation: Sendable {
 
     init(
         startURL: String, callback: WebAuthenticationCallback, limits: WebAuthenticationSession.Limits,
-        user: WebUserScript, transport: any HTTPTransport, handle: WebAuthenticationHandle
+        user: WebUserScript, purpose: WebAuthenticationSession.Purpose = .signIn,
+        transport: any HTTPTransport,
+        handle: WebAuthenticationHandle
     ) {
         self.startURL = startURL
         self.callback = callback
         self.limits = limits
         self.user = user
+        self.purpose = purpose
         self.transport = transport
         self.handle = handle
     }
@@ -32,6 +36,8 @@ struct WebNavigation: Sendable {
     private enum PageStep {
         case submit(HTTPRequest, WebPageVisit.Action, sendsPassword: Bool)
         case interrupt(WebUserScript.Interruption)
+        /// Closes the sheet: a sign-out has nothing more to do here.
+        case close
     }
 
     /// Runs the flow; `nil` when the user abandoned it and the session stays pending.
@@ -78,6 +84,15 @@ struct WebNavigation: Sendable {
             case .success((let document, .interrupt(let interruption))):
                 return interrupt(
                     interruption, request: request, status: response.status, title: document.title)
+            case .success((let document, .close)):
+                record(request, response.status, document.title, .closed)
+                return .failure(
+                    WebAuthenticationError(
+                        .canceledLogin,
+                        "the person closed the sheet on \(Self.describe(request.url)) "
+                            + "\"\(document.title ?? "an untitled page")\": the issuer showed its own page "
+                            + "and did not redirect back to the app",
+                        url: request.url, status: response.status))
             case .success((let document, .submit(let next, let action, let sendsPassword))):
                 formSubmissions += 1
                 guard formSubmissions <= limits.maximumFormSubmissions else {
@@ -208,6 +223,16 @@ struct WebNavigation: Sendable {
         -> Result<PageStep, WebAuthenticationError>
     {
         let here = Self.describe(request.url)
+        if purpose == .signOut {
+            // Signing out, the person only confirms; any other page ends what there is to do.
+            for form in document.forms {
+                guard let button = WebUserScript.signOutButton(in: form) else { continue }
+                let next = Self.withBrowserHeaders(form.request(pressing: button))
+                let label = button.label.isEmpty ? button.value : button.label
+                return .success(.submit(next, .confirmedSignOut(button: label), sendsPassword: false))
+            }
+            return .success(.close)
+        }
         if let login = document.forms.first(where: user.isLoginForm) {
             if passwordSubmissions > user.retries.count, login.hasPasswordField {
                 let reason =

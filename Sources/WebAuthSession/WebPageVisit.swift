@@ -16,6 +16,10 @@ public struct WebPageVisit: Hashable, Sendable {
         /// The user pressed the consent button with this label.
         case approvedConsent(button: String)
         case deniedConsent(button: String)
+        /// The user pressed the button that confirms a sign-out.
+        case confirmedSignOut(button: String)
+        /// The user closed the sheet on a page where a sign-out had nothing more to do.
+        case closed
         /// The response's `Location` was the callback: the sheet closed.
         case reachedCallback
         /// The user cancelled here.

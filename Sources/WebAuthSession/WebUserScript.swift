@@ -42,6 +42,9 @@ public struct WebUserScript: Hashable, Sendable {
     public static let approveWords = ["approve", "allow", "accept", "authorize", "authorise", "grant"]
     /// Words that mark a consent page's refusing button.
     public static let denyWords = ["deny", "cancel", "reject", "decline", "refuse"]
+    /// Words that mark the button confirming a sign-out (django-oauth-toolkit's "Logout",
+    /// django-allauth's "Sign Out", Keycloak's "Do you want to log out?" "Logout").
+    public static let signOutWords = ["logout", "log out", "sign out", "signout", "log off", "sign off"]
 
     /// What the user types, by field name; hidden inputs are never changed.
     public var fields: FormParameters
@@ -102,6 +105,15 @@ public struct WebUserScript: Hashable, Sendable {
     /// Whether `form` asks for what this user types: a password, or a field the user fills.
     func isLoginForm(_ form: HTMLForm) -> Bool {
         form.hasPasswordField || form.fields.contains { $0.isEditable && fields[$0.name] != nil }
+    }
+
+    /// Whether `form` asks to confirm a sign-out (a button that says so, no password).
+    public static func isSignOutForm(_ form: HTMLForm) -> Bool { signOutButton(in: form) != nil }
+
+    /// The button that confirms a sign-out on `form`: no password, a button that says so.
+    static func signOutButton(in form: HTMLForm) -> HTMLSubmitButton? {
+        guard !form.hasPasswordField else { return nil }
+        return form.submitButtons.first { $0.mentions(any: signOutWords) }
     }
 
     /// Whether `form` is a consent form: no password, and a button that approves or refuses.

@@ -321,6 +321,7 @@ final class FakeUserAgent: WebAuthenticationUserAgent {
             throw WebAuthenticationFailure(.presentationContextInvalid, "scene not active")
         }
         presented.withLock { $0.append(request) }
+        if request.purpose == .signOut { return try await endSession(request) }
         switch behavior.withLock({ $0 }) {
         case .complete: return issuer.authorize(url: request.url)
         case .cancel: throw WebAuthenticationFailure(.canceledLogin, "the user closed the sheet")
@@ -334,6 +335,31 @@ final class FakeUserAgent: WebAuthenticationUserAgent {
                 throw WebAuthenticationFailure(.canceledLogin, "dismissed")
             }
         }
+    }
+
+    /// The end-session request as a browser sheet loads it: a redirect to the post-logout
+    /// redirect URI closes it with that URL, an error status fails it, and on any other page the
+    /// person closes it.
+    private func endSession(_ request: WebAuthenticationRequest) async throws(WebAuthenticationFailure)
+        -> String
+    {
+        if case .cancel = behavior.withLock({ $0 }) {
+            throw WebAuthenticationFailure(.canceledLogin, "the user closed the sheet")
+        }
+        let response: HTTPResponse
+        do {
+            response = try await issuer.respond(HTTPRequest(url: request.url))
+        } catch {
+            throw WebAuthenticationFailure(.failed, "the end-session request failed: \(error)")
+        }
+        if response.status >= 400 {
+            throw WebAuthenticationFailure(
+                .failed, "the issuer answered \(response.status) with an error page")
+        }
+        if let location = response.headers["Location"], location.hasPrefix(request.redirectURI) {
+            return location
+        }
+        throw WebAuthenticationFailure(.canceledLogin, "the person closed the sheet on the issuer's page")
     }
 
     func cancelActiveSession() {
@@ -364,7 +390,7 @@ struct SDKHarness {
         storage: InMemoryTokenStorage = InMemoryTokenStorage(),
         preferences: InMemoryAppPreferences = InMemoryAppPreferences(),
         transport: (any HTTPTransport)? = nil, clock: (any WallClock)? = nil,
-        postLogoutRedirectURI: String? = nil
+        prefersEphemeralSession: Bool = true, postLogoutRedirectURI: String? = nil
     ) {
         self.issuer = issuer
         self.agent = FakeUserAgent(issuer: issuer)
@@ -376,16 +402,19 @@ struct SDKHarness {
                 clock: clock ?? issuer.clock, random: SeededRandom(seed: 1), webAuthentication: agent,
                 appleAuthorization: FakeApple(issuer: issuer)))
         self.profile = profile
+        self.prefersEphemeralSession = prefersEphemeralSession
         self.postLogoutRedirectURI = postLogoutRedirectURI
     }
 
     let profile: BehaviorProfile
+    let prefersEphemeralSession: Bool
     let postLogoutRedirectURI: String?
+    let clientID = "com.example.app"
 
     var options: SignInOptions {
         SignInOptions(
-            issuer: issuer.issuer, clientID: "com.example.app",
-            redirectURI: "com.example.app://auth/callback",
+            issuer: issuer.issuer, clientID: clientID,
+            redirectURI: "com.example.app://auth/callback", prefersEphemeralSession: prefersEphemeralSession,
             profile: profile, postLogoutRedirectURI: postLogoutRedirectURI)
     }
 

@@ -70,15 +70,62 @@ final class LockableStorage: TokenStorage {
         #expect(try await second.client.getSession() != nil)
     }
 
-    /// Sign-out calls end-session with `id_token_hint` and clears local tokens even when it fails.
+    /// Sign-out opens end-session in the web sheet with `id_token_hint` and clears local tokens
+    /// whatever the issuer answers: without a post-logout redirect URI nothing comes back
+    /// (unconfirmed), and an error page fails it.
     @Test(arguments: [200, 500]) func signOutClearsWhateverTheIssuerSays(status: Int) async throws {
         let harness = try await SDKHarness().configured()
         _ = try await harness.client.signIn()
         harness.issuer.update { $0.endSessionStatus = status }
-        let ended = try await harness.client.signOut(callEndSession: true)
-        #expect(ended == (status == 200))
+        let outcome = try await harness.client.signOut(callEndSession: true)
+        switch outcome.endSession {
+        case .unconfirmed: #expect(status == 200)
+        case .failed(let why): #expect(status == 500 && why.contains("500"), "\(why)")
+        default: Issue.record("unexpected \(outcome)")
+        }
+        #expect(!outcome.endedAtIssuer)
         #expect(harness.issuer.count("logout") == 1)
         #expect(harness.storage.keys.isEmpty)
+    }
+
+    /// The end-session request goes to the web sheet (RP-Initiated Logout §2: the RP redirects
+    /// the user agent), with the cookie jar sign-in used, and never through the SDK's own client.
+    @Test(arguments: [true, false]) func signOutUsesTheSheet(ephemeral: Bool) async throws {
+        let harness = try await SDKHarness(
+            prefersEphemeralSession: ephemeral, postLogoutRedirectURI: "com.example.app://auth/logout"
+        ).configured()
+        _ = try await harness.client.signIn()
+        let outcome = try await harness.client.signOut()
+        #expect(outcome.endSession == .ended)
+        let sheets = harness.agent.presented.withLock { $0 }
+        let signOut = try #require(sheets.last)
+        #expect(signOut.purpose == .signOut)
+        #expect(signOut.prefersEphemeralSession == ephemeral)
+        #expect(signOut.redirectURI == "com.example.app://auth/logout")
+        #expect(sheets.first?.prefersEphemeralSession == ephemeral)
+        let query = try URLParts.queryParameters(of: signOut.url)
+        #expect(query["id_token_hint"] != nil)
+        #expect(query["client_id"] == harness.clientID)
+    }
+
+    /// `back-channel-logout` (field bug 14) sends end-session from the SDK's HTTP client: no
+    /// sheet, so no browser cookie reaches the issuer.
+    @Test func backChannelLogoutSkipsTheSheet() async throws {
+        let seen = Mutex<[String]>([])
+        let issuer = FakeIssuer()
+        let transport = ClosureTransport { request throws(HTTPError) in
+            seen.withLock { $0.append(request.path) }
+            return try await issuer.respond(request)
+        }
+        let harness = try await SDKHarness(
+            issuer: issuer, profile: BehaviorProfile(faults: [.backChannelLogout]), transport: transport,
+            postLogoutRedirectURI: "com.example.app://auth/logout"
+        ).configured()
+        _ = try await harness.client.signIn()
+        let outcome = try await harness.client.signOut()
+        #expect(outcome.endSession == .ended)
+        #expect(seen.withLock { $0 }.contains("/logout"))
+        #expect(harness.agent.presented.withLock { $0 }.allSatisfy { $0.purpose == .signIn })
     }
 
     /// RP-Initiated Logout §3 with a post-logout redirect URI: the request carries a `state`;
@@ -86,19 +133,13 @@ final class LockableStorage: TokenStorage {
     /// not, and local tokens are cleared in every case.
     @Test(arguments: [(LogoutState.echo, true), (.none, true), (.other("forged"), false)])
     func signOutChecksTheLogoutState(returned: LogoutState, endedAtIssuer: Bool) async throws {
-        let seen = Mutex<String?>(nil)
-        let issuer = FakeIssuer()
-        let transport = ClosureTransport { request throws(HTTPError) in
-            if request.url.contains("/logout") { seen.withLock { $0 = request.url } }
-            return try await issuer.respond(request)
-        }
-        let harness = try await SDKHarness(
-            issuer: issuer, transport: transport, postLogoutRedirectURI: "com.example.app://auth/logout"
-        ).configured()
+        let harness = try await SDKHarness(postLogoutRedirectURI: "com.example.app://auth/logout")
+            .configured()
         _ = try await harness.client.signIn()
-        issuer.update { $0.logoutState = returned }
-        #expect(try await harness.client.signOut() == endedAtIssuer)
-        let query = try URLParts.queryParameters(of: try #require(seen.withLock { $0 }))
+        harness.issuer.update { $0.logoutState = returned }
+        #expect(try await harness.client.signOut().endedAtIssuer == endedAtIssuer)
+        let sent = try #require(harness.agent.presented.withLock { $0 }.last)
+        let query = try URLParts.queryParameters(of: sent.url)
         #expect(query["post_logout_redirect_uri"] == "com.example.app://auth/logout")
         #expect((query["state"] ?? "").count >= 43)
         #expect(harness.storage.keys.isEmpty)
@@ -123,7 +164,20 @@ final class LockableStorage: TokenStorage {
         }
     }
 
-    /// Sign-out over a dead network still clears local tokens.
+    /// A sign-out whose sheet the person closes still clears local tokens, unconfirmed.
+    @Test func signOutClosedSheetClears() async throws {
+        let harness = try await SDKHarness().configured()
+        _ = try await harness.client.signIn()
+        harness.agent.behavior.withLock { $0 = .cancel }
+        let outcome = try await harness.client.signOut()
+        guard case .unconfirmed = outcome.endSession else {
+            Issue.record("expected unconfirmed, got \(outcome)")
+            return
+        }
+        #expect(harness.storage.keys.isEmpty)
+    }
+
+    /// A back-channel sign-out over a dead network still clears local tokens.
     @Test func signOutOfflineClears() async throws {
         let issuer = FakeIssuer()
         let offline = Mutex(false)
@@ -131,10 +185,16 @@ final class LockableStorage: TokenStorage {
             if offline.withLock({ $0 }) { throw HTTPError(.connectionFailed, "offline") }
             return try await issuer.respond(request)
         }
-        let harness = try await SDKHarness(issuer: issuer, transport: transport).configured()
+        let harness = try await SDKHarness(
+            issuer: issuer, profile: BehaviorProfile(faults: [.backChannelLogout]), transport: transport
+        ).configured()
         _ = try await harness.client.signIn()
         offline.withLock { $0 = true }
-        #expect(try await harness.client.signOut() == false)
+        let outcome = try await harness.client.signOut()
+        guard case .failed = outcome.endSession else {
+            Issue.record("expected failed, got \(outcome)")
+            return
+        }
         #expect(harness.storage.keys.isEmpty)
     }
 }

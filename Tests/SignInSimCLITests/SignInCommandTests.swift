@@ -5,10 +5,14 @@ import Testing
 /// The one-shot QA commands, run through the built binary against the embedded issuer.
 @Suite("signinsim sign-in and apple-sign-in")
 struct SignInCommandTests {
-    /// The full web flow, a refresh and a sign-out print the session and exit 0.
+    /// The full web flow, a refresh and a sign-out print the session and exit 0; the sign-out
+    /// is confirmed by the post-logout redirect coming back with the state sent.
     @Test("sign-in --refresh --sign-out")
     func signInRefreshSignOut() throws {
-        let result = try SignInSimBinary.run(["sign-in", "--refresh", "--sign-out"])
+        let result = try SignInSimBinary.run([
+            "sign-in", "--refresh", "--sign-out", "--post-logout-redirect-uri",
+            "com.example.app://auth/logout",
+        ])
         #expect(result.status == 0, "\(result.standardError)")
         let session = try JSONValue.parse(result.standardOutput)
         #expect(session["subject"]?.stringValue == "auth0|alice")
@@ -16,7 +20,38 @@ struct SignInCommandTests {
         #expect(session["has_refresh_token"]?.boolValue == true)
         #expect(session["refreshed"]?.boolValue == true)
         #expect(session["signed_out_at_issuer"]?.boolValue == true)
+        #expect(session["sign_out"]?.stringValue == "ended at the issuer")
         #expect(!result.standardOutput.contains("access_token"))
+    }
+
+    /// "Signed out at the issuer" only on evidence: an ephemeral sheet without a post-logout
+    /// redirect ends on the issuer's own page, so nothing confirms it; a shared one sees the
+    /// issuer's cookie cleared.
+    @Test("sign-out evidence", arguments: [false, true])
+    func signOutEvidence(shared: Bool) throws {
+        let result = try SignInSimBinary.run(
+            ["sign-in", "--sign-out"] + (shared ? ["--shared-session"] : []))
+        #expect(result.status == 0, "\(result.standardError)")
+        let session = try JSONValue.parse(result.standardOutput)
+        #expect(session["signed_out_at_issuer"]?.boolValue == shared)
+        #expect(
+            session["sign_out"]?.stringValue?.hasPrefix("unconfirmed: the person closed the sheet") == true)
+        let evidence = session["sign_out_evidence"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(evidence == (shared ? ["the issuer's cookies in the browser were cleared"] : []))
+    }
+
+    /// A refused end-session (a post-logout redirect URI the issuer never registered) exits 1
+    /// with the issuer's answer, after printing the session.
+    @Test("a refused sign-out exits 1 with the issuer's answer")
+    func refusedSignOut() throws {
+        let result = try SignInSimBinary.run([
+            "sign-in", "--sign-out", "--post-logout-redirect-uri", "com.example.app://not-registered",
+        ])
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("Error: step sign-out: the issuer's end-session failed"))
+        #expect(result.standardError.contains("400"), "\(result.standardError)")
+        let session = try JSONValue.parse(result.standardOutput)
+        #expect(session["signed_out_at_issuer"]?.boolValue == false)
     }
 
     /// Another user, by the login form.

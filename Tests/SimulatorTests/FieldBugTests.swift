@@ -239,16 +239,37 @@ import WebAuthSession
         }
     }
 
-    /// Row 14: with a shared session the issuer cookie survives sign-out, and the next sign-in
-    /// silently returns the previous user instead of asking.
+    /// Row 14: with a shared session and a sign-out the browser never sees, the issuer cookie
+    /// survives sign-out, and the next sign-in silently returns the previous user instead of
+    /// asking.
     @Test(arguments: both) func row14SSOCookieSurvivesSignOut(faulty: Bool) async throws {
-        try await withSignedOutApp(profile: profile(faulty, .sharedWebSession)) { _, _, app in
+        let faults: Set<BehaviorProfile.KnownFault> = faulty ? [.sharedWebSession, .backChannelLogout] : []
+        try await withSignedOutApp(profile: BehaviorProfile(faults: faults)) { _, _, app in
             _ = try await app.perform { try await $0.signIn() }
             try await app.perform { try await $0.signOut() }
             app.webUser = .bob
             let second = try await app.perform { try await $0.signIn() }
             let email = second.claims["email"]?.stringValue
             #expect(email == (faulty ? "alice@example.com" : "bob@example.com"))
+        }
+    }
+
+    /// Row 14's cure for a shared session: the sign-out goes through the web sheet, with the
+    /// browser's cookie, so the issuer ends the session; only the back-channel sign-out leaves
+    /// it. (With the ephemeral default there is nothing to end.)
+    @Test(arguments: both) func row14SharedSessionSignOutInTheSheet(backChannel: Bool) async throws {
+        let faults: Set<BehaviorProfile.KnownFault> =
+            backChannel ? [.sharedWebSession, .backChannelLogout] : [.sharedWebSession]
+        try await withSignedOutApp(profile: BehaviorProfile(faults: faults)) { _, phone, app in
+            _ = try await app.perform { try await $0.signIn() }
+            #expect(!phone.browser.cookieJar.cookies().isEmpty)
+            try await app.perform { try await $0.signOut() }
+            #expect(phone.browser.cookieJar.cookies().isEmpty == !backChannel)
+            app.webUser = .bob
+            let second = try await app.perform { try await $0.signIn() }
+            #expect(
+                second.claims["email"]?.stringValue == (backChannel ? "alice@example.com" : "bob@example.com")
+            )
         }
     }
 

@@ -11,7 +11,8 @@ import WebAuthSession
 @Suite struct WebSignInEndToEndTests {
     /// Sign-in, refresh and sign-out end to end; the session lands in the keychain.
     @Test func signInRefreshSignOut() async throws {
-        try await withSignedOutApp { world, phone, app in
+        try await withSignedOutApp(postLogoutRedirectURI: "com.example.app://auth/logout") {
+            world, phone, app in
             let session = try await app.perform { try await $0.signIn() }
             #expect(session.claims["email"]?.stringValue == "alice@example.com")
             #expect(session.refreshToken != nil)
@@ -22,7 +23,7 @@ import WebAuthSession
             let refreshed = try #require(try await app.perform { try await $0.getSession() })
             #expect(refreshed.accessToken != session.accessToken)
             #expect(refreshed.refreshToken != session.refreshToken)
-            #expect(try await app.perform { try await $0.signOut() })
+            #expect(try await app.perform { try await $0.signOut() }.endSession == .ended)
             #expect(phone.device.keychain.count == 0)
         }
     }

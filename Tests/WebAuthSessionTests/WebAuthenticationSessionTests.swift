@@ -68,6 +68,40 @@ private func siteRouter() -> Router {
         let cookie = request.headers["Cookie"] ?? ""
         return .redirect(to: "http://127.0.0.1:9/cb?cookie=" + FormURLEncoding.escape(cookie))
     }
+    // End-session pages: django-oauth-toolkit's confirmation (a button named "allow" with the
+    // value "Logout"), django-allauth's ("Sign Out" beside "Stay"), and an issuer's own page.
+    router.add(.get, "/dot-logout") { _ in
+        .html(
+            """
+            <html><title>Logout</title><form method="post" action="/dot-logout">
+            <input type="hidden" name="csrfmiddlewaretoken" value="c1">
+            <input type="submit" name="allow" value="Logout"><input type="submit" value="Cancel"></form></html>
+            """)
+    }
+    router.add(.post, "/dot-logout") { request in
+        let form = (try? request.formParameters()) ?? FormParameters()
+        guard form["allow"] == "Logout", form["csrfmiddlewaretoken"] == "c1" else {
+            return .html("<html><title>Bad</title></html>", status: 400)
+        }
+        return .redirect(to: "com.example.app://auth/signed-out?state=s2")
+    }
+    router.add(.get, "/allauth-logout") { _ in
+        .html(
+            """
+            <html><title>Sign Out</title><form method="post" action="/allauth-logout">
+            <button type="submit" name="action" value="stay">Stay signed in</button>
+            <button type="submit" name="action" value="logout">Sign Out</button></form></html>
+            """)
+    }
+    router.add(.post, "/allauth-logout") { request in
+        let form = (try? request.formParameters()) ?? FormParameters()
+        return form["action"] == "logout"
+            ? .redirect(to: "com.example.app://auth/signed-out?state=s3")
+            : .html("<html><title>Still here</title></html>")
+    }
+    router.add(.get, "/signed-out") { _ in
+        .html("<html><title>Signed out</title><body>You are signed out.</body></html>")
+    }
     return router
 }
 
@@ -87,6 +121,40 @@ private func failure(_ outcome: WebAuthenticationOutcome) -> WebAuthenticationEr
 
 @Suite("WebAuthenticationSession against a test site")
 struct WebAuthenticationSessionTests {
+    /// Signing out, the person presses the button that confirms it (whatever the form calls it)
+    /// and the sheet closes at the post-logout redirect.
+    @Test("a sign-out confirmation form is confirmed", arguments: ["/dot-logout", "/allauth-logout"])
+    func signOutConfirmed(path: String) async throws {
+        try await withTestServer(router: siteRouter()) { server in
+            var sheet = session(server, path)
+            sheet.purpose = .signOut
+            let outcome = await sheet.run(as: WebUserScript(), in: WebPresentationContext())
+            let url = try outcome.callbackURL()
+            #expect(url.hasPrefix("com.example.app://auth/signed-out?state="))
+            #expect(
+                outcome.trace.map(\.action).first
+                    == .confirmedSignOut(button: path == "/dot-logout" ? "Logout" : "Sign Out"))
+        }
+    }
+
+    /// Signing out, any page that asks nothing (the issuer's own "signed out" page) is where
+    /// the person closes the sheet; signing in, the same page is an unexpected one.
+    @Test("the person closes a sign-out sheet on the issuer's page")
+    func signOutClosed() async throws {
+        try await withTestServer(router: siteRouter()) { server in
+            var sheet = session(server, "/signed-out")
+            sheet.purpose = .signOut
+            let closed = try #require(
+                failure(await sheet.run(as: WebUserScript(), in: WebPresentationContext())))
+            #expect(closed.code == .canceledLogin)
+            #expect(closed.message.contains("\"Signed out\""))
+            sheet.purpose = .signIn
+            let signIn = try #require(
+                failure(await sheet.run(as: WebUserScript(), in: WebPresentationContext())))
+            #expect(signIn.code == .unexpectedPage)
+        }
+    }
+
     /// Relative and 303 redirects are followed, a login form with other names is filled from
     /// the mapping, hidden inputs are echoed, and the callback comes back byte for byte.
     @Test("relative redirects, custom field names, exact callback")

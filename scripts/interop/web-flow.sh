@@ -50,9 +50,13 @@ dot=(--issuer "$DJANGO_OIDC_ISSUER" --redirect-uri "$DJANGO_OIDC_REDIRECT_URI")
 check "django-oauth-toolkit: public client, PKCE, login and consent pages, ID token" 0 \
     "out['subject'] == '1' and out['claims']['iss'] == '$DJANGO_OIDC_ISSUER' and out['claims']['preferred_username'] == 'alice'" \
     -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password
-check "django-oauth-toolkit: refresh (rotated) and end session" 0 \
-    "out['refreshed'] and out['has_refresh_token'] and out['signed_out_at_issuer']" \
-    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password --refresh --sign-out
+check "django-oauth-toolkit: refresh (rotated), and end session in the sheet (logout form confirmed, redirect with state)" 0 \
+    "out['refreshed'] and out['has_refresh_token'] and out['signed_out_at_issuer'] and out['sign_out'] == 'ended at the issuer'" \
+    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password --refresh --sign-out \
+    --post-logout-redirect-uri com.example.app://auth/signed-out
+check "django-oauth-toolkit: without a post-logout redirect URI the sign-out is unconfirmed, not claimed" 0 \
+    "not out['signed_out_at_issuer'] and out['sign_out'].startswith('unconfirmed')" \
+    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password --sign-out
 check "django-oauth-toolkit: confidential client with a secret (HTTP Basic)" 0 \
     "out['subject'] == '1' and out['refreshed']" \
     -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CONFIDENTIAL_CLIENT_ID" \

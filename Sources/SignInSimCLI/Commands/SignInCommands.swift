@@ -53,7 +53,16 @@ extension SignInSimCLI {
             .flag("shared-session", help: "Use the system browser's cookies (not an ephemeral session)."),
             .flag("deny-consent", help: "Deny the consent page instead of approving it."),
             .flag("refresh", help: "Refresh the tokens after signing in."),
-            .flag("sign-out", help: "Sign out (end session) at the end."),
+            .flag(
+                "sign-out",
+                help:
+                    "Sign out at the end: the end-session request in the web sheet (exit 1 when the issuer refuses it)."
+            ),
+            .option(
+                "post-logout-redirect-uri", value: "uri",
+                help:
+                    "Where the issuer sends the sheet after sign-out (registered at the issuer); its state is checked."
+            ),
         ],
         run: { arguments, context in
             try await SignInRun(arguments).run(context: context)
@@ -98,9 +107,11 @@ struct SignInRun {
     var sharedSession: Bool
     var refresh: Bool
     var signOut: Bool
+    var postLogoutRedirectURI: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         issuer = arguments.value("issuer")
+        postLogoutRedirectURI = arguments.value("post-logout-redirect-uri")
         clientID = arguments.value("client-id") ?? "com.example.app"
         redirectURI = arguments.value("redirect-uri") ?? "com.example.app://auth/callback"
         var others = FormParameters()
@@ -135,6 +146,7 @@ struct SignInRun {
             issuer: issuer ?? world.identity!.issuerURL, clientID: clientID, redirectURI: redirectURI,
             clientSecret: clientSecret, prefersEphemeralSession: !sharedSession, profile: profile)
         if let scopes { options.scopes = scopes }
+        options.postLogoutRedirectURI = postLogoutRedirectURI
         let app = try await OneShotWorld.launchApp(in: world, options: options)
         app.webUser = user
         var report: [String: JSONValue] = [:]
@@ -150,7 +162,13 @@ struct SignInRun {
             var summary = session.summary.objectValue ?? [:]
             if signOut {
                 step = "sign-out"
-                summary["signed_out_at_issuer"] = .bool(try await app.perform { try await $0.signOut() })
+                let evidence = try await SignOutEvidence.signOut(app)
+                for (key, value) in evidence.summary { summary[key] = value }
+                if let refusal = evidence.refusal {
+                    // Signed in all the same: the session is printed, then the refusal.
+                    context.printJSON(.object(summary))
+                    throw refusal
+                }
             }
             for (key, value) in report { summary[key] = value }
             context.printJSON(.object(summary))
