@@ -24,7 +24,8 @@ public final class SimulatedDevice: Sendable {
     public let keychain: Keychain
     /// The device's wall clock: the world's time plus the device's skew.
     public let clock: DeviceClock
-    /// The device's randomness (`SecRandomCopyBytes` in the app's eyes), seeded for replay.
+    /// The device's randomness (`SecRandomCopyBytes` in the app's eyes): seeded for a
+    /// reproducible run, the system's otherwise.
     public let random: any RandomSource
     /// The device's network: conditions applied to every request its apps send.
     public let network: ConditionedTransport
@@ -32,12 +33,12 @@ public final class SimulatedDevice: Sendable {
     /// A device that has booted and is unlocked, in the world of `scheduler`.
     /// - Parameters:
     ///   - skew: seconds the device's clock is ahead of the world (negative: behind).
-    ///   - seed: the seed of the device's `SeededRandom`.
+    ///   - random: the device's random source (a `SeededRandom` for a reproducible run).
     ///   - transport: the network beyond the device; latency is slept in virtual time.
     ///   - keychainPath: a file to persist the keychain to, or `nil` to keep it in memory.
     /// - Throws: `DeviceError.storage` when the keychain file cannot be loaded.
     public init(
-        scheduler: VirtualScheduler, skew: Int64 = 0, seed: UInt64, hasPasscode: Bool = true,
+        scheduler: VirtualScheduler, skew: Int64 = 0, random: any RandomSource, hasPasscode: Bool = true,
         transport: any HTTPTransport, keychainPath: String? = nil
     ) throws(DeviceError) {
         let device = DeviceState(hasPasscode: hasPasscode)
@@ -48,7 +49,7 @@ public final class SimulatedDevice: Sendable {
         }
         state = Mutex(State(device: device))
         clock = DeviceClock(scheduler: scheduler, skew: skew)
-        random = SeededRandom(seed: seed)
+        self.random = random
         network = ConditionedTransport(
             inner: transport, now: { scheduler.epochSeconds * 1000 + scheduler.now.milliseconds },
             sleeper: { duration in try await scheduler.sleep(for: duration) })

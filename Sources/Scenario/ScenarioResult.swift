@@ -26,15 +26,21 @@ public struct ScenarioResult: Hashable, Sendable {
     public var steps: [StepRecord]
     /// Wall time in milliseconds (not deterministic).
     public var durationMilliseconds: Double
-    /// The seed the world ran with.
-    public var seed: UInt64
+    /// The seed the world ran with; `nil`: fresh randomness (a run against a real issuer
+    /// without `--seed`), which no later run repeats.
+    public var seed: UInt64?
     /// Where the HAR of this scenario was written, when `--har-dir` was given.
     public var harPath: String?
+
+    /// `seed 7`, or `fresh randomness (no seed)`: how a run's randomness is said in reports.
+    public static func describeSeed(_ seed: UInt64?) -> String {
+        seed.map { "seed \($0)" } ?? "fresh randomness (no seed)"
+    }
 
     public init(
         name: String, file: String, description: String = "", tags: [String] = [], status: Status,
         failure: StepFailure? = nil, steps: [StepRecord] = [], durationMilliseconds: Double = 0,
-        seed: UInt64 = 0, harPath: String? = nil
+        seed: UInt64? = 0, harPath: String? = nil
     ) {
         self.name = name
         self.file = file
@@ -145,15 +151,15 @@ public struct RunSummary: Hashable, Sendable {
 public struct RunRecording: Hashable, Sendable {
     /// The scenario as loaded (header and steps).
     public var scenario: Scenario
-    /// The seed the world ran with.
-    public var seed: UInt64
+    /// The seed the world ran with; `nil`: fresh randomness.
+    public var seed: UInt64?
     /// The top-level steps in the order they ran, `runFlow` includes inlined.
     public var steps: [RecordedStep]
     /// Per app (bundle id): whether a session was stored when the run ended; absent when it
     /// could not be read (a locked keychain).
     public var signedInAtEnd: [String: Bool]
 
-    public init(scenario: Scenario, seed: UInt64, steps: [RecordedStep], signedInAtEnd: [String: Bool]) {
+    public init(scenario: Scenario, seed: UInt64?, steps: [RecordedStep], signedInAtEnd: [String: Bool]) {
         self.scenario = scenario
         self.seed = seed
         self.steps = steps

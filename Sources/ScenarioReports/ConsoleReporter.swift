@@ -63,7 +63,8 @@ public struct ConsoleReporter: Sendable {
     }
 
     /// The closing line: `12 passed, 1 failed, 2 skipped in 3.4 s`, with interrupted scenarios
-    /// counted when there are any and `(interrupted)` when the run was stopped.
+    /// counted when there are any, `(seed 7)` when the run was seeded with `--seed`, and
+    /// `(interrupted)` when the run was stopped.
     public func summary(_ summary: RunSummary) -> String {
         let failed = summary.count(.failed)
         var parts = [
@@ -75,6 +76,7 @@ public struct ConsoleReporter: Sendable {
         if interruptedCount > 0 { parts.append(paint("\(interruptedCount) interrupted", .magenta)) }
         var text = parts.joined(separator: ", ")
         if includeTimings { text += " in " + Self.formatSeconds(summary.durationMilliseconds) }
+        if let seed = summary.seed { text += " " + paint("(seed \(seed))", .dim) }
         if summary.interrupted { text += " " + paint("(interrupted)", .magenta) }
         return text
     }

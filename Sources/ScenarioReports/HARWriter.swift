@@ -56,11 +56,13 @@ public enum HARWriter {
         return ["log": .object(log)]
     }
 
-    /// `signinsim run of "NAME" (FILE), seed 7; SDK profile naive (com.example.app)`.
+    /// `signinsim run of "NAME" (FILE), seed 7; SDK profile naive (com.example.app)`, or
+    /// `…, fresh randomness (no seed); …`.
     static func comment(_ recording: RunRecording) -> String {
         let scenario = recording.scenario
         let profiles = scenario.apps.map { "\($0.profile) (\($0.bundleID))" }.joined(separator: ", ")
-        return "signinsim run of \"\(scenario.name)\" (\(scenario.location.file)), seed \(recording.seed); "
+        return "signinsim run of \"\(scenario.name)\" (\(scenario.location.file)), "
+            + "\(ScenarioResult.describeSeed(recording.seed)); "
             + "SDK profile\(scenario.apps.count == 1 ? "" : "s") \(profiles)"
     }
 
@@ -70,7 +72,7 @@ public enum HARWriter {
         [
             "scenario": header,
             "file": .string(recording.scenario.location.file),
-            "seed": .int(Int64(truncatingIfNeeded: recording.seed)),
+            "seed": recording.seed.map { .int(Int64(truncatingIfNeeded: $0)) } ?? .null,
             "signed_in_at_end": .object(recording.signedInAtEnd.mapValues(JSONValue.bool)),
         ]
     }

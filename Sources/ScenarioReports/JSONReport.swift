@@ -51,7 +51,7 @@ public enum JSONReport {
             "description": .string(result.description),
             "tags": .array(result.tags.map(JSONValue.string)),
             "status": .string(result.status.rawValue),
-            "seed": seed(result.seed),
+            "seed": result.seed.map(seed) ?? .null,
             "har": result.harPath.map(JSONValue.string) ?? .null,
             "failure": result.failure.map(failure) ?? .null,
             "steps": .array(result.steps.map { step($0, includeTimings: includeTimings) }),

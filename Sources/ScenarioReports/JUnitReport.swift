@@ -80,7 +80,8 @@ public enum JUnitReport {
                     text: details(failure, seed: result.seed))
             } else {
                 writer.element(
-                    "failure", [("message", "failed"), ("type", "failed")], text: "seed: \(result.seed)")
+                    "failure", [("message", "failed"), ("type", "failed")],
+                    text: ScenarioResult.describeSeed(result.seed))
             }
             writer.close()
         case .skipped:
@@ -97,7 +98,7 @@ public enum JUnitReport {
     }
 
     /// The body of a failure: everything needed to find and rerun it, one fact per line.
-    private static func details(_ failure: StepFailure, seed: UInt64) -> String {
+    private static func details(_ failure: StepFailure, seed: UInt64?) -> String {
         var lines = [
             "step: \(failure.step)",
             "location: \(failure.location)",
@@ -105,7 +106,7 @@ public enum JUnitReport {
         ]
         if let expected = failure.expected { lines.append("expected: \(expected)") }
         if let actual = failure.actual { lines.append("actual: \(actual)") }
-        lines.append("seed: \(seed)")
+        lines.append(seed.map { "seed: \($0)" } ?? "seed: none (fresh randomness)")
         return lines.joined(separator: "\n")
     }
 

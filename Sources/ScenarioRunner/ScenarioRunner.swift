@@ -14,11 +14,12 @@ public enum ScenarioRunner {
         public var recording: RunRecording?
     }
 
-    /// Runs `scenario` with `seed` (the scenario's own seed wins). A scenario that outlives
+    /// Runs `scenario` with `seed` (the scenario's own seed wins; `nil`, and none of its own:
+    /// fresh randomness from the system). A scenario that outlives
     /// `timeLimitSeconds` (its own `timeout` wins) is stopped and reported as interrupted.
     /// With `replay`, it re-enacts a capture (see `ReplayTarget`).
     public static func run(
-        _ scenario: Scenario, seed: UInt64, timeLimitSeconds: Double = 120, replay: ReplayTarget? = nil
+        _ scenario: Scenario, seed: UInt64?, timeLimitSeconds: Double = 120, replay: ReplayTarget? = nil
     ) async -> Outcome {
         let started = ContinuousClock.now
         let seed = scenario.seed ?? seed

@@ -85,7 +85,9 @@ public struct ScenarioSelection: Hashable, Sendable {
 /// Runs many scenarios, `jobs` at a time, each in its own world.
 public final class ScenarioSuite: Sendable {
     public struct Options: Sendable {
-        public var seed: UInt64 = 0
+        /// The run's seed (`--seed`); `nil`: scenarios against the embedded issuer derive theirs
+        /// from 0, and scenarios against a real issuer draw fresh randomness.
+        public var seed: UInt64?
         public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
         public var failFast = false
         public var timeLimitSeconds: Double = 120
@@ -105,10 +107,14 @@ public final class ScenarioSuite: Sendable {
     public var isStopping: Bool { stopping.withLock { $0 } }
 
     /// The seed a scenario runs with: its own, or one derived from the run's seed and its
-    /// file and name, so that results do not depend on which job runs it or when.
-    public static func seed(for scenario: Scenario, runSeed: UInt64) -> UInt64 {
+    /// file and name, so that results do not depend on which job runs it or when. Without a
+    /// run seed, a scenario against the embedded issuer derives its own from 0 (a run is
+    /// reproducible by default), and one against a real issuer gets none: its `state`, `nonce`
+    /// and PKCE values come fresh from the system, as a real app's do.
+    public static func seed(for scenario: Scenario, runSeed: UInt64?) -> UInt64? {
         if let seed = scenario.seed { return seed }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ runSeed
+        if runSeed == nil, case .external = scenario.issuer { return nil }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ (runSeed ?? 0)
         for byte in (scenario.location.file + "\u{0}" + scenario.name).utf8 {
             hash ^= UInt64(byte)
             hash &*= 0x100_0000_01b3
@@ -153,12 +159,14 @@ public final class ScenarioSuite: Sendable {
             }
         }
         return results.enumerated().map {
-            $0.element ?? Self.notRun(scenarios[$0.offset], seed: options.seed)
+            $0.element
+                ?? Self.notRun(
+                    scenarios[$0.offset], seed: Self.seed(for: scenarios[$0.offset], runSeed: options.seed))
         }
     }
 
     /// A scenario the run never started (interrupted, or stopped by --fail-fast).
-    static func notRun(_ scenario: Scenario, seed: UInt64) -> ScenarioResult {
+    static func notRun(_ scenario: Scenario, seed: UInt64?) -> ScenarioResult {
         ScenarioResult(
             name: scenario.name, file: scenario.location.file, description: scenario.description,
             tags: scenario.tags,

@@ -45,7 +45,7 @@ final class ScenarioWorld: Sendable {
 
     /// Builds the world. Throws a `ScenarioError` for what the header got wrong (a tenant the
     /// issuer refuses, an unknown SDK profile), which makes the scenario invalid, not failed.
-    static func build(_ scenario: Scenario, seed: UInt64, replay: ReplayTarget? = nil) async throws
+    static func build(_ scenario: Scenario, seed: UInt64?, replay: ReplayTarget? = nil) async throws
         -> ScenarioWorld
     {
         let world: SimulationWorld

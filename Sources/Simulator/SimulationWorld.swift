@@ -10,14 +10,17 @@ import Synchronization
 /// One simulated world: a virtual scheduler that is the only source of time, the embedded
 /// issuer and Apple on loopback (or a real issuer), one libcurl loop, and the phones.
 ///
-/// Randomness is derived from the world's seed (each phone gets its own stream), so a run with
-/// a seed makes the same choices every time; only what the protocols randomise (ECDSA
-/// signatures) differs.
+/// With a seed, randomness is derived from it (each phone gets its own stream), so the run makes
+/// the same choices every time; only what the protocols randomise (ECDSA signatures) differs.
+/// Without one, the phones and the embedded issuer draw from the system's random source, as a
+/// real phone does: against a real issuer, `state`, `nonce`, PKCE verifiers and DPoP keys must
+/// not repeat from run to run.
 public final class SimulationWorld: Sendable {
     public static let defaultEpoch: Int64 = 1_800_000_000
 
     public let scheduler: VirtualScheduler
-    public let seed: UInt64
+    /// The world's seed; `nil` for fresh randomness.
+    public let seed: UInt64?
     /// The embedded issuer and Apple, when this world hosts them.
     public let identity: EmbeddedIdentityServer?
     public let curl: CurlTransport
@@ -28,17 +31,21 @@ public final class SimulationWorld: Sendable {
 
     /// A world hosting the embedded issuer (and Apple) with `tenant`.
     public static func embedded(
-        tenant: Tenant = .default, seed: UInt64 = 0, epoch: Int64 = defaultEpoch
+        tenant: Tenant = .default, seed: UInt64? = 0, epoch: Int64 = defaultEpoch
     ) async throws(SimulatorError) -> SimulationWorld {
         let scheduler = VirtualScheduler(epochSeconds: epoch)
         let log = ExchangeLog()
+        // Without a seed, one drawn now picks the ports and Apple's keys; what the protocols
+        // need unpredictable comes from the system.
+        let portSeed = seed ?? SystemRandom().bytes(count: 8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         // A world ends with its scenario: nothing waits for an answer still in progress (a
         // request held by a delay fault, say), so shutdown does not either.
         let identity = try await EmbeddedIdentityServer.start(
-            tenant: tenant, preferredPorts: listeningPorts(seed: seed), shutdownGracePeriod: .zero,
+            tenant: tenant, preferredPorts: listeningPorts(seed: portSeed), shutdownGracePeriod: .zero,
             clock: WorldClock(scheduler: scheduler),
-            random: SeededRandom(seed: seed ^ 0x1554_e5), appleKeySeed: seed,
-            keySource: .seeded(SeededRandom(seed: seed ^ 0x5167_4b65_7973)), outboundLog: log)
+            random: seed.map { SeededRandom(seed: $0 ^ 0x1554_e5) } ?? SystemRandom(), appleKeySeed: portSeed,
+            keySource: seed.map { .seeded(SeededRandom(seed: $0 ^ 0x5167_4b65_7973)) } ?? .generated,
+            outboundLog: log)
         return SimulationWorld(scheduler: scheduler, seed: seed, identity: identity, exchangeLog: log)
     }
 
@@ -55,14 +62,15 @@ public final class SimulationWorld: Sendable {
     }
 
     /// A world whose phones talk to issuers elsewhere (no embedded issuer).
-    public static func external(seed: UInt64 = 0, epoch: Int64? = nil) -> SimulationWorld {
+    public static func external(seed: UInt64? = 0, epoch: Int64? = nil) -> SimulationWorld {
         SimulationWorld(
             scheduler: VirtualScheduler(epochSeconds: epoch ?? SystemWallClock().now()), seed: seed,
             identity: nil, exchangeLog: ExchangeLog())
     }
 
     private init(
-        scheduler: VirtualScheduler, seed: UInt64, identity: EmbeddedIdentityServer?, exchangeLog: ExchangeLog
+        scheduler: VirtualScheduler, seed: UInt64?, identity: EmbeddedIdentityServer?,
+        exchangeLog: ExchangeLog
     ) {
         self.scheduler = scheduler
         self.seed = seed
@@ -90,8 +98,11 @@ public final class SimulationWorld: Sendable {
         network: (any HTTPTransport)? = nil, appleTransport: (any HTTPTransport)? = nil
     ) throws(DeviceError) -> SimulatedPhone {
         let index = phones.withLock { $0.count }
+        let random: any RandomSource =
+            seed.map { SeededRandom(seed: $0 &+ UInt64(index + 1) &* 0x9E37_79B9_7F4A_7C15) }
+            ?? SystemRandom()
         let device = try SimulatedDevice(
-            scheduler: scheduler, skew: skew, seed: seed &+ UInt64(index + 1) &* 0x9E37_79B9_7F4A_7C15,
+            scheduler: scheduler, skew: skew, random: random,
             hasPasscode: hasPasscode, transport: network ?? CookieJarRoutingTransport(curl: curl))
         let phone = SimulatedPhone(
             name: name ?? "phone-\(index + 1)", device: device, appleURL: appleURL ?? identity?.appleURL,

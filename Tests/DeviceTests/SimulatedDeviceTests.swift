@@ -1,4 +1,5 @@
 import Clocks
+import Cryptography
 import Device
 import HTTPCore
 import JSON
@@ -12,7 +13,8 @@ struct SimulatedDeviceTests {
 
     static func makeDevice(seed: UInt64 = 7) throws -> SimulatedDevice {
         try SimulatedDevice(
-            scheduler: VirtualScheduler(epochSeconds: 1_700_000_000), skew: 0, seed: seed,
+            scheduler: VirtualScheduler(epochSeconds: 1_700_000_000), skew: 0,
+            random: SeededRandom(seed: seed),
             transport: ClosureTransport { _ in .text("ok") })
     }
 
@@ -120,7 +122,7 @@ struct SimulatedDeviceTests {
         let second = try Self.makeDevice(seed: 99)
         #expect(first.random.bytes(count: 16) == second.random.bytes(count: 16))
         let skewed = try SimulatedDevice(
-            scheduler: VirtualScheduler(epochSeconds: 1_000), skew: -30, seed: 1,
+            scheduler: VirtualScheduler(epochSeconds: 1_000), skew: -30, random: SeededRandom(seed: 1),
             transport: ClosureTransport { _ in .text("ok") })
         #expect(skewed.clock.now() == 970)
     }

@@ -72,7 +72,8 @@ struct ConsoleReporterTests {
         #expect(coloured.summary(Fixtures.summary).contains("\u{1B}[31m1 failed\u{1B}[0m"))
     }
 
-    /// The summary counts every status and the time, and says when the run was interrupted.
+    /// The summary counts every status and the time, and says when the run was seeded and when
+    /// it was interrupted.
     @Test("summary")
     func summary() {
         var results = Array(repeating: ScenarioResult(name: "p", file: "f", status: .passed), count: 12)
@@ -83,7 +84,7 @@ struct ConsoleReporterTests {
                 == "12 passed, 1 failed, 2 skipped in 3.4 s")
         #expect(
             plain.summary(Fixtures.summary)
-                == "1 passed, 1 failed, 1 skipped, 1 interrupted in 3.5 s (interrupted)")
+                == "1 passed, 1 failed, 1 skipped, 1 interrupted in 3.5 s (seed 42) (interrupted)")
     }
 
     /// On a terminal the progress line rewrites itself; elsewhere it is plain text.

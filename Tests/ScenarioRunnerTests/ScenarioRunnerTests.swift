@@ -388,6 +388,20 @@ import Testing
         #expect(ScenarioSuite.seed(for: fixed, runSeed: 1) == 9)
     }
 
+    /// Without `--seed`, a scenario against the embedded issuer is still reproducible (its seed
+    /// derives from 0), and one against a real issuer gets fresh randomness: no seed at all.
+    @Test("without a run seed: derived for the embedded issuer, fresh for a real one")
+    func freshAgainstRealIssuers() throws {
+        let embedded = try Self.scenario("name: e\nsteps: [launch]")
+        #expect(
+            ScenarioSuite.seed(for: embedded, runSeed: nil) == ScenarioSuite.seed(for: embedded, runSeed: 0))
+        let real = try Self.scenario("name: r\nissuer: https://issuer.example\nsteps: [launch]")
+        #expect(ScenarioSuite.seed(for: real, runSeed: nil) == nil)
+        #expect(ScenarioSuite.seed(for: real, runSeed: 3) != nil)
+        let pinned = try Self.scenario("name: p\nseed: 4\nissuer: https://issuer.example\nsteps: [launch]")
+        #expect(ScenarioSuite.seed(for: pinned, runSeed: nil) == 4)
+    }
+
     @Test("launch's configure outcome, outcome lists, headers and token type are checkable")
     func moreChecks() async throws {
         let outcome = await ScenarioRunner.run(

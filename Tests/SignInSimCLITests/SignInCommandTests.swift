@@ -54,6 +54,26 @@ struct SignInCommandTests {
         #expect(session["signed_out_at_issuer"]?.boolValue == false)
     }
 
+    /// Fresh randomness unless seeded: the ID token's `nonce` (drawn by the phone) differs
+    /// between two runs, and repeats between two runs with one `--seed`, which the output names.
+    @Test("fresh randomness by default, reproducible with --seed")
+    func freshUnlessSeeded() throws {
+        func nonce(_ extra: [String]) throws -> (String?, JSONValue?) {
+            let result = try SignInSimBinary.run(["sign-in"] + extra)
+            #expect(result.status == 0, "\(result.standardError)")
+            let session = try JSONValue.parse(result.standardOutput)
+            return (session["claims"]?["nonce"]?.stringValue, session["seed"])
+        }
+        let (first, firstSeed) = try nonce([])
+        let (second, _) = try nonce([])
+        #expect(first != nil && first != second)
+        #expect(firstSeed == nil)
+        let (seeded, seed) = try nonce(["--seed", "5"])
+        let (again, _) = try nonce(["--seed", "5"])
+        #expect(seeded != nil && seeded == again)
+        #expect(seed == .int(5))
+    }
+
     /// Another user, by the login form.
     @Test("sign-in as bob")
     func signInAsBob() throws {

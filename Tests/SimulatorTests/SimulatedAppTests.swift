@@ -52,3 +52,17 @@ import Testing
         }
     }
 }
+
+/// A world's randomness: derived from its seed, or the system's.
+@Suite struct WorldRandomnessTests {
+    /// Phones of two worlds with one seed draw the same bytes; without a seed they draw the
+    /// system's, which never repeat.
+    @Test func seededRepeatsFreshDoesNot() throws {
+        func draw(_ seed: UInt64?) throws -> [UInt8] {
+            try SimulationWorld.external(seed: seed).addPhone().device.random.bytes(count: 32)
+        }
+        #expect(try draw(7) == draw(7))
+        #expect(try draw(nil) != draw(nil))
+        #expect(SimulationWorld.external(seed: nil).seed == nil)
+    }
+}

@@ -22,6 +22,13 @@ struct ParsedArguments: Sendable {
         }
         return number
     }
+
+    /// `--seed <n>`: a seed for reproducible randomness, or `nil` when not given.
+    func seed() throws(UsageError) -> UInt64? {
+        guard let seed = try integer("seed", valueName: "n") else { return nil }
+        guard seed >= 0 else { throw UsageError("The value for '--seed <n>' must not be negative") }
+        return UInt64(seed)
+    }
 }
 
 /// A command-line mistake: reported as `Error: …` plus the usage line, exit 64.

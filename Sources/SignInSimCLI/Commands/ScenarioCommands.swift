@@ -23,7 +23,11 @@ extension SignInSimCLI {
             """,
         options: [
             envOption,
-            .option("seed", value: "n", help: "The run's seed; a scenario's own seed wins (default: 0)."),
+            .option(
+                "seed", value: "n",
+                help:
+                    "The run's seed; a scenario's own seed wins (default: 0 against the embedded issuer,"
+                    + " fresh randomness against a real one)."),
             .option("jobs", short: "j", value: "n", help: "Scenarios at once (default: the core count)."),
             .option(
                 "include-tags", value: "tags",
@@ -168,10 +172,7 @@ struct RunCommand {
 
     func run() async throws -> ExitCode {
         var options = ScenarioSuite.Options()
-        if let seed = try arguments.integer("seed", valueName: "n") {
-            guard seed >= 0 else { throw UsageError("The value for '--seed <n>' must not be negative") }
-            options.seed = UInt64(seed)
-        }
+        options.seed = try arguments.seed()
         if let jobs = try arguments.integer("jobs", valueName: "n") {
             guard (1...64).contains(jobs) else {
                 throw UsageError("The value for '--jobs <n>' must be 1 to 64")

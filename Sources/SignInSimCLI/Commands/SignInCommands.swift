@@ -52,6 +52,7 @@ extension SignInSimCLI {
             ),
             .flag("shared-session", help: "Use the system browser's cookies (not an ephemeral session)."),
             .flag("deny-consent", help: "Deny the consent page instead of approving it."),
+            SignInSimCLI.oneShotSeedOption,
             .flag("refresh", help: "Refresh the tokens after signing in."),
             .flag(
                 "sign-out",
@@ -89,6 +90,7 @@ extension SignInSimCLI {
             .option(
                 "profile", value: "name",
                 help: "The SDK behaviour profile (default, never-send-user-profile, …)."),
+            SignInSimCLI.oneShotSeedOption,
         ],
         run: { arguments, context in
             try await AppleSignInRun(arguments).run(context: context)
@@ -108,9 +110,11 @@ struct SignInRun {
     var refresh: Bool
     var signOut: Bool
     var postLogoutRedirectURI: String?
+    var seed: UInt64?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         issuer = arguments.value("issuer")
+        seed = try arguments.seed()
         postLogoutRedirectURI = arguments.value("post-logout-redirect-uri")
         clientID = arguments.value("client-id") ?? "com.example.app"
         redirectURI = arguments.value("redirect-uri") ?? "com.example.app://auth/callback"
@@ -141,7 +145,7 @@ struct SignInRun {
     }
 
     func run(context: CLIContext) async throws -> ExitCode {
-        let world = try await OneShotWorld.start(issuer: issuer, apple: nil)
+        let world = try await OneShotWorld.start(issuer: issuer, apple: nil, seed: seed)
         var options = SignInOptions(
             issuer: issuer ?? world.identity!.issuerURL, clientID: clientID, redirectURI: redirectURI,
             clientSecret: clientSecret, prefersEphemeralSession: !sharedSession, profile: profile)
@@ -171,6 +175,7 @@ struct SignInRun {
                 }
             }
             for (key, value) in report { summary[key] = value }
+            if let seed { summary["seed"] = .int(Int64(truncatingIfNeeded: seed)) }
             context.printJSON(.object(summary))
             await world.shutdown()
             return .success
@@ -192,10 +197,12 @@ struct AppleSignInRun {
     var clientID: String
     var account: AppleIDAccount
     var profile: BehaviorProfile
+    var seed: UInt64?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         issuer = arguments.value("issuer")
         apple = arguments.value("apple")
+        seed = try arguments.seed()
         if issuer != nil, apple == nil {
             throw UsageError(
                 "'--apple <url>' is required with '--issuer <url>' (the simulated Apple to authorize at)")
@@ -212,7 +219,7 @@ struct AppleSignInRun {
     }
 
     func run(context: CLIContext) async throws -> ExitCode {
-        let world = try await OneShotWorld.start(issuer: issuer, apple: apple)
+        let world = try await OneShotWorld.start(issuer: issuer, apple: apple, seed: seed)
         let options = SignInOptions(
             issuer: issuer ?? world.identity!.issuerURL, clientID: clientID,
             redirectURI: "\(clientID)://auth/callback", profile: profile)
@@ -220,7 +227,9 @@ struct AppleSignInRun {
         app.phone.appleAccount = account
         do {
             let session = try await app.perform { try await $0.signInWithApple() }
-            context.printJSON(session.summary)
+            var summary = session.summary.objectValue ?? [:]
+            if let seed { summary["seed"] = .int(Int64(truncatingIfNeeded: seed)) }
+            context.printJSON(.object(summary))
             await world.shutdown()
             return .success
         } catch {
@@ -231,11 +240,23 @@ struct AppleSignInRun {
 }
 
 /// The world of a one-shot command: the embedded issuer in process, or a real one.
+extension SignInSimCLI {
+    /// `--seed` of the one-shot commands: without it, every run draws fresh randomness.
+    static let oneShotSeedOption = OptionSpec.option(
+        "seed", value: "n",
+        help:
+            "Derive state, nonce, PKCE and DPoP keys from this seed (the same on every run; printed"
+            + " in the output). Default: fresh randomness from the system, as a real phone's.")
+}
+
+/// The world of a one-shot command. Without a seed its randomness is the system's: against a
+/// real issuer, `state`, `nonce` and PKCE values must differ from run to run (RFC 6749 §10.12,
+/// RFC 7636 §7.1), and a QA run must not replay yesterday's.
 enum OneShotWorld {
-    static func start(issuer: String?, apple: String?) async throws -> SimulationWorld {
-        if issuer != nil { return SimulationWorld.external() }
+    static func start(issuer: String?, apple: String?, seed: UInt64?) async throws -> SimulationWorld {
+        if issuer != nil { return SimulationWorld.external(seed: seed) }
         do {
-            return try await SimulationWorld.embedded(epoch: SystemWallClock().now())
+            return try await SimulationWorld.embedded(seed: seed, epoch: SystemWallClock().now())
         } catch {
             throw CommandFailure("cannot start the embedded issuer: \(error.message)")
         }
