@@ -11,8 +11,10 @@ import Scenario
 ///
 /// - The tenant: each client (its redirect URIs, secret, whether it rotates refresh tokens),
 ///   each user who typed a password that was accepted (with the claims the issuer gave), the
-///   signing algorithm, token lifetimes, the reuse grace, what a rotated refresh token
-///   presented again does (`refresh_token_reuse`), whether DPoP proofs need a server nonce.
+///   signing algorithm, token lifetimes, the refresh rotation (`refresh_rotation`: the
+///   `signinsim` profile's reuse grace and what a rotated refresh token presented again does,
+///   or `none` for a client whose refreshes answer no refresh token), whether DPoP proofs need
+///   a server nonce.
 /// - Faults: ID tokens that a relying party must refuse become the RP conformance fault that
 ///   makes them (a wrong `iss`, `aud`, `nonce`, `at_hash`, a bad or missing signature, a key
 ///   the first key set did not hold…); a callback whose `state` is not the request's becomes
@@ -105,10 +107,15 @@ struct IssuerBehaviour {
             if expiresIn != 3600, expiresIn > 0 { lifetimes["access_token"] = .int(expiresIn) }
             break
         }
-        let reuse = refreshReuse()
-        if let grace = reuse.grace { lifetimes["refresh_reuse_grace"] = .int(grace) }
         if !lifetimes.isEmpty { document["lifetimes"] = .object(lifetimes) }
-        if let policy = reuse.policy { document["refresh_token_reuse"] = .string(policy.rawValue) }
+        // What a rotated token presented again met, as the `signinsim` profile's settings.
+        let reuse = refreshReuse()
+        if reuse.grace != nil || reuse.policy != nil {
+            var rotation: [String: JSONValue] = ["profile": .string(RefreshRotation.Name.signinsim.rawValue)]
+            if let grace = reuse.grace { rotation["grace"] = .int(grace) }
+            if let policy = reuse.policy { rotation["on_reuse"] = .string(policy.rawValue) }
+            document["refresh_rotation"] = .object(rotation)
+        }
         if analysis.entries.contains(where: { $0.summary.oauthError == "use_dpop_nonce" }) {
             document["require_dpop_nonce"] = true
         }
@@ -137,7 +144,9 @@ struct IssuerBehaviour {
                 }
             }
             client["grant_types"] = .array(grants.map(JSONValue.string))
-            if !rotatesRefreshTokens(clientID: app.clientID) { client["rotate_refresh_tokens"] = false }
+            if !rotatesRefreshTokens(clientID: app.clientID) {
+                client["refresh_rotation"] = .string(RefreshRotation.Name.none.rawValue)
+            }
             clients.append(.object(client))
         }
         document["clients"] = .array(clients)
