@@ -104,9 +104,6 @@ public enum RefreshRotation: Sendable, Hashable {
         }
     }
 
-    /// Whether a refresh issues a successor refresh token.
-    public var rotates: Bool { self != .none }
-
     /// The profiles by name, as `refresh_rotation` spells them.
     public enum Name: String, Sendable, Hashable, CaseIterable {
         case signinsim
