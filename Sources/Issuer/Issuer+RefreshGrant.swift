@@ -1,21 +1,18 @@
+import Cryptography
 import HTTPCore
+import JOSE
 import OAuthCore
 
-// The refresh token grant (RFC 6749 §6) with rotation and reuse detection (RFC 9700 §4.14.2).
+// The refresh token grant (RFC 6749 §6) with rotation and reuse detection (RFC 9700 §4.14.2),
+// as the client's refresh rotation profile has it (`RefreshRotation`).
 extension Issuer {
-    /// Exchanges a refresh token for new tokens and a successor refresh token, in one lock.
+    /// Exchanges a refresh token for new tokens and, when the client's profile rotates, a
+    /// successor refresh token, all in one lock.
     ///
-    /// The presented token becomes `rotated`; presenting it again revokes the whole family and
-    /// fails with "refresh token replay detected", so of two concurrent refreshes exactly one
-    /// succeeds (field bug 1). A tenant whose `refreshTokenReuse` is `.refuse` only refuses the
-    /// old token and keeps the family.
-    ///
-    /// **Reuse grace** (`refreshReuseGrace` > 0): a rotated token presented again within that
-    /// many seconds of its rotation, while its successor has not been used, is taken to mean the
-    /// successor's response was lost (field bug 2). The successor is revoked and a fresh one
-    /// issued; the grace is measured from the first rotation, so repeating the request does not
-    /// extend it. Of two concurrent refreshes within the grace, the later response holds the
-    /// live token. Once the successor has been used, the old token is a replay as usual.
+    /// What a token that was already exchanged gets is the profile's rule (`RefreshRotation`
+    /// describes each, with its source). The `.serverError` answer to a concurrent rotation
+    /// (`ConcurrentRefresh`) comes before the profile's rule, as the real issuer's transaction
+    /// fails before it gets that far; it changes nothing.
     ///
     /// **DPoP**: a refresh token bound to a key (public clients, RFC 9449 §5) needs a proof with
     /// that key: without any proof the request fails `invalid_dpop_proof` (the client can fix
@@ -24,20 +21,18 @@ extension Issuer {
     ///
     /// `scope` may narrow the grant for this access token; the successor keeps the original
     /// scope (RFC 6749 §6).
-    ///
-    /// A client with `rotatesRefreshTokens` off gets no successor: the response has no
-    /// `refresh_token` and the presented one stays active (RFC 6749 §6 allows both).
     func refreshTokens(_ context: TokenRequestContext) throws(OAuthError) -> HTTPResponse {
-        let presentedHash = TokenHash(of: try context.parameters.required("refresh_token"))
+        let presentedToken = try context.parameters.required("refresh_token")
+        let presentedHash = TokenHash(of: presentedToken)
         let requested = context.parameters["scope"].map(ScopeList.parse)
         let (client, proof, now) = (context.client, context.proof, context.now)
         let lifetimes = lifetimes(for: client)
+        let rotation = refreshRotation(for: client)
         // Random values and hashes before the lock, which every token request contends for.
         let accessTokenID = newAccessTokenID()
-        let successor = newRefreshToken()
+        let fresh = newRefreshToken()
 
-        let (pending, original) = try state.withLock {
-            state throws(OAuthError) -> (PendingTokens, [String]) in
+        let outcome = try state.withLock { state throws(OAuthError) -> RefreshOutcome in
             sweepIfDue(&state, now: now)
             guard let record = state.refreshTokens[presentedHash],
                 let family = state.families[record.familyID]
@@ -59,30 +54,18 @@ extension Issuer {
                     throw .invalidGrant("the refresh token is bound to another DPoP key (RFC 9449 §5)")
                 }
             }
-            var lostSuccessor: TokenHash?
-            var rotatedAt = now
-            switch family.revokedReason == nil ? record.status : .revoked {
-            case .active: break
-            case .revoked:
+            if family.revokedReason != nil || record.status == .revoked {
                 throw .invalidGrant("the refresh token was revoked")
-            case .rotated(let at, let successorHash):
-                let successorUnused =
-                    state.refreshTokens[successorHash].map { state.refreshTokenStatus($0) == .active }
-                    ?? false
-                guard lifetimes.refreshReuseGrace > 0, now - at <= lifetimes.refreshReuseGrace,
-                    successorUnused
-                else {
-                    if tenant.refreshTokenReuse == .refuse {
-                        throw .invalidGrant("the refresh token was already used")
-                    }
-                    revokeGrant(
-                        familyID: record.familyID, reason: .replayDetected, now: now,
-                        in: &state)
-                    throw .invalidGrant("refresh token replay detected")
-                }
-                lostSuccessor = successorHash
-                rotatedAt = at
             }
+            if case .rotated(let at, _) = record.status, at == now,
+                rotation.concurrentRefresh == .serverError
+            {
+                return .concurrentFailure
+            }
+            let exchange = try decideExchange(
+                record, hash: presentedHash, token: presentedToken, fresh: fresh,
+                profile: rotation.profile, issuedAt: record.expiresAt - lifetimes.refreshToken, now: now,
+                in: &state)
             var granted = stored.scopes
             if let requested {
                 if let extra = requested.first(where: { !stored.scopes.contains($0) }) {
@@ -99,28 +82,189 @@ extension Issuer {
                 kind: .refresh, user: user, client: client, scopes: stored.scopes, audience: stored.audience,
                 nonce: nil, authTime: stored.authTime, sessionID: stored.sessionID,
                 dpopKeyThumbprint: proof?.thumbprint)
-            if let lostSuccessor { state.refreshTokens[lostSuccessor]?.status = .revoked }
-            var refreshToken: String?
-            if client.rotatesRefreshTokens {
-                refreshToken =
-                    storeRefreshToken(successor, for: grant, familyID: record.familyID, now: now, in: &state)
-                    .token
-                state.refreshTokens[presentedHash]?.status = .rotated(
-                    at: rotatedAt, successor: successor.hash)
-            }
+            let refreshToken = commit(
+                exchange, presented: presentedHash, record: record, grant: grant, now: now, in: &state)
             recordAccessToken(
                 accessTokenID, expiresAt: now + lifetimes.accessToken, familyID: record.familyID, now: now,
                 in: &state)
             grant.scopes = granted
-            return (
+            return .tokens(
                 PendingTokens(
                     grant: grant, accessTokenID: accessTokenID, refreshToken: refreshToken,
                     refreshFamilyID: record.familyID),
-                stored.scopes
+                original: stored.scopes)
+        }
+        switch outcome {
+        case .concurrentFailure:
+            return Issuer.concurrentRefreshPage
+        case .tokens(let pending, let original):
+            let tokens = try signTokens(pending, now: now)
+            return tokenResponse(
+                tokens, requestedScopes: requested ?? original, grantedScopes: pending.grant.scopes)
+        }
+    }
+
+    /// Django's default page for an unhandled exception with `DEBUG` off (its `500.html`
+    /// fallback), in the embedded issuer's words: status 500, HTML, no OAuth error.
+    static let concurrentRefreshPage = HTTPResponse.html(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n  <title>Server Error (500)</title>\n</head>\n"
+            + "<body>\n  <h1>Server Error (500)</h1><p></p>\n</body>\n</html>\n",
+        status: 500)
+
+    /// What a refresh does to the presented token and which successor it answers, by the
+    /// profile's rule; throws the refusal (after revoking what the rule revokes).
+    ///
+    /// - Parameter issuedAt: when the presented token was issued (Keycloak compares it).
+    private func decideExchange(
+        _ record: RefreshTokenRecord, hash: TokenHash, token: String, fresh: (token: String, hash: TokenHash),
+        profile: RefreshRotation, issuedAt: Int64, now: Int64, in state: inout IssuerState
+    ) throws(OAuthError) -> RefreshExchange {
+        if case .keycloak(let maxReuse) = profile {
+            return try keycloakExchange(
+                record, hash: hash, fresh: fresh, maxReuse: maxReuse, issuedAt: issuedAt, now: now, in: &state
             )
         }
-        let tokens = try signTokens(pending, now: now)
-        return tokenResponse(
-            tokens, requestedScopes: requested ?? original, grantedScopes: pending.grant.scopes)
+        guard case .rotated(let at, let successorHash) = record.status else {
+            // A live token: rotate it, or keep it where the profile does not rotate.
+            switch profile {
+            case .none: return .keep
+            case .djangoOAuthToolkit: return .successor(derivedSuccessor(of: token, index: 0) ?? fresh)
+            default: return .successor(fresh)
+            }
+        }
+        let successorUnused =
+            state.refreshTokens[successorHash].map { state.refreshTokenStatus($0) == .active } ?? false
+        let age = now - at
+        switch profile {
+        case .signinsim(let grace, let onReuse):
+            if grace > 0, age <= grace, successorUnused {
+                return .again(fresh, rotatedAt: at, revoking: successorHash)
+            }
+            if onReuse == .refuse { throw .invalidGrant("the refresh token was already used") }
+            revokeGrant(familyID: record.familyID, reason: .replayDetected, now: now, in: &state)
+            throw .invalidGrant("refresh token replay detected")
+        case .auth0(let reuseInterval):
+            // Only the previous token: its successor must not have been exchanged in turn.
+            if age < reuseInterval, successorUnused {
+                return .again(fresh, rotatedAt: at, revoking: nil)
+            }
+            // Reuse detection invalidates the refresh token family; access tokens are JWTs
+            // Auth0 does not revoke.
+            revokeFamily(record.familyID, reason: .replayDetected, in: &state)
+            throw .invalidGrant("refresh token reuse detected: every refresh token of this grant is revoked")
+        case .okta(let gracePeriod):
+            if age < gracePeriod { return .again(fresh, rotatedAt: at, revoking: nil) }
+            revokeGrant(familyID: record.familyID, reason: .replayDetected, now: now, in: &state)
+            throw .invalidGrant(
+                "refresh token reuse detected: the newest refresh token and the access tokens are revoked")
+        case .djangoOAuthToolkit(let gracePeriod, let reuseProtection):
+            if age < gracePeriod {
+                // Within the grace, any generation: the same successor while it is live,
+                // otherwise a fresh one (django-oauth-toolkit#1617).
+                if successorUnused,
+                    let same = derivedSuccessor(of: token, index: Int(record.successorCount) - 1),
+                    same.hash == successorHash
+                {
+                    return .replay(same.token)
+                }
+                let index = Int(record.successorCount)
+                return .again(
+                    derivedSuccessor(of: token, index: index) ?? fresh, rotatedAt: at, revoking: nil)
+            }
+            if reuseProtection {
+                revokeGrant(familyID: record.familyID, reason: .replayDetected, now: now, in: &state)
+            }
+            throw .invalidGrant("the refresh token was already used")
+        case .keycloak, .none:
+            // Keycloak is judged above; a token rotated under another profile is spent.
+            throw .invalidGrant("the refresh token was already used")
+        }
     }
+
+    /// Keycloak's `validateTokenReuse`: the token presented last may be used `maxReuse + 1`
+    /// times; another one takes its place unless it was issued before the newest refresh token.
+    /// A refusal ends the client session: the family and its access tokens.
+    private func keycloakExchange(
+        _ record: RefreshTokenRecord, hash: TokenHash, fresh: (token: String, hash: TokenHash), maxReuse: Int,
+        issuedAt: Int64, now: Int64, in state: inout IssuerState
+    ) throws(OAuthError) -> RefreshExchange {
+        var reuse = state.keycloakReuse[record.familyID] ?? KeycloakReuseState()
+        var refusal: String?
+        if let current = reuse.current, current != hash, issuedAt < reuse.lastRefresh {
+            refusal = "Stale token"
+        } else {
+            if reuse.current != hash {
+                reuse.current = hash
+                reuse.useCount = 0
+            }
+            if reuse.useCount > maxReuse { refusal = "Maximum allowed refresh token reuse exceeded" }
+        }
+        if let refusal {
+            state.keycloakReuse[record.familyID] = nil
+            revokeGrant(familyID: record.familyID, reason: .replayDetected, now: now, in: &state)
+            throw .invalidGrant(refusal)
+        }
+        reuse.useCount += 1
+        reuse.lastRefresh = now
+        state.keycloakReuse[record.familyID] = reuse
+        if case .rotated(let at, _) = record.status { return .again(fresh, rotatedAt: at, revoking: nil) }
+        return .successor(fresh)
+    }
+
+    /// Stores what `exchange` issues and marks the presented token; the refresh token to answer.
+    private func commit(
+        _ exchange: RefreshExchange, presented: TokenHash, record: RefreshTokenRecord, grant: TokenGrant,
+        now: Int64, in state: inout IssuerState
+    ) -> String? {
+        let issued: (token: String, hash: TokenHash)
+        var rotatedAt = now
+        switch exchange {
+        case .keep:
+            return nil
+        case .replay(let token):
+            return token
+        case .successor(let token):
+            issued = token
+        case .again(let token, let at, let lost):
+            issued = token
+            rotatedAt = at
+            if let lost { state.refreshTokens[lost]?.status = .revoked }
+        }
+        let token = storeRefreshToken(issued, for: grant, familyID: record.familyID, now: now, in: &state)
+            .token
+        state.refreshTokens[presented]?.status = .rotated(at: rotatedAt, successor: issued.hash)
+        let count = state.refreshTokens[presented]?.successorCount ?? 0
+        state.refreshTokens[presented]?.successorCount = count == .max ? count : count + 1
+        return token
+    }
+
+    /// The `index`th successor of `token` under the `django-oauth-toolkit` profile: HMAC-SHA256
+    /// of the token and the index, so that it can be made again. `nil` without the key, for a
+    /// negative index, or past the record's count.
+    private func derivedSuccessor(of token: String, index: Int) -> (token: String, hash: TokenHash)? {
+        guard let successorKey, (0..<Int(UInt8.max)).contains(index) else { return nil }
+        let code = successorKey.authenticationCode(for: Array(token.utf8) + [UInt8(index)])
+        let successor = Base64URL.encode(code)
+        return (successor, TokenHash(of: successor))
+    }
+}
+
+/// What the locked part of a refresh decided.
+private enum RefreshOutcome {
+    case tokens(PendingTokens, original: [String])
+    /// A concurrent rotation answered with a server error page.
+    case concurrentFailure
+}
+
+/// What a refresh does with refresh tokens.
+private enum RefreshExchange {
+    /// No rotation: no `refresh_token` in the answer, the presented one stays.
+    case keep
+    /// The presented live token is rotated into this successor.
+    case successor((token: String, hash: TokenHash))
+    /// A token already rotated is exchanged again for this successor; it keeps its first
+    /// rotation time, and `revoking` names a successor to revoke (SignInSim's grace).
+    case again((token: String, hash: TokenHash), rotatedAt: Int64, revoking: TokenHash?)
+    /// The successor already issued for the presented token is answered again, unchanged.
+    case replay(String)
 }

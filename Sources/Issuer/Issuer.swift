@@ -30,6 +30,11 @@ public final class Issuer: Sendable {
     let verificationKeys = VerificationKeyCache()
     /// The `userinfo` endpoint's URL, an audience of every access token with `openid`.
     let userInfoURL: String
+    /// Under the `django-oauth-toolkit` profile, a refresh token's successors are derived from
+    /// it with this key, so that a rotated token presented again within the grace period gets
+    /// the same successor without the issuer storing any token in the clear. `nil` for other
+    /// profiles (no random bytes drawn for it).
+    let successorKey: HMACSHA256Key?
 
     /// Creates an issuer serving `tenant` at `baseURL`.
     public init(
@@ -43,6 +48,9 @@ public final class Issuer: Sendable {
         self.tenant = tenant
         self.clock = clock
         self.random = random
+        successorKey =
+            tenant.refreshRotation.profile.name == .djangoOAuthToolkit
+            ? HMACSHA256Key(random.bytes(count: 32)) : nil
         let keys: SigningKeyRing
         do {
             keys = try SigningKeyRing(algorithm: tenant.signingAlgorithm, source: keySource)
@@ -181,6 +189,11 @@ public final class Issuer: Sendable {
 
     /// The lifetimes that apply to a client.
     func lifetimes(for client: ClientRegistration) -> TokenLifetimes { client.lifetimes ?? tenant.lifetimes }
+
+    /// The refresh token rotation that applies to a client: its own, or the tenant's.
+    func refreshRotation(for client: ClientRegistration) -> RefreshRotationSettings {
+        client.refreshRotation ?? tenant.refreshRotation
+    }
 }
 
 /// A problem that stops the issuer from starting (a bad tenant, no key).

@@ -30,6 +30,9 @@ struct IssuerState: Sendable {
     var nextFamilyID: RefreshFamily.ID = 1
     /// Refresh token hashes by expiry, for `sweep`.
     var refreshTokenExpiries = ExpiryQueue<TokenHash>()
+    /// What Keycloak keeps in a client session for refresh token reuse, per family of a client
+    /// under the `keycloak` profile (`RefreshRotation.keycloak`); empty otherwise.
+    var keycloakReuse: [RefreshFamily.ID: KeycloakReuseState] = [:]
     /// Access tokens revoked before their expiry, by `jti`, with that expiry.
     var revokedAccessTokens: [String: Int64] = [:]
     /// DPoP proof `jti`s seen within the window (RFC 9449 §11.1); forgets by generation, not by sweep.
@@ -90,6 +93,7 @@ struct IssuerState: Sendable {
                 families[record.familyID]?.tokenCount = remaining
             } else {
                 families[record.familyID] = nil
+                if !keycloakReuse.isEmpty { keycloakReuse[record.familyID] = nil }
             }
         }
     }
@@ -202,8 +206,23 @@ struct RefreshTokenRecord: Sendable {
     }
 
     var status: Status
+    /// How many successors this token was exchanged for (more than one only where a profile
+    /// lets a rotated token be exchanged again); fits in the record's padding.
+    var successorCount: UInt8 = 0
     var familyID: RefreshFamily.ID
     var expiresAt: Int64
+}
+
+/// Keycloak's refresh token reuse bookkeeping of one client session
+/// (`AuthenticatedClientSessionModel`: the refresh token last presented, its use count, and the
+/// `iat` of the newest refresh token issued).
+struct KeycloakReuseState: Sendable {
+    /// The refresh token presented last.
+    var current: TokenHash?
+    /// How many times `current` was exchanged.
+    var useCount = 0
+    /// When the newest refresh token was issued, in issuer seconds.
+    var lastRefresh: Int64 = 0
 }
 
 /// What a refresh token grant is for, fixed when the grant is made (code redeemed, subject

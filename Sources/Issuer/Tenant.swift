@@ -18,8 +18,9 @@ public struct Tenant: Sendable, Hashable {
     public var requireDPoPNonce: Bool
     /// The API audience an access token is for when a request names none.
     public var defaultAudience: String?
-    /// What a rotated refresh token presented again (outside any reuse grace) does.
-    public var refreshTokenReuse: RefreshTokenReuse = .revokeFamily
+    /// How refresh tokens rotate and what a rotated one presented again gets, for every client
+    /// that names no profile of its own (`RefreshRotation`).
+    public var refreshRotation = RefreshRotationSettings.default
 
     public init(
         clients: [ClientRegistration], users: [UserAccount], audiences: [APIAudience],
@@ -85,10 +86,10 @@ public struct ClientRegistration: Sendable, Hashable {
     public var requireDPoP: Bool
     /// Lifetimes for this client alone, overriding the tenant's.
     public var lifetimes: TokenLifetimes?
-    /// Whether a refresh issues a new refresh token (rotation, the default). Without rotation
-    /// the refresh response has no `refresh_token` and the old one stays valid, as many
-    /// issuers do (RFC 6749 §6 makes it optional): what field bug 3 needs.
-    public var rotatesRefreshTokens = true
+    /// This client's refresh token rotation, where the real issuer sets it per application
+    /// (Auth0, Okta; `.none` for a client without rotation, as field bug 3 needs); `nil`
+    /// follows the tenant's.
+    public var refreshRotation: RefreshRotationSettings?
 
     public init(
         id: String, name: String? = nil, secret: String? = nil, redirectURIs: [String],
@@ -240,8 +241,6 @@ public struct TokenLifetimes: Sendable, Hashable {
     public var accessToken: Int64 = 3600
     public var idToken: Int64 = 3600
     public var refreshToken: Int64 = 30 * 86400
-    /// How long a rotated refresh token may still be presented after a lost response; 0 = off.
-    public var refreshReuseGrace: Int64 = 0
     /// The issuer session behind the SSO cookie.
     public var session: Int64 = 7 * 86400
     /// A login page's transaction.
@@ -250,18 +249,4 @@ public struct TokenLifetimes: Sendable, Hashable {
     public var dpopProofWindow: Int64 = 60
 
     public init() {}
-}
-
-/// What an issuer does when a refresh token it has already rotated is presented again.
-///
-/// RFC 9700 §4.14.2 recommends revoking the whole family (the presenter may be a thief, and the
-/// issuer cannot tell who is legitimate); many issuers only refuse the old token and leave the
-/// newer one usable (django-oauth-toolkit without reuse protection, django-oidc-provider,
-/// allauth's OpenID provider), which captures of them show as a stale token refused while the
-/// family goes on.
-public enum RefreshTokenReuse: String, Sendable, Hashable, CaseIterable {
-    /// Refuse with `invalid_grant` and revoke every token of the family (reuse detection).
-    case revokeFamily = "revoke-family"
-    /// Refuse with `invalid_grant`; the family's newer tokens stay usable.
-    case refuse
 }

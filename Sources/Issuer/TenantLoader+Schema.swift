@@ -12,11 +12,11 @@ import YAML
 extension TenantDecoder {
     static let topLevelKeys = [
         "replace_defaults", "signing_algorithm", "require_dpop_nonce", "default_audience", "lifetimes",
-        "clients", "users", "audiences", "connections", "refresh_token_reuse",
+        "clients", "users", "audiences", "connections", "refresh_rotation", "refresh_token_reuse",
     ]
     static let clientKeys = [
         "client_id", "client_secret", "name", "redirect_uris", "post_logout_redirect_uris", "grant_types",
-        "require_dpop", "lifetimes", "rotate_refresh_tokens",
+        "require_dpop", "lifetimes", "refresh_rotation", "rotate_refresh_tokens",
     ]
     static let userKeys = [
         "user_id", "email", "password", "name", "given_name", "family_name", "email_verified",
@@ -36,17 +36,16 @@ extension TenantDecoder {
     /// The longest lifetime accepted: ten years, far from overflowing `now + lifetime`.
     static let longestLifetime: Int64 = 10 * 365 * 86400
 
-    /// Each lifetime's key, its field, and whether 0 is allowed (it turns the grace window off).
-    static let lifetimeFields:
-        [(key: String, field: any WritableKeyPath<TokenLifetimes, Int64> & Sendable, allowsZero: Bool)] = [
-            ("authorization_code", \.authorizationCode, false),
-            ("access_token", \.accessToken, false),
-            ("id_token", \.idToken, false),
-            ("refresh_token", \.refreshToken, false),
-            ("refresh_reuse_grace", \.refreshReuseGrace, true),
-            ("session", \.session, false),
-            ("transaction", \.transaction, false),
-            ("dpop_proof_window", \.dpopProofWindow, false),
+    /// Each lifetime's key and its field.
+    static let lifetimeFields: [(key: String, field: any WritableKeyPath<TokenLifetimes, Int64> & Sendable)] =
+        [
+            ("authorization_code", \.authorizationCode),
+            ("access_token", \.accessToken),
+            ("id_token", \.idToken),
+            ("refresh_token", \.refreshToken),
+            ("session", \.session),
+            ("transaction", \.transaction),
+            ("dpop_proof_window", \.dpopProofWindow),
         ]
 
     /// What `replace_defaults: true` starts from: nothing but the built-in settings.
@@ -76,18 +75,12 @@ extension TenantDecoder {
         if let node = fields["require_dpop_nonce"] {
             tenant.requireDPoPNonce = try bool(node, "require_dpop_nonce")
         }
-        if let node = fields["refresh_token_reuse"] {
-            let name = try string(node, "refresh_token_reuse")
-            guard let reuse = RefreshTokenReuse(rawValue: name) else {
-                let known = RefreshTokenReuse.allCases.map(\.rawValue).joined(separator: " or ")
-                throw failure(
-                    "unknown refresh_token_reuse \"\(name.prefix(32))\"; expected \(known)", at: node.mark)
-            }
-            tenant.refreshTokenReuse = reuse
-        }
+        var legacyGrace: YAMLNode?
         if let node = fields["lifetimes"] {
-            tenant.lifetimes = try lifetimes(node, base: tenant.lifetimes, of: "lifetimes")
+            (tenant.lifetimes, legacyGrace) = try lifetimes(node, base: tenant.lifetimes, of: "lifetimes")
         }
+        tenant.refreshRotation = try tenantRotation(
+            fields, legacyGrace: legacyGrace, base: tenant.refreshRotation)
         if let node = fields["audiences"] { try mergeAudiences(node, into: &tenant) }
         if let node = fields["default_audience"] {
             let identifier = try optionalString(node, "default_audience")
@@ -107,22 +100,21 @@ extension TenantDecoder {
 
     // MARK: - Lifetimes
 
-    /// `base` with the lifetimes the mapping lists; each a positive number of seconds.
+    /// `base` with the lifetimes the mapping lists, each a positive number of seconds, and the
+    /// node of `refresh_reuse_grace` (the older spelling of the `signinsim` profile's grace,
+    /// which is no lifetime: `tenantRotation` and `clientRotation` take it).
     func lifetimes(_ node: YAMLNode, base: TokenLifetimes, of what: String) throws(TenantError)
-        -> TokenLifetimes
+        -> (TokenLifetimes, legacyGrace: YAMLNode?)
     {
-        let fields = try fields(node, of: what, allowed: Self.lifetimeFields.map(\.key))
+        let fields = try fields(
+            node, of: what, allowed: Self.lifetimeFields.map(\.key) + [Self.legacyGraceKey])
         var result = base
         for pair in fields.mapping.pairs {
             guard let key = pair.key.scalar?.value,
                 let entry = Self.lifetimeFields.first(where: { $0.key == key })
             else { continue }
             let seconds = try integer(pair.value, key)
-            if entry.allowsZero && seconds < 0 {
-                throw failure(
-                    "\(key) must not be negative (0 turns it off), found \(seconds)", at: pair.value.mark)
-            }
-            if !entry.allowsZero && seconds <= 0 {
+            if seconds <= 0 {
                 throw failure(
                     "\(key) must be a positive number of seconds, found \(seconds)", at: pair.value.mark)
             }
@@ -133,7 +125,7 @@ extension TenantDecoder {
             }
             result[keyPath: entry.field] = seconds
         }
-        return result
+        return (result, fields[Self.legacyGraceKey])
     }
 
     // MARK: - Clients
@@ -164,17 +156,19 @@ extension TenantDecoder {
             }
             if let node = fields["grant_types"] { client.grantTypes = try grantTypes(node) }
             if let node = fields["require_dpop"] { client.requireDPoP = try bool(node, "require_dpop") }
-            if let node = fields["rotate_refresh_tokens"] {
-                client.rotatesRefreshTokens = try bool(node, "rotate_refresh_tokens")
-            }
+            var legacyGrace: YAMLNode?
             if let node = fields["lifetimes"] {
-                client.lifetimes =
-                    node.isNull
-                    ? nil
-                    : try lifetimes(
+                if node.isNull {
+                    client.lifetimes = nil
+                } else {
+                    (client.lifetimes, legacyGrace) = try lifetimes(
                         node, base: client.lifetimes ?? tenant.lifetimes,
                         of: "the lifetimes of client \"\(id.prefix(200))\"")
+                }
             }
+            client.refreshRotation = try clientRotation(
+                fields, legacyGrace: legacyGrace, base: client.refreshRotation, tenant: tenant.refreshRotation
+            )
             if let index { tenant.clients[index] = client } else { tenant.clients.append(client) }
         }
     }

@@ -11,8 +11,10 @@ import Scenario
 ///
 /// - The tenant: each client (its redirect URIs, secret, whether it rotates refresh tokens),
 ///   each user who typed a password that was accepted (with the claims the issuer gave), the
-///   signing algorithm, token lifetimes, the reuse grace, what a rotated refresh token
-///   presented again does (`refresh_token_reuse`), whether DPoP proofs need a server nonce.
+///   signing algorithm, token lifetimes, the refresh rotation (`refresh_rotation`: the
+///   `signinsim` profile's reuse grace and what a rotated refresh token presented again does,
+///   the `keycloak` profile when a token was refused after a number of uses, or `none` for a
+///   client whose refreshes answer no refresh token), whether DPoP proofs need a server nonce.
 /// - Faults: ID tokens that a relying party must refuse become the RP conformance fault that
 ///   makes them (a wrong `iss`, `aud`, `nonce`, `at_hash`, a bad or missing signature, a key
 ///   the first key set did not hold…); a callback whose `state` is not the request's becomes
@@ -105,10 +107,21 @@ struct IssuerBehaviour {
             if expiresIn != 3600, expiresIn > 0 { lifetimes["access_token"] = .int(expiresIn) }
             break
         }
-        let reuse = refreshReuse()
-        if let grace = reuse.grace { lifetimes["refresh_reuse_grace"] = .int(grace) }
         if !lifetimes.isEmpty { document["lifetimes"] = .object(lifetimes) }
-        if let policy = reuse.policy { document["refresh_token_reuse"] = .string(policy.rawValue) }
+        // What a rotated token presented again met: a use count as Keycloak's, or the
+        // `signinsim` profile's grace and reuse policy.
+        let reuse = refreshReuse()
+        if reuse.policy == nil, let maxReuse = refreshReuseCount() {
+            document["refresh_rotation"] = [
+                "profile": .string(RefreshRotation.Name.keycloak.rawValue),
+                "max_reuse": .int(Int64(maxReuse)),
+            ]
+        } else if reuse.grace != nil || reuse.policy != nil {
+            var rotation: [String: JSONValue] = ["profile": .string(RefreshRotation.Name.signinsim.rawValue)]
+            if let grace = reuse.grace { rotation["grace"] = .int(grace) }
+            if let policy = reuse.policy { rotation["on_reuse"] = .string(policy.rawValue) }
+            document["refresh_rotation"] = .object(rotation)
+        }
         if analysis.entries.contains(where: { $0.summary.oauthError == "use_dpop_nonce" }) {
             document["require_dpop_nonce"] = true
         }
@@ -137,7 +150,9 @@ struct IssuerBehaviour {
                 }
             }
             client["grant_types"] = .array(grants.map(JSONValue.string))
-            if !rotatesRefreshTokens(clientID: app.clientID) { client["rotate_refresh_tokens"] = false }
+            if !rotatesRefreshTokens(clientID: app.clientID) {
+                client["refresh_rotation"] = .string(RefreshRotation.Name.none.rawValue)
+            }
             clients.append(.object(client))
         }
         document["clients"] = .array(clients)
@@ -174,6 +189,46 @@ struct IssuerBehaviour {
             return body["refresh_token"]?.stringValue != nil
         }
         return true
+    }
+
+    /// A refresh token exchanged more than once and then refused with `invalid_grant` before any
+    /// token issued for it was presented: a reuse count, as Keycloak's "Refresh Token Max Reuse"
+    /// (the token may be used `maxReuse + 1` times), which no grace explains (within a grace the
+    /// token would have been accepted again). The exchanges are taken in the order the issuer
+    /// finished them (a race's held request finishes last), a lost answer counting as accepted.
+    private func refreshReuseCount() -> Int? {
+        let exchanges = analysis.capture.exchanges
+        let refreshes = analysis.timeline.filter {
+            analysis.entries[$0].role == .token
+                && CaptureAnalysis.form(exchanges[$0])["grant_type"] == GrantType.refreshToken
+        }.sorted {
+            exchanges[$0].sendingMoment + exchanges[$0].timeMilliseconds
+                < exchanges[$1].sendingMoment + exchanges[$1].timeMilliseconds
+        }
+        var uses: [String: Int] = [:]
+        var successors: [String: Set<String>] = [:]
+        var presented = Set<String>()
+        var maxReuse: Int?
+        for index in refreshes {
+            let exchange = exchanges[index]
+            guard let token = CaptureAnalysis.form(exchange)["refresh_token"] else { continue }
+            let lost =
+                exchange.status == nil && exchange.error?.contains("lost after the server processed") == true
+            if exchange.status == 200 || lost {
+                uses[token, default: 0] += 1
+                if let body = try? JSONValue.parseObject(exchange.responseBody),
+                    let successor = body["refresh_token"]?.stringValue
+                {
+                    successors[token, default: []].insert(successor)
+                }
+            } else if analysis.entries[index].summary.oauthError == "invalid_grant", let count = uses[token],
+                count >= 2, successors[token, default: []].isDisjoint(with: presented)
+            {
+                maxReuse = max(maxReuse ?? 0, count - 1)
+            }
+            presented.insert(token)
+        }
+        return maxReuse
     }
 
     /// What a rotated refresh token presented again met: accepted within some seconds (a reuse

@@ -225,8 +225,10 @@ struct TenantLoaderTests {
         expected.dpopProofWindow = 30
         expected.authorizationCode = 30
         expected.refreshToken = 7200
-        expected.refreshReuseGrace = 5
         #expect(tenant.lifetimes == expected)
+        // The older spelling of the signinsim profile's grace.
+        #expect(
+            tenant.refreshRotation == RefreshRotationSettings(.signinsim(grace: 5, onReuse: .revokeFamily)))
         expected.accessToken = 30
         #expect(tenant.client("c.app")?.lifetimes == expected)
     }

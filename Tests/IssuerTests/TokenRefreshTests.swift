@@ -46,7 +46,7 @@ struct TokenRefreshTests {
     func withoutRotation(deployment: Deployment) async throws {
         var tenant = tokenTestTenant()
         let index = try #require(tenant.clients.firstIndex { $0.id == appClientID })
-        tenant.clients[index].rotatesRefreshTokens = false
+        tenant.clients[index].refreshRotation = RefreshRotationSettings(.none)
         try await withIssuer(deployment, tenant: tenant) { fixture in
             let token = try #require(try await fixture.signIn().refreshToken)
             for _ in 0..<3 {
@@ -79,13 +79,12 @@ struct TokenRefreshTests {
         }
     }
 
-    /// A tenant with `refresh_token_reuse: refuse` (as django-oauth-toolkit, django-oidc-provider
+    /// The `signinsim` profile with `on_reuse: refuse` (as django-oauth-toolkit, django-oidc-provider
     /// and django-allauth behave) refuses the rotated token but leaves the family alone: the
     /// newest token still works. Removing the policy check makes the newest token fail.
     @Test("refuse reuse keeps the family", arguments: Deployment.allCases)
     func refuseKeepsFamily(deployment: Deployment) async throws {
-        var tenant = tokenTestTenant()
-        tenant.refreshTokenReuse = .refuse
+        let tenant = tokenTestTenant(rotation: .signinsim(grace: 0, onReuse: .refuse))
         try await withIssuer(deployment, tenant: tenant) { fixture in
             let first = try #require(try await fixture.signIn().refreshToken)
             let secondResponse = try await fixture.refresh(first)
@@ -119,7 +118,9 @@ struct TokenRefreshTests {
     /// the earlier successor (whose response was lost) is revoked; past the grace it is a replay.
     @Test("reuse grace on", arguments: Deployment.allCases)
     func graceOn(deployment: Deployment) async throws {
-        try await withIssuer(deployment, tenant: tokenTestTenant(refreshReuseGrace: 10)) { fixture in
+        try await withIssuer(
+            deployment, tenant: tokenTestTenant(rotation: .signinsim(grace: 10, onReuse: .revokeFamily))
+        ) { fixture in
             let original = try #require(try await fixture.signIn().refreshToken)
             let lost = try #require(
                 TokenSet(body: try await fixture.refresh(original).jsonBody()).refreshToken)
@@ -138,7 +139,9 @@ struct TokenRefreshTests {
     /// The grace is measured from the first rotation and ends after the configured seconds.
     @Test("reuse grace expires", arguments: Deployment.allCases)
     func graceExpires(deployment: Deployment) async throws {
-        try await withIssuer(deployment, tenant: tokenTestTenant(refreshReuseGrace: 10)) { fixture in
+        try await withIssuer(
+            deployment, tenant: tokenTestTenant(rotation: .signinsim(grace: 10, onReuse: .revokeFamily))
+        ) { fixture in
             let original = try #require(try await fixture.signIn().refreshToken)
             let successor = try #require(
                 TokenSet(body: try await fixture.refresh(original).jsonBody()).refreshToken)

@@ -30,7 +30,8 @@ let partnerSigner: JWSSigner = {
 /// The default tenant plus a confidential web client, a client without token exchange, a
 /// client that must use DPoP, and an `.openIDProvider` connection.
 func tokenTestTenant(
-    requireDPoPNonce: Bool = false, refreshReuseGrace: Int64 = 0
+    requireDPoPNonce: Bool = false, rotation: RefreshRotation = .default,
+    concurrentRefresh: ConcurrentRefresh = .serialized
 ) -> Tenant {
     var tenant = Tenant.default
     tenant.clients.append(
@@ -50,7 +51,7 @@ func tokenTestTenant(
                 issuer: partnerIssuer, audience: partnerAudience,
                 keys: JWKSet(keys: [partnerSigner.publicJWK]))))
     tenant.requireDPoPNonce = requireDPoPNonce
-    tenant.lifetimes.refreshReuseGrace = refreshReuseGrace
+    tenant.refreshRotation = RefreshRotationSettings(rotation, concurrentRefresh: concurrentRefresh)
     return tenant
 }
 
