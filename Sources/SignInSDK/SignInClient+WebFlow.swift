@@ -185,7 +185,7 @@ extension SignInClient {
             accessToken: response.accessToken, tokenType: response.tokenType, idToken: idToken,
             refreshToken: response.refreshToken ?? previous?.refreshToken, expiresAt: expiresAt,
             scope: response.scope ?? previous?.scope ?? scopes.joined(separator: " "),
-            claims: decoded ?? JWTClaims())
+            claims: decoded ?? JWTClaims(), appleUserID: previous?.appleUserID)
     }
 
     /// An error response (RFC 6749 §4.1.2.1) as the app sees it, the issuer's code kept.
