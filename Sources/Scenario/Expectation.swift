@@ -36,9 +36,8 @@ public struct Expectation: Hashable, Sendable {
         /// The embedded issuer's verdict on every refresh token the device received:
         /// `revoked` (each one's family revoked), or `active` (the newest one still usable).
         case issuerRefreshTokens(String)
-        /// Apple's credential state for the phone's Apple ID and the app: `authorized`,
-        /// `revoked`, `notFound`.
-        case appleCredential(String, app: String?)
+        /// Apple's credential state for the phone's Apple ID and the app.
+        case appleCredential(AppleCredentialStateName, app: String?)
 
         public var needsEmbeddedIssuer: Bool {
             switch self {
