@@ -10,6 +10,24 @@ public enum AppleCredentialState: String, Sendable, Hashable, CaseIterable {
     case authorized
     /// The user never authorized the app, or stopped using Apple ID with it.
     case notFound
-    /// The app moved to another developer team (`AppleIDProvider.transferApp(bundleID:toTeam:)`).
+    /// The app moved to another developer team (`AppleIDProvider.transferApp(bundleID:toTeam:)`):
+    /// the state of the user id the app had under its old team.
     case transferred
+}
+
+/// How Apple ends an authorization from its side (`AppleIDProvider.endAuthorization`): the
+/// credential state the app reads afterwards.
+public enum AppleAuthorizationEnding: String, Sendable, Hashable, CaseIterable {
+    /// `revoked`: the app's server revoked the tokens, or Apple revoked the authorization.
+    case revoked
+    /// `notFound`: Apple no longer knows of a relationship between the user and the app.
+    case notFound
+
+    /// The credential state it leaves.
+    public var state: AppleCredentialState {
+        switch self {
+        case .revoked: .revoked
+        case .notFound: .notFound
+        }
+    }
 }

@@ -115,9 +115,39 @@ extension AppleIDProvider {
     /// The user stops using Apple ID with the app (Settings › Apple ID › Sign in with Apple):
     /// its tokens die, the credential state becomes `AppleConfiguration.stateAfterStopUsing`, and
     /// the next authorization is a first one again (name and email are returned).
-    public func stopUsingAppleID(email: String, bundleID: String) {
+    ///
+    /// - Returns: whether the account had authorized the app (an authorization ended), which is
+    ///   when Apple tells the app's running instances (`credentialRevokedNotification`).
+    @discardableResult
+    public func stopUsingAppleID(email: String, bundleID: String) -> Bool {
+        end(email: email, bundleID: bundleID, state: configuration.stateAfterStopUsing)
+    }
+
+    /// Apple ends the account's authorization of the app from its side, as when the app's server
+    /// revokes the user's tokens (`POST /auth/revoke`, which does the same by token) or the user
+    /// stops using Apple ID with the app on another device or on the web.
+    ///
+    /// Every token and pending code dies and the next authorization is a first one again (name
+    /// and email are shared again). `ending` is the state the app then reads with
+    /// `getCredentialState(forUserID:)`: Apple documents `revoked` as "the given user's
+    /// authorization has been revoked and they should be signed out" and `notFound` as "the user
+    /// hasn't established a relationship with Sign in with Apple".
+    ///
+    /// - Returns: whether the account had authorized the app (an authorization ended); an
+    ///   account that never did is left alone (its state stays `notFound`).
+    @discardableResult
+    public func endAuthorization(email: String, bundleID: String, as ending: AppleAuthorizationEnding) -> Bool
+    {
+        end(email: email, bundleID: bundleID, state: ending.state)
+    }
+
+    private func end(email: String, bundleID: String, state ending: AppleCredentialState) -> Bool {
         let key = AppAuthorizationKey(account: AppleIdentifiers.accountKey(email), bundleID: bundleID)
-        state.withLock { $0.end(key, state: configuration.stateAfterStopUsing) }
+        return state.withLock { state in
+            guard state.authorizations[key] != nil else { return false }
+            state.end(key, state: ending)
+            return true
+        }
     }
 
     /// The credential state of an account for an app: `notFound` if it never authorized it.
@@ -142,18 +172,29 @@ extension AppleIDProvider {
 
     /// Moves an app to another developer team (an App Store app transfer).
     ///
-    /// Kept simple: every authorized account's credential state becomes `transferred` and its
-    /// tokens die; the app's codes must then be redeemed with the new team's client secret. The
-    /// next authorization is not a first one (the user already consented): it returns the new
-    /// team's user id, no name and no email, and makes the state `authorized` again. Apple's
-    /// `transfer_sub` migration is not simulated.
-    public func transferApp(bundleID: String, toTeam teamID: String) {
+    /// User identifiers are team-scoped ("Transferring your apps and users to another team"),
+    /// so every authorized account's credential state becomes `transferred` for the user id it
+    /// had under the old team ("the app has been transferred to a different team, and you need
+    /// to migrate the user's identifier"), and its tokens die; the app's codes must then be
+    /// redeemed with the new team's client secret. The next authorization is not a first one
+    /// (the user already consented): it returns the new team's user id, no name and no email,
+    /// and makes the state `authorized` again. Apple's `transfer_sub` migration is not simulated.
+    ///
+    /// A "transfer" to the team the app already belongs to changes nothing.
+    ///
+    /// - Returns: how many authorizations became `transferred`.
+    @discardableResult
+    public func transferApp(bundleID: String, toTeam teamID: String) -> Int {
         state.withLock { state in
+            guard state.apps[bundleID] != teamID else { return 0 }
             state.apps[bundleID] = teamID
+            var moved = 0
             for (key, record) in state.authorizations
             where key.bundleID == bundleID && record.state == .authorized {
                 state.end(key, state: .transferred)
+                moved += 1
             }
+            return moved
         }
     }
 

@@ -106,6 +106,14 @@ struct StoryInference {
                             expectedErrors: nil),
                         name: "signInWithApple", entries: pendingApple + [index]))
                 pendingApple = []
+            case (.appleAuthorization, _) where Self.isCredentialStateCheck(exchange):
+                // The device asking Apple for the credential state: the app's `getCredentialState`.
+                flushRace()
+                events.append(
+                    Event(
+                        time: exchange.startedAtMilliseconds,
+                        action: .sdk(.getCredentialState(expected: nil), app: nil, expectedErrors: nil),
+                        name: "getCredentialState", entries: [index]))
             case (.appleAuthorization, _):
                 pendingApple.append(index)
             case (.userinfo, _) where entry.sender == .app:
@@ -190,6 +198,13 @@ struct StoryInference {
         story.notes = notes
         story.startingSession = startingSession
         return story
+    }
+
+    /// Whether an exchange with the simulated Apple is a credential-state question
+    /// (`GET …/_admin/credential-state`), not part of an authorization.
+    static func isCredentialStateCheck(_ exchange: RecordedExchange) -> Bool {
+        exchange.method == "GET"
+            && URLParts.path(of: exchange.url).hasSuffix("/_admin/credential-state")
     }
 
     /// The session an app holds when the capture begins, if it begins mid-session: a call

@@ -36,9 +36,8 @@ public struct Expectation: Hashable, Sendable {
         /// The embedded issuer's verdict on every refresh token the device received:
         /// `revoked` (each one's family revoked), or `active` (the newest one still usable).
         case issuerRefreshTokens(String)
-        /// Apple's credential state for the phone's Apple ID and the app: `authorized`,
-        /// `revoked`, `notFound`.
-        case appleCredential(String, app: String?)
+        /// Apple's credential state for the phone's Apple ID and the app.
+        case appleCredential(AppleCredentialStateName, app: String?)
         /// Whether the app's last sign-out has evidence that the issuer ended its session (the
         /// post-logout redirect with the `state` sent, RP-Initiated Logout 1.0 §3).
         case signedOutAtIssuer(Bool, app: String?)

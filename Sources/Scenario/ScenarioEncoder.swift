@@ -100,6 +100,11 @@ public enum ScenarioEncoder {
             return ["skew": .int(seconds)]
         case .appleRevokeConsent(let app):
             return named("appleRevokeConsent", appOnly(app))
+        case .appleCredential(let change, let app):
+            var arguments = appOnly(app)
+            arguments["state"] = .string(change.state.rawValue)
+            if case .transferred(let team?) = change { arguments["team"] = .string(team) }
+            return ["appleCredential": .object(arguments)]
         case .network(let change):
             return ["network": .object(network(change))]
         case .sdk(let call, let app, let errors):
@@ -159,6 +164,7 @@ public enum ScenarioEncoder {
         case .renewSession: "renewSession"
         case .signOut: "signOut"
         case .signInWithApple: "signInWithApple"
+        case .getCredentialState: "getCredentialState"
         case .userInfo: "userInfo"
         case .configure: "configure"
         }
@@ -203,6 +209,8 @@ public enum ScenarioEncoder {
             if cancel { arguments["cancel"] = true }
             if let scopes { arguments["scopes"] = .array(scopes.map(JSONValue.string)) }
             if let nonce { arguments["nonce"] = .string(nonce) }
+        case .getCredentialState(let expected):
+            if let expected { arguments["state"] = .string(expected.rawValue) }
         case .getSession, .renewSession, .userInfo, .configure:
             break
         }
@@ -303,7 +311,7 @@ public enum ScenarioEncoder {
             case .issuerRefreshTokens(let verdict):
                 members["issuer_refresh_tokens"] = .string(verdict)
             case .appleCredential(let state, let app):
-                members["apple_credential"] = .string(state)
+                members["apple_credential"] = .string(state.rawValue)
                 noteApp(app, &members)
             case .signedOutAtIssuer(let ended, let app):
                 members["signed_out_at_issuer"] = .bool(ended)

@@ -423,7 +423,7 @@ public enum ScenarioSchema {
                   "type": "object"
                 },
                 {
-                  "description": "The user stops using Apple ID with the app (embedded Apple).",
+                  "description": "The user stops using Apple ID with the app (embedded Apple); a running app is notified.",
                   "oneOf": [
                     {
                       "const": "appleRevokeConsent"
@@ -454,6 +454,40 @@ public enum ScenarioSchema {
                       "type": "object"
                     }
                   ]
+                },
+                {
+                  "additionalProperties": false,
+                  "description": "The credential state of the phone's Apple ID for the app changes at Apple (embedded Apple).",
+                  "properties": {
+                    "appleCredential": {
+                      "additionalProperties": false,
+                      "properties": {
+                        "app": {
+                          "type": "string"
+                        },
+                        "state": {
+                          "enum": [
+                            "authorized",
+                            "revoked",
+                            "notFound",
+                            "transferred"
+                          ]
+                        },
+                        "team": {
+                          "description": "With state transferred: the team the app moves to.",
+                          "type": "string"
+                        }
+                      },
+                      "required": [
+                        "state"
+                      ],
+                      "type": "object"
+                    }
+                  },
+                  "required": [
+                    "appleCredential"
+                  ],
+                  "type": "object"
                 },
                 {
                   "additionalProperties": false,
@@ -725,7 +759,8 @@ public enum ScenarioSchema {
                           "enum": [
                             "authorized",
                             "revoked",
-                            "notFound"
+                            "notFound",
+                            "transferred"
                           ]
                         },
                         "claims": {
@@ -1391,6 +1426,62 @@ public enum ScenarioSchema {
                       },
                       "required": [
                         "signInWithApple"
+                      ],
+                      "type": "object"
+                    }
+                  ]
+                },
+                {
+                  "oneOf": [
+                    {
+                      "const": "getCredentialState"
+                    },
+                    {
+                      "additionalProperties": false,
+                      "properties": {
+                        "getCredentialState": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "additionalProperties": false,
+                              "properties": {
+                                "app": {
+                                  "type": "string"
+                                },
+                                "error": {
+                                  "description": "The error code(s) allowed; none means success.",
+                                  "oneOf": [
+                                    {
+                                      "type": "string"
+                                    },
+                                    {
+                                      "items": {
+                                        "type": "string"
+                                      },
+                                      "minItems": 1,
+                                      "type": "array"
+                                    }
+                                  ]
+                                },
+                                "state": {
+                                  "description": "The credential state the call must return.",
+                                  "enum": [
+                                    "authorized",
+                                    "revoked",
+                                    "notFound",
+                                    "transferred"
+                                  ]
+                                }
+                              },
+                              "type": "object"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "getCredentialState"
                       ],
                       "type": "object"
                     }

@@ -32,9 +32,13 @@ public enum StepAction: Hashable, Sendable {
     case advance(seconds: Int64)
     /// Sets how far the device's clock is ahead of the world (negative: behind).
     case skew(seconds: Int64)
-    /// At Apple: the user stops using Apple ID with the app (Settings › Apple ID › Sign in
-    /// with Apple), so the app's credential state becomes revoked.
+    /// On the phone: the user stops using Apple ID with the app (Settings › Apple ID › Sign in
+    /// with Apple), so the app's credential state becomes `notFound` (the simulated Apple's
+    /// default answer after a stop), and a running app is sent the revocation notification.
     case appleRevokeConsent(app: String?)
+    /// At Apple: the credential state of the phone's Apple ID for the app changes from Apple's
+    /// side (what each change means: `AppleCredentialChange`).
+    case appleCredential(AppleCredentialChange, app: String?)
     /// A change to the device's network conditions.
     case network(NetworkChange)
     /// A call into the app's SDK; `expectedErrors` are the outcomes allowed: error codes, and
@@ -53,6 +57,40 @@ public enum StepAction: Hashable, Sendable {
     /// Waits (in real time, bounded) until a condition holds: how a `parallel` branch lets
     /// the other get to a point (its sheet up, its request sent) before acting.
     case wait(WaitCondition)
+}
+
+/// `ASAuthorizationAppleIDProvider.CredentialState`, as scenarios write it (Apple's case names).
+public enum AppleCredentialStateName: String, Hashable, Sendable, CaseIterable {
+    case authorized
+    case revoked
+    case notFound
+    case transferred
+}
+
+/// How an `appleCredential` step changes the credential state at Apple.
+public enum AppleCredentialChange: Hashable, Sendable {
+    /// The user authorizes the app with the phone's Apple ID somewhere else (another device, the
+    /// web): Apple counts it as authorized, and a first authorization shares the name there.
+    case authorized
+    /// Apple revokes the authorization (as when the app's server revokes the user's tokens):
+    /// a running app is sent the revocation notification.
+    case revoked
+    /// Apple no longer knows of the relationship (as when the user stops using Apple ID with the
+    /// app on another device or on the web): a running app is sent the revocation notification.
+    case notFound
+    /// The app moves to another developer team (nil: a team of the runner's choosing): the user
+    /// identifiers the app holds become `transferred`.
+    case transferred(team: String?)
+
+    /// The state the change leaves.
+    public var state: AppleCredentialStateName {
+        switch self {
+        case .authorized: .authorized
+        case .revoked: .revoked
+        case .notFound: .notFound
+        case .transferred: .transferred
+        }
+    }
 }
 
 /// What a `wait` step waits for.
@@ -132,6 +170,9 @@ public enum SDKCall: Hashable, Sendable {
     case renewSession
     case signOut(callEndSession: Bool)
     case signInWithApple(cancel: Bool, scopes: [String]?, nonce: String?)
+    /// `getCredentialState()`: Apple's state for the session's Apple user, which must be
+    /// `expected` when given.
+    case getCredentialState(expected: AppleCredentialStateName?)
     case userInfo
     /// `configure(options:)` again, as the app's launch does.
     case configure

@@ -12,12 +12,11 @@ struct StepDecoder {
 
     static let sdkSteps = [
         "configure", "signIn", "handleRedirect", "getSession", "getAccessToken", "renewSession", "signOut",
-        "signInWithApple", "userInfo",
+        "signInWithApple", "getCredentialState", "userInfo",
     ]
     static let otherSteps = [
-        "advance", "skew", "network", "appleAccount", "appleRevokeConsent", "issuer", "parallel", "runFlow",
-        "expect",
-        "wait",
+        "advance", "skew", "network", "appleAccount", "appleRevokeConsent", "appleCredential", "issuer",
+        "parallel", "runFlow", "expect", "wait",
     ]
     static var allSteps: [String] {
         AppAction.allCases.map(\.rawValue) + DeviceAction.allCases.map(\.rawValue) + sdkSteps + otherSteps
@@ -106,6 +105,14 @@ struct StepDecoder {
         case "appleRevokeConsent":
             let mapping = try optionalMapping(arguments, name, allowed: ["app"])
             return .appleRevokeConsent(app: try app(mapping, name))
+        case "appleCredential":
+            guard let arguments else {
+                throw reader.error(
+                    node, "appleCredential needs a state: authorized, revoked, notFound or transferred")
+            }
+            let mapping = try reader.mapping(arguments, name, allowed: ["state", "team", "app"])
+            return .appleCredential(
+                try appleCredentialChange(mapping, at: arguments), app: try app(mapping, name))
         case "network":
             guard let arguments else { throw reader.error(node, "network needs conditions") }
             return .network(try network(arguments))
@@ -141,6 +148,42 @@ struct StepDecoder {
         }
     }
 
+    /// `appleCredential: {state, team}`: `team` only with `transferred`.
+    private func appleCredentialChange(_ mapping: YAMLMapping, at node: YAMLNode) throws(ScenarioError)
+        -> AppleCredentialChange
+    {
+        guard let stateNode = mapping["state"] else {
+            throw reader.error(
+                node, "appleCredential needs a state: authorized, revoked, notFound or transferred")
+        }
+        let state = try appleCredentialState(stateNode, "appleCredential.state")
+        let team = try reader.optionalString(mapping, "team", "appleCredential")
+        if let teamNode = mapping["team"], state != .transferred {
+            throw reader.error(teamNode, "appleCredential.team goes with state: transferred")
+        }
+        if team?.isEmpty == true, let teamNode = mapping["team"] {
+            throw reader.error(teamNode, "appleCredential.team is empty")
+        }
+        switch state {
+        case .authorized: return .authorized
+        case .revoked: return .revoked
+        case .notFound: return .notFound
+        case .transferred: return .transferred(team: team)
+        }
+    }
+
+    /// One of Apple's credential state names.
+    private func appleCredentialState(_ node: YAMLNode, _ context: String) throws(ScenarioError)
+        -> AppleCredentialStateName
+    {
+        let name = try reader.string(node, context)
+        guard let state = AppleCredentialStateName(rawValue: name) else {
+            let names = AppleCredentialStateName.allCases.map(\.rawValue).joined(separator: ", ")
+            throw reader.error(node, "\(context) must be one of \(names), found \(name)")
+        }
+        return state
+    }
+
     private func optionalMapping(_ node: YAMLNode?, _ context: String, allowed: [String])
         throws(ScenarioError)
         -> YAMLMapping?
@@ -174,6 +217,7 @@ struct StepDecoder {
         case "getAccessToken": allowed = common + ["force"]
         case "signOut": allowed = common + ["end_session"]
         case "signInWithApple": allowed = common + ["cancel", "scopes", "nonce"]
+        case "getCredentialState": allowed = common + ["state"]
         default: allowed = common
         }
         var mapping: YAMLMapping?
@@ -231,6 +275,11 @@ struct StepDecoder {
                 scopes: scopes,
                 nonce: try mapping.flatMap { (m: YAMLMapping) throws(ScenarioError) in
                     try reader.optionalString(m, "nonce", name)
+                })
+        case "getCredentialState":
+            call = .getCredentialState(
+                expected: try mapping?["state"].map { (n: YAMLNode) throws(ScenarioError) in
+                    try appleCredentialState(n, "getCredentialState.state")
                 })
         case "userInfo": call = .userInfo
         default: call = .configure
@@ -572,12 +621,8 @@ struct StepDecoder {
                 }
                 kind = .issuerRefreshTokens(verdict)
             case "apple_credential":
-                let state = try reader.string(value, "expect.apple_credential")
-                guard ["authorized", "revoked", "notFound"].contains(state) else {
-                    throw reader.error(
-                        value, "expect.apple_credential must be authorized, revoked or notFound")
-                }
-                kind = .appleCredential(state, app: app)
+                kind = .appleCredential(
+                    try appleCredentialState(value, "expect.apple_credential"), app: app)
             case "app_phase":
                 kind = .appPhase(try reader.string(value, "expect.app_phase"), app: app)
             case "signed_out_at_issuer":

@@ -160,12 +160,14 @@ struct ExpectationChecker {
                 return "apple_credential needs the embedded Apple"
             }
             guard let account = world.phone.appleAccount else {
-                throw fail("no Apple ID is signed in on the phone", expected: state, actual: "no Apple ID")
+                throw fail(
+                    "no Apple ID is signed in on the phone", expected: state.rawValue, actual: "no Apple ID")
             }
             let actual = apple.credentialState(email: account.email, bundleID: world.app(app).bundleID)
                 .rawValue
-            guard actual == state else {
-                throw fail("Apple's credential state for \(account.email)", expected: state, actual: actual)
+            guard actual == state.rawValue else {
+                throw fail(
+                    "Apple's credential state for \(account.email)", expected: state.rawValue, actual: actual)
             }
         case .appPhase(let phase, let app):
             let actual = "\(world.app(app).state.phase)"

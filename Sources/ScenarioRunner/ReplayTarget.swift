@@ -5,12 +5,13 @@ public import SignInSDK
 /// and its Apple ID sheet are answered from the recording, the world's clock starts at the
 /// capture's first moment, and the issuer is the recorded one.
 ///
-/// In a replay the issuer's side is the capture, so steps that act on the issuer (`issuer:`,
-/// `appleRevokeConsent`) or on the network (`network:`, whose effect the capture already holds)
-/// are skipped, `issuer: {clock: …}` moves the world's clock as it did then, checks (`expect`)
-/// are skipped, and an SDK call's outcome is recorded without stopping the run, whatever the
-/// step expected: a replayed app with another profile may part ways with the recording, and
-/// the report says where.
+/// In a replay the issuer's side is the capture, so steps that act on the issuer (`issuer:`),
+/// at Apple (`appleRevokeConsent`, `appleCredential`) or on the network (`network:`, whose
+/// effect the capture already holds) are skipped, but for the app's side of a revocation: the
+/// device still posts Apple's revocation notification to the app. `issuer: {clock: …}` moves
+/// the world's clock as it did then, checks (`expect`) are skipped, and an SDK call's outcome
+/// is recorded without stopping the run, whatever the step expected: a replayed app with
+/// another profile may part ways with the recording, and the report says where.
 public struct ReplayTarget: Sendable {
     /// Answers the phone's requests, app and browser alike.
     public var network: any HTTPTransport

@@ -204,18 +204,16 @@ final class ScenarioExecution: Sendable {
             world.phone.device.clock.setSkew(seconds)
             return nil
         case .appleRevokeConsent(let id):
-            if world.replay != nil { throw StepSkip(reason: Self.replaySkipsIssuer) }
-            guard let apple = world.world.identity?.apple else {
-                throw StepSkip(reason: "needs the embedded issuer's simulated Apple")
+            let app = world.app(id)
+            if world.replay == nil {
+                let (apple, account) = try embeddedApple(step)
+                guard apple.stopUsingAppleID(email: account.email, bundleID: app.bundleID) else {
+                    return "\(account.email) had not authorized \(app.bundleID): nothing to stop"
+                }
             }
-            guard let account = world.phone.appleAccount else {
-                throw StepStop(
-                    failure: StepFailure(
-                        step: step.name, location: step.location,
-                        message: "no Apple ID is signed in on the phone"))
-            }
-            apple.stopUsingAppleID(email: account.email, bundleID: world.app(id).bundleID)
-            return nil
+            return await notifyRevocation(app)
+        case .appleCredential(let change, let id):
+            return try await appleCredential(change, app: world.app(id), step: step)
         case .network(let change):
             if world.replay != nil {
                 throw StepSkip(reason: "the capture holds what the network did to each request")
@@ -271,6 +269,73 @@ final class ScenarioExecution: Sendable {
     }
 
     static let replaySkipsIssuer = "in a replay the issuer's side is the capture"
+
+    /// The team an `appleCredential: {state: transferred}` step without `team` moves the app to.
+    static let transferTeam = "SIMTEAM002"
+
+    /// The embedded world's simulated Apple and the phone's Apple ID, for steps that act at
+    /// Apple: skipped without an embedded Apple, failed without an Apple ID.
+    private func embeddedApple(_ step: Step) throws -> (AppleIDProvider, AppleIDAccount) {
+        guard let apple = world.world.identity?.apple else {
+            throw StepSkip(reason: "needs the embedded issuer's simulated Apple")
+        }
+        guard let account = world.phone.appleAccount else {
+            throw StepStop(
+                failure: StepFailure(
+                    step: step.name, location: step.location, message: "no Apple ID is signed in on the phone"
+                ))
+        }
+        return (apple, account)
+    }
+
+    /// The device posts Apple's revocation notification to the app. In a replay too: Apple's
+    /// side is the capture, but what the notification does in the app is the app's.
+    private func notifyRevocation(_ app: SimulatedApp) async -> String {
+        let observed = await world.phone.postAppleCredentialRevoked(bundleID: app.bundleID)
+        return observed
+            ? "\(app.bundleID) was sent the revocation notification"
+            : "\(app.bundleID) is not running: the revocation notification reached no one"
+    }
+
+    /// An `appleCredential` step: the state changes at Apple, and a revocation is posted to the
+    /// app as the device does.
+    private func appleCredential(_ change: AppleCredentialChange, app: SimulatedApp, step: Step) async throws
+        -> String?
+    {
+        func stop(_ message: String) -> StepStop {
+            StepStop(failure: StepFailure(step: step.name, location: step.location, message: message))
+        }
+        if world.replay != nil {
+            switch change {
+            case .revoked, .notFound: return await notifyRevocation(app)
+            case .authorized, .transferred: throw StepSkip(reason: Self.replaySkipsIssuer)
+            }
+        }
+        let (apple, account) = try embeddedApple(step)
+        switch change {
+        case .authorized:
+            do {
+                _ = try apple.authorize(AppleAuthorizationRequest(account: account, bundleID: app.bundleID))
+            } catch {
+                throw stop("Apple refused the authorization: \(error.message)")
+            }
+            return "\(account.email) authorized \(app.bundleID) elsewhere"
+        case .revoked, .notFound:
+            let ending: AppleAuthorizationEnding = change == .revoked ? .revoked : .notFound
+            guard apple.endAuthorization(email: account.email, bundleID: app.bundleID, as: ending) else {
+                throw stop(
+                    "\(account.email) never authorized \(app.bundleID) with Apple: there is nothing to end")
+            }
+            return await notifyRevocation(app)
+        case .transferred(let team):
+            let target = team ?? Self.transferTeam
+            if let current = apple.team(ofApp: app.bundleID), current == target {
+                throw stop("\(app.bundleID) already belongs to team \(target); name another with team:")
+            }
+            let moved = apple.transferApp(bundleID: app.bundleID, toTeam: target)
+            return "\(app.bundleID) moved to team \(target): \(moved) user(s) transferred"
+        }
+    }
 
     /// Longest a `wait` step waits, in real time.
     static let waitLimit = Duration.seconds(10)
@@ -375,14 +440,14 @@ final class ScenarioExecution: Sendable {
     ) async throws -> String? {
         let app = world.app(id)
         let setup = world.setup(id)
-        let outcome: Result<String?, SignInError>
+        let outcome: Result<CallResult, SignInError>
         if let replay = world.replay {
             let callID = nextCall.withLock { id in
                 id += 1
                 return id
             }
             outcome = await ReplayCall.$current.withValue(callID) {
-                () async -> Result<String?, SignInError> in
+                () async -> Result<CallResult, SignInError> in
                 do throws(SignInError) {
                     return .success(try await invoke(call, app: app, setup: setup))
                 } catch {
@@ -408,9 +473,19 @@ final class ScenarioExecution: Sendable {
             // A replay records what the app did and goes on; the report compares it with the
             // recording.
             switch outcome {
-            case .success(let note): return note
+            case .success(let result): return result.note
             case .failure(let error): return "error \(error.code.rawValue): \(error.message)"
             }
+        }
+        if case .getCredentialState(let expected?) = call, case .success(let result) = outcome,
+            let state = result.appleState, state.rawValue != expected.rawValue
+        {
+            throw StepStop(
+                failure: StepFailure(
+                    step: step.name, location: step.location,
+                    message:
+                        "Apple's credential state is \(state.rawValue), but the scenario expects \(expected.rawValue)",
+                    expected: expected.rawValue, actual: state.rawValue))
         }
         let allowed = expectedErrors ?? ["none"]
         let actual = code ?? "none"
@@ -441,13 +516,19 @@ final class ScenarioExecution: Sendable {
             }
         }
         switch outcome {
-        case .success(let note): return note
+        case .success(let result): return result.note
         case .failure(let error): return "error \(error.code.rawValue), as expected: \(error.message)"
         }
     }
 
+    /// What an SDK call gave: a note for the report, and `getCredentialState`'s answer.
+    private struct CallResult {
+        var note: String?
+        var appleState: AppleIDCredentialState?
+    }
+
     private func invoke(_ call: SDKCall, app: SimulatedApp, setup: AppSetup) async throws(SignInError)
-        -> String?
+        -> CallResult
     {
         switch call {
         case .signIn(let user, let prompt, let scopes, let loginHint, let maxAge):
@@ -478,12 +559,12 @@ final class ScenarioExecution: Sendable {
             request.maxAge = maxAge
             let options = request
             let session = try await app.perform { try await $0.signIn(options: options) }
-            return session.subject.map { "signed in as \($0)" }
+            return CallResult(note: session.subject.map { "signed in as \($0)" })
         case .handleRedirect(let url):
             _ = try await app.perform { try await $0.handleRedirect(url: url) }
         case .getSession:
             let session = try await app.perform { try await $0.getSession() }
-            return session == nil ? "no session" : nil
+            return CallResult(note: session == nil ? "no session" : nil)
         case .getAccessToken(let force):
             _ = try await app.perform { try await $0.getAccessToken(forceRefresh: force) }
         case .renewSession:
@@ -492,10 +573,11 @@ final class ScenarioExecution: Sendable {
             let outcome = try await app.perform { try await $0.signOut(callEndSession: callEndSession) }
             signOuts.withLock { $0[app.bundleID] = outcome }
             switch outcome.endSession {
-            case .notRequested, .ended: return nil
+            case .notRequested, .ended: return CallResult(note: nil)
             case .unconfirmed(let why):
-                return "signed out locally; the issuer's sign-out is unconfirmed: \(why)"
-            case .failed(let why): return "signed out locally; the issuer's sign-out failed: \(why)"
+                return CallResult(note: "signed out locally; the issuer's sign-out is unconfirmed: \(why)")
+            case .failed(let why):
+                return CallResult(note: "signed out locally; the issuer's sign-out failed: \(why)")
             }
         case .signInWithApple(let cancel, let scopes, let nonce):
             app.cancelsAppleSheet = cancel
@@ -505,14 +587,19 @@ final class ScenarioExecution: Sendable {
             let session = try await app.perform {
                 try await $0.signInWithApple(scopes: appleScopes, nonce: nonce)
             }
-            return session.subject.map { "signed in as \($0)" }
+            return CallResult(note: session.subject.map { "signed in as \($0)" })
+        case .getCredentialState:
+            let state = try await app.perform { try await $0.getCredentialState() }
+            let note =
+                "Apple's credential state: \(state.rawValue)" + (state.endsSession ? "; signed out" : "")
+            return CallResult(note: note, appleState: state)
         case .userInfo:
             _ = try await app.perform { try await $0.userInfo() }
         case .configure:
             let options = app.configuration.options
             try await app.perform { try await $0.configure(options: options) }
         }
-        return nil
+        return CallResult()
     }
 }
 

@@ -4,6 +4,37 @@ public protocol AppleAuthorizationProvider: Sendable {
     /// claim (apps send the SHA-256 of a raw nonce, hex-encoded).
     func authorize(scopes: [AppleAuthorizationScope], nonce: String?) async throws(AppleAuthorizationFailure)
         -> AppleAuthorization
+
+    /// `getCredentialState(forUserID:completion:)`: the state of the authorization of this app by
+    /// the Apple ID whose user identifier (`ASAuthorizationAppleIDCredential.user`) is `userID`.
+    func credentialState(forUserID userID: String) async throws(AppleAuthorizationFailure)
+        -> AppleIDCredentialState
+
+    /// Observes `ASAuthorizationAppleIDProvider.credentialRevokedNotification`, which the system
+    /// posts to a running app when the user's credentials "have been revoked and they should be
+    /// signed out". `handler` runs once per notification for as long as the app's process lives;
+    /// a process that is not running is not told (it learns at its next launch, by asking
+    /// `credentialState(forUserID:)`).
+    func observeCredentialRevocation(_ handler: @escaping @Sendable () async -> Void)
+}
+
+/// `ASAuthorizationAppleIDProvider.CredentialState`: what Apple says of a user identifier for
+/// this app. Raw values are Apple's case names.
+public enum AppleIDCredentialState: String, Sendable, Hashable, CaseIterable {
+    /// "The user is authorized."
+    case authorized
+    /// "The given user's authorization has been revoked and they should be signed out."
+    case revoked
+    /// "The user hasn't established a relationship with Sign in with Apple": never authorized
+    /// the app, or stopped using Apple ID with it.
+    case notFound
+    /// "The app has been transferred to a different team, and you need to migrate the user's
+    /// identifier": the identifier belongs to the app's old developer team.
+    case transferred
+
+    /// Whether the app must sign the user out: `revoked`, and `notFound` for a user it had
+    /// signed in (Apple's sample app shows the sign-in screen again for both).
+    public var endsSession: Bool { self == .revoked || self == .notFound }
 }
 
 /// `ASAuthorization.Scope`.

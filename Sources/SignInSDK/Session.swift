@@ -14,10 +14,14 @@ public struct Session: Sendable, Hashable {
     public var scope: String?
     /// The ID token's claims, verified when the session was stored.
     public var claims: JWTClaims
+    /// The Apple user identifier (`ASAuthorizationAppleIDCredential.user`) of a session that
+    /// came from Sign in with Apple: what `getCredentialState()` asks Apple about. Nil for a
+    /// session from the web flow.
+    public var appleUserID: String?
 
     public init(
         accessToken: String, tokenType: String, idToken: String, refreshToken: String?, expiresAt: Int64,
-        scope: String?, claims: JWTClaims
+        scope: String?, claims: JWTClaims, appleUserID: String? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -26,6 +30,7 @@ public struct Session: Sendable, Hashable {
         self.expiresAt = expiresAt
         self.scope = scope
         self.claims = claims
+        self.appleUserID = appleUserID
     }
 
     public var subject: String? { claims.subject }
@@ -42,6 +47,7 @@ public struct Session: Sendable, Hashable {
         ]
         if let refreshToken { members["refresh_token"] = .string(refreshToken) }
         if let scope { members["scope"] = .string(scope) }
+        if let appleUserID { members["apple_user_id"] = .string(appleUserID) }
         return JSONValue.object(members).serialized()
     }
 
@@ -66,7 +72,8 @@ public struct Session: Sendable, Hashable {
             accessToken: accessToken, tokenType: object["token_type"]?.stringValue ?? "Bearer",
             idToken: idToken,
             refreshToken: object["refresh_token"]?.stringValue, expiresAt: expiresAt,
-            scope: object["scope"]?.stringValue, claims: claims)
+            scope: object["scope"]?.stringValue, claims: claims,
+            appleUserID: object["apple_user_id"]?.stringValue)
     }
 
     /// A summary for reports: subject, claims, expiry, scope and whether a refresh token is held

@@ -82,8 +82,10 @@ extension SignInClient {
             throw SignInError(.invalidTokenResponse, "the token exchange returned no id_token")
         }
         let claims = try await verifyIDToken(idToken, nonce: nil, accessToken: response.accessToken)
-        let session = makeSession(
+        var session = makeSession(
             response, idToken: idToken, previous: nil, claims: claims, scopes: options.scopes)
+        // Kept with the session: the user id is what `getCredentialState()` asks Apple about.
+        session.appleUserID = credential.user
         try store(session)
         try? environment.storage.delete(key: Self.appleNameKey)
         return session

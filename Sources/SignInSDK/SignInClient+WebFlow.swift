@@ -184,7 +184,7 @@ extension SignInClient {
             accessToken: response.accessToken, tokenType: response.tokenType, idToken: idToken,
             refreshToken: response.refreshToken ?? previous?.refreshToken, expiresAt: expiresAt,
             scope: response.scope ?? previous?.scope ?? scopes.joined(separator: " "),
-            claims: decoded ?? JWTClaims())
+            claims: decoded ?? JWTClaims(), appleUserID: previous?.appleUserID)
     }
 
     /// Whether the sheet (sign-in and sign-out alike) uses a fresh cookie jar: the app's choice,

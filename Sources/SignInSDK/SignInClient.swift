@@ -39,6 +39,8 @@ public actor SignInClient {
     var lastStoredForm: (bytes: [UInt8], session: Session)?
     var dpopSigner: JWSSigner?
     var dpopNonces: [String: String] = [:]
+    /// Whether this instance observes Apple's revocation notification (from the first configure).
+    var observesAppleRevocation = false
     /// Every request the SDK made, in order, by endpoint name: for expectations and reports.
     public private(set) var requestLog: [String] = []
 
@@ -50,6 +52,10 @@ public actor SignInClient {
 
     /// Configures the issuer and client, reads discovery, and clears keychain items a previous
     /// installation left behind (a fresh install has no marker in the app's preferences).
+    ///
+    /// The first configure of an instance also starts observing Apple's
+    /// `credentialRevokedNotification` through the Apple port, as Apple asks apps to do at
+    /// launch: a revocation signs the Apple user out (`handleAppleCredentialRevoked()`).
     public func configure(options: SignInOptions) async throws(SignInError) {
         guard URLParts(options.issuer).map({ $0.scheme == "https" || $0.scheme == "http" }) == true else {
             throw SignInError(.invalidConfiguration, "the issuer \"\(options.issuer)\" is not an http(s) URL")
@@ -64,6 +70,7 @@ public actor SignInClient {
         self.options = options
         metadata = nil
         keys = nil
+        observeAppleRevocation()
         try clearPreviousInstallation(profile: options.profile)
         _ = try await providerMetadata()
     }

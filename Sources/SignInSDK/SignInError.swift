@@ -49,8 +49,12 @@ public struct SignInError: Error, Hashable, Sendable, CustomStringConvertible {
         case sessionExpired = "session_expired"
         /// Storage failed (for instance the keychain is locked, errSecInteractionNotAllowed).
         case storage = "storage"
-        /// Native Sign in with Apple failed on the device.
+        /// Native Sign in with Apple failed on the device, or Apple could not say what state a
+        /// user's credential is in.
         case appleAuthorizationFailed = "apple_authorization_failed"
+        /// A session is stored, but it did not come from Sign in with Apple: there is no Apple
+        /// user identifier to ask Apple about.
+        case noAppleUser = "no_apple_user"
     }
 
     public let code: Code

@@ -3,12 +3,13 @@ public import HTTPCore
 import JSON
 public import SignInSDK
 
-/// The Apple ID signed in on a simulated device, and native authorization with it.
+/// The Apple ID signed in on a simulated device, and native authorization with it: what the
+/// SDK's Apple port (`AppleAuthorizationForwarder`) hands `authorize` to.
 ///
 /// Talks to a simulated Apple's `POST /_admin/authorize` (the hosted one under `/apple`, or any
 /// `signinsim serve`), which plays the part of the system sheet and Apple's servers: it remembers
 /// which apps the account authorized, so the name comes only the first time.
-public struct DeviceAppleAccount: AppleAuthorizationProvider {
+public struct DeviceAppleAccount: Sendable {
     public var account: AppleIDAccount
     public var bundleID: String
     /// The simulated Apple's base URL.
@@ -64,5 +65,36 @@ public struct DeviceAppleAccount: AppleAuthorizationProvider {
             user: user, identityToken: token, authorizationCode: code,
             givenName: json["full_name"]?["given_name"]?.stringValue,
             familyName: json["full_name"]?["family_name"]?.stringValue, email: json["email"]?.stringValue)
+    }
+}
+
+/// `getCredentialState(forUserID:)` as a simulated device answers it: Apple's state of the user
+/// identifier for the app, read from a simulated Apple's `GET /_admin/credential-state`.
+struct DeviceAppleCredentialCheck: Sendable {
+    var bundleID: String
+    /// The simulated Apple's base URL.
+    var appleURL: String
+    let transport: any HTTPTransport
+
+    func state(forUserID userID: String) async throws(AppleAuthorizationFailure) -> AppleIDCredentialState {
+        let query: FormParameters = ["user_id": userID, "bundle_id": bundleID]
+        let url = FormURLEncoding.appendingQuery(
+            query, to: appleURL + AppleIDProvider.Path.adminCredentialState)
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(HTTPRequest(url: url))
+        } catch {
+            throw AppleAuthorizationFailure(.failed, "Apple could not be reached: \(error)")
+        }
+        let json = try? response.jsonBody()
+        guard response.status == 200, let name = json?["state"]?.stringValue else {
+            let reason = json?["error_description"]?.stringValue ?? "status \(response.status)"
+            throw AppleAuthorizationFailure(.failed, "Apple did not tell the credential state: \(reason)")
+        }
+        guard let state = AppleIDCredentialState(rawValue: name) else {
+            throw AppleAuthorizationFailure(
+                .failed, "Apple answered an unknown credential state \(name.prefix(32))")
+        }
+        return state
     }
 }

@@ -32,6 +32,8 @@ public final class SimulatedApp: Sendable {
         var nextOperation: UInt64 = 0
         var configureError: SignInError?
         var presentationWaits = 0
+        /// The process's observers of Apple's `credentialRevokedNotification`.
+        var appleRevocationObservers: [@Sendable () async -> Void] = []
     }
 
     init(configuration: AppConfiguration, phone: SimulatedPhone) {
@@ -141,6 +143,7 @@ public final class SimulatedApp: Sendable {
                 runtime.client = nil
                 runtime.operations = [:]
                 runtime.activeSession = nil
+                runtime.appleRevocationObservers = []
             }
             return (Array(runtime.operations.values), runtime.activeSession)
         }
@@ -211,6 +214,27 @@ public final class SimulatedApp: Sendable {
             throw SignInError(.transport, "the app was terminated before the call finished: \(error.message)")
         }
         return try result.get()
+    }
+
+    /// Registers an observer of Apple's revocation notification for the running process.
+    func observeAppleRevocation(_ handler: @escaping @Sendable () async -> Void) {
+        runtime.withLock { runtime in
+            guard runtime.client != nil else { return }
+            runtime.appleRevocationObservers.append(handler)
+        }
+    }
+
+    /// Runs the process's observers of the revocation notification, as the app's code (a
+    /// terminate abandons them).
+    ///
+    /// - Returns: whether a running process observed it.
+    func deliverAppleCredentialRevoked() async -> Bool {
+        let observers = runtime.withLock { $0.appleRevocationObservers }
+        guard !observers.isEmpty else { return false }
+        for observer in observers {
+            try? await perform { _ in await observer() }
+        }
+        return true
     }
 
     /// Whether the app's credentials are in the keychain, read without the app running (nil
@@ -317,7 +341,9 @@ struct DeviceWebAuthenticationAgent: WebAuthenticationUserAgent {
     func cancelActiveSession() { app.cancelSheet() }
 }
 
-/// The SDK's Apple port on a simulated device: the device's Apple ID, looked up at each call.
+/// The SDK's Apple port on a simulated device: the device's Apple ID, looked up at each call,
+/// the device's answer to credential-state questions, and the notifications the device posts
+/// to the app's process.
 struct AppleAuthorizationForwarder: AppleAuthorizationProvider {
     unowned let app: SimulatedApp
 
@@ -328,5 +354,18 @@ struct AppleAuthorizationForwarder: AppleAuthorizationProvider {
             let authorizer = app.phone.appleAuthorizer(bundleID: app.bundleID, cancels: app.cancelsAppleSheet)
         else { throw AppleAuthorizationFailure(.failed, "no Apple ID is signed in on this device") }
         return try await authorizer.authorize(scopes: scopes, nonce: nonce)
+    }
+
+    func credentialState(forUserID userID: String) async throws(AppleAuthorizationFailure)
+        -> AppleIDCredentialState
+    {
+        guard let check = app.phone.appleCredentialCheck(bundleID: app.bundleID) else {
+            throw AppleAuthorizationFailure(.failed, "this device has no Apple to ask")
+        }
+        return try await check.state(forUserID: userID)
+    }
+
+    func observeCredentialRevocation(_ handler: @escaping @Sendable () async -> Void) {
+        app.observeAppleRevocation(handler)
     }
 }

@@ -76,6 +76,26 @@ public final class SimulatedPhone: Sendable {
             cancels: cancels)
     }
 
+    /// `getCredentialState(forUserID:)` for `bundleID`, as this device asks Apple. Nil when the
+    /// phone has no Apple to ask.
+    func appleCredentialCheck(bundleID: String) -> DeviceAppleCredentialCheck? {
+        guard let appleURL else { return nil }
+        return DeviceAppleCredentialCheck(bundleID: bundleID, appleURL: appleURL, transport: appleTransport)
+    }
+
+    /// Posts `ASAuthorizationAppleIDProvider.credentialRevokedNotification` to the app, as the
+    /// system does when the credentials of the phone's Apple ID for the app have been revoked:
+    /// the user stopped using Apple ID with it, or Apple revoked the authorization. Only a
+    /// running process that observes it is told (its observers run to the end before this
+    /// returns); an app that is not running learns at its next launch, if it asks.
+    ///
+    /// - Returns: whether a running process observed the notification.
+    @discardableResult
+    public func postAppleCredentialRevoked(bundleID: String) async -> Bool {
+        guard let app = app(bundleID) else { return false }
+        return await app.deliverAppleCredentialRevoked()
+    }
+
     /// Reboots the device: every app is terminated (requests in flight abandoned), the
     /// keychain is locked until the first unlock.
     public func reboot() throws(DeviceError) {

@@ -281,4 +281,66 @@ struct NativeAuthorizationTests {
         #expect(after.fullName == nil)
         #expect(provider.credentialState(email: "alice@example.com", bundleID: appA) == .authorized)
     }
+
+    /// The user id the app holds from before a transfer reads `transferred` (the app must migrate
+    /// it); the new team's id is unknown until the user authorizes again, and then the old one
+    /// is unknown. A transfer counts the authorizations it moved.
+    @Test("the old user id after a transfer")
+    func transferredUserID() throws {
+        let (provider, _) = makeProvider()
+        let account = AppleIDAccount(email: "alice@example.com")
+        let before = try provider.authorize(.init(account: account, bundleID: appA, teamID: teamA))
+        _ = try provider.authorize(
+            .init(account: AppleIDAccount(email: "bob@example.com"), bundleID: appA, teamID: teamA))
+        #expect(provider.transferApp(bundleID: appA, toTeam: teamB) == 2)
+        #expect(provider.credentialState(forUserID: before.user, bundleID: appA) == .transferred)
+        let after = try provider.authorize(.init(account: account, bundleID: appA))
+        #expect(provider.credentialState(forUserID: after.user, bundleID: appA) == .authorized)
+        #expect(provider.credentialState(forUserID: before.user, bundleID: appA) == .notFound)
+    }
+
+    /// Moving an app to the team it belongs to is no transfer: its users stay authorized.
+    @Test("transfer to the same team")
+    func transferToTheSameTeam() throws {
+        let (provider, _) = makeProvider()
+        let credential = try provider.authorize(
+            .init(account: AppleIDAccount(email: "alice@example.com"), bundleID: appA, teamID: teamA))
+        #expect(provider.transferApp(bundleID: appA, toTeam: teamA) == 0)
+        #expect(provider.credentialState(forUserID: credential.user, bundleID: appA) == .authorized)
+    }
+
+    /// Apple ends an authorization from its side with the state asked for: the next
+    /// authorization is a first one again (the name comes back), and the account's other apps
+    /// are untouched.
+    @Test("Apple ends an authorization", arguments: AppleAuthorizationEnding.allCases)
+    func endAuthorization(ending: AppleAuthorizationEnding) throws {
+        let (provider, _) = makeProvider()
+        let account = AppleIDAccount(email: "alice@example.com", givenName: "Alice")
+        let credential = try provider.authorize(.init(account: account, bundleID: appA, teamID: teamA))
+        _ = try provider.authorize(.init(account: account, bundleID: appB, teamID: teamA))
+        #expect(provider.endAuthorization(email: "Alice@example.com", bundleID: appA, as: ending))
+        #expect(provider.credentialState(email: "alice@example.com", bundleID: appA) == ending.state)
+        #expect(provider.credentialState(forUserID: credential.user, bundleID: appA) == ending.state)
+        #expect(provider.credentialState(email: "alice@example.com", bundleID: appB) == .authorized)
+        #expect(
+            try provider.authorize(.init(account: account, bundleID: appA)).fullName?.givenName == "Alice")
+    }
+
+    /// An account that never authorized the app has nothing to end: the call says so, and the
+    /// state stays `notFound`. Stopping to use Apple ID says the same.
+    @Test("nothing to end")
+    func nothingToEnd() throws {
+        let (provider, _) = makeProvider()
+        #expect(!provider.endAuthorization(email: "alice@example.com", bundleID: appA, as: .revoked))
+        #expect(!provider.stopUsingAppleID(email: "alice@example.com", bundleID: appA))
+        #expect(provider.credentialState(email: "alice@example.com", bundleID: appA) == .notFound)
+        _ = try provider.authorize(.init(account: AppleIDAccount(email: "alice@example.com"), bundleID: appA))
+        #expect(provider.stopUsingAppleID(email: "alice@example.com", bundleID: appA))
+    }
+
+    /// The ending's state.
+    @Test("endings and their states")
+    func endingStates() {
+        #expect(AppleAuthorizationEnding.allCases.map(\.state) == [.revoked, .notFound])
+    }
 }

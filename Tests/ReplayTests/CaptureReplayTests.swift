@@ -115,6 +115,27 @@ enum ReplayCaptures {
 
     }
 
+    /// The device asking Apple for the credential state is the app's `getCredentialState`, not
+    /// part of a Sign in with Apple, when the story is read from the traffic.
+    @Test("a credential-state question read from the traffic is the app's getCredentialState")
+    func credentialStateInferred() async throws {
+        let capture = try await ReplayCaptures.recorded(
+            """
+            name: check
+            device:
+              apple_account: {email: kim@example.com, given_name: Kim}
+            steps:
+              - launch
+              - signInWithApple
+              - getCredentialState: {state: authorized}
+            """)
+        let report = try await CaptureReplay.run(capture, options: ReplayCaptures.options(infers: true))
+        #expect(report.story == "read from the traffic")
+        #expect(
+            report.steps.map(\.name) == ["launch", "signInWithApple", "getCredentialState"], "\(report.text)")
+        #expect(report.matches, "\(report.text)")
+    }
+
     @Test("a tampered state is refused by the replayed app as it was by the recorded one")
     func tamperedState() async throws {
         let report = try await CaptureReplay.run(try ReplayCaptures.load("tampered-state"))

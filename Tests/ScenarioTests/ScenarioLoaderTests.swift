@@ -294,6 +294,81 @@ import Testing
         try Data([0x6e, 0x61, 0x6d, 0x65, 0x3a, 0x20, 0xff, 0xfe]).write(to: binary)
         #expect(throws: ScenarioError.self) { try ScenarioLoader.load(path: binary.path) }
     }
+
+    /// The Sign in with Apple lifecycle: `appleCredential` takes one of Apple's four states
+    /// (`team` only with `transferred`), `getCredentialState` the state it must return, and
+    /// `expect: {apple_credential}` all four states.
+    @Test("Apple credential steps and checks")
+    func appleCredentialSteps() throws {
+        let scenario = try parse(
+            """
+            name: apple
+            steps:
+              - appleCredential: {state: authorized}
+              - appleCredential: {state: revoked, app: com.example.app}
+              - appleCredential: {state: notFound}
+              - appleCredential: {state: transferred}
+              - appleCredential: {state: transferred, team: TEAM000002}
+              - getCredentialState
+              - getCredentialState: {state: transferred, error: [none, no_session]}
+              - expect: {apple_credential: transferred}
+            """)
+        #expect(
+            scenario.steps.map(\.action) == [
+                .appleCredential(.authorized, app: nil), .appleCredential(.revoked, app: "com.example.app"),
+                .appleCredential(.notFound, app: nil), .appleCredential(.transferred(team: nil), app: nil),
+                .appleCredential(.transferred(team: "TEAM000002"), app: nil),
+                .sdk(.getCredentialState(expected: nil), app: nil, expectedErrors: nil),
+                .sdk(
+                    .getCredentialState(expected: .transferred), app: nil,
+                    expectedErrors: ["none", "no_session"]),
+            ] + [scenario.steps[7].action])
+        guard case .expect(let checks) = scenario.steps[7].action else {
+            Issue.record("step 8 is \(scenario.steps[7].action)")
+            return
+        }
+        #expect(checks.map(\.kind) == [.appleCredential(.transferred, app: nil)])
+        #expect(
+            [AppleCredentialChange.authorized, .revoked, .notFound, .transferred(team: "T")].map(\.state)
+                == AppleCredentialStateName.allCases)
+        // Written back and read again, the steps are the same (a team only when one was named).
+        let yaml = ScenarioYAML.render(ScenarioEncoder.document(scenario))
+        #expect(!yaml.contains("team: null"))
+        let read = try ScenarioLoader.parse(Array(yaml.utf8), file: "s.yaml", substitutes: false)
+        #expect(read.steps.dropLast().map(\.action) == scenario.steps.dropLast().map(\.action))
+    }
+
+    @Test(
+        "Apple credential refusals",
+        arguments: [
+            ("name: x\nsteps:\n  - appleCredential", 3, 5, "needs a state"),
+            ("name: x\nsteps:\n  - appleCredential: {team: T}", 3, 22, "needs a state"),
+            (
+                "name: x\nsteps:\n  - appleCredential: {state: gone}", 3, 30,
+                "must be one of authorized, revoked"
+            ),
+            (
+                "name: x\nsteps:\n  - appleCredential: {state: revoked, team: T}", 3, 45,
+                "goes with state: transferred"
+            ),
+            ("name: x\nsteps:\n  - appleCredential: {state: transferred, team: ''}", 3, 49, "team is empty"),
+            (
+                "name: x\nsteps:\n  - getCredentialState: {state: Revoked}", 3, 33,
+                "getCredentialState.state must be"
+            ),
+            (
+                "name: x\nsteps:\n  - expect: {apple_credential: gone}", 3, 32,
+                "expect.apple_credential must be"
+            ),
+        ])
+    func appleCredentialRefusals(text: String, line: Int, column: Int, fragment: String) {
+        guard let error = error(text) else {
+            Issue.record("accepted: \(text)")
+            return
+        }
+        #expect((error.location.line, error.location.column) == (line, column), "\(error)")
+        #expect(error.message.contains(fragment), "\(error)")
+    }
 }
 
 /// The schema editors use stays the one the CLI prints, and names every step and check.
@@ -325,11 +400,13 @@ import Testing
             "parallel",
             "runFlow", "expect", "configure", "signIn", "handleRedirect", "getSession", "getAccessToken",
             "renewSession", "signOut", "signInWithApple", "userInfo", "wait", "skew", "appleRevokeConsent",
+            "appleCredential", "getCredentialState",
         ]
         #expect(names == Set(known))
         // Each of these parses, so the list above is the loader's.
         let needArguments = [
             "advance", "network", "issuer", "parallel", "runFlow", "expect", "handleRedirect", "wait", "skew",
+            "appleCredential",
         ]
         for name in known where !needArguments.contains(name) {
             #expect(throws: Never.self) {

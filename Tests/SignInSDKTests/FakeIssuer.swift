@@ -271,8 +271,35 @@ final class FakeIssuer: Sendable {
 final class FakeApple: AppleAuthorizationProvider {
     let issuer: FakeIssuer
     let authorizations = Mutex(0)
+    /// What `credentialState(forUserID:)` answers (a failure when nil), and the user ids asked.
+    let credentialStates = Mutex<AppleIDCredentialState?>(.authorized)
+    let askedUserIDs = Mutex<[String]>([])
+    /// The observers of the revocation notification registered so far.
+    let revocationObservers = Mutex<[@Sendable () async -> Void]>([])
+    /// Runs while Apple is asked for a credential state, before it answers.
+    let whileAsked = Mutex<(@Sendable () async -> Void)?>(nil)
 
     init(issuer: FakeIssuer) { self.issuer = issuer }
+
+    func credentialState(forUserID userID: String) async throws(AppleAuthorizationFailure)
+        -> AppleIDCredentialState
+    {
+        askedUserIDs.withLock { $0.append(userID) }
+        if let meanwhile = whileAsked.withLock({ $0 }) { await meanwhile() }
+        guard let state = credentialStates.withLock({ $0 }) else {
+            throw AppleAuthorizationFailure(.failed, "Apple could not be reached")
+        }
+        return state
+    }
+
+    func observeCredentialRevocation(_ handler: @escaping @Sendable () async -> Void) {
+        revocationObservers.withLock { $0.append(handler) }
+    }
+
+    /// Posts the revocation notification to every observer, as the system does.
+    func postRevocation() async {
+        for observer in revocationObservers.withLock({ $0 }) { await observer() }
+    }
 
     func authorize(scopes: [AppleAuthorizationScope], nonce: String?) async throws(AppleAuthorizationFailure)
         -> AppleAuthorization
@@ -381,6 +408,7 @@ enum LogoutState: Sendable {
 struct SDKHarness {
     let issuer: FakeIssuer
     let agent: FakeUserAgent
+    let apple: FakeApple
     let storage: InMemoryTokenStorage
     let preferences: InMemoryAppPreferences
     let client: SignInClient
@@ -394,13 +422,15 @@ struct SDKHarness {
     ) {
         self.issuer = issuer
         self.agent = FakeUserAgent(issuer: issuer)
+        let apple = FakeApple(issuer: issuer)
+        self.apple = apple
         self.storage = storage
         self.preferences = preferences
         client = SignInClient(
             environment: SignInEnvironment(
                 transport: transport ?? issuer.transport, storage: storage, preferences: preferences,
                 clock: clock ?? issuer.clock, random: SeededRandom(seed: 1), webAuthentication: agent,
-                appleAuthorization: FakeApple(issuer: issuer)))
+                appleAuthorization: apple))
         self.profile = profile
         self.prefersEphemeralSession = prefersEphemeralSession
         self.postLogoutRedirectURI = postLogoutRedirectURI
