@@ -11,7 +11,8 @@ import Scenario
 ///
 /// - The tenant: each client (its redirect URIs, secret, whether it rotates refresh tokens),
 ///   each user who typed a password that was accepted (with the claims the issuer gave), the
-///   signing algorithm, token lifetimes, the reuse grace, what a rotated refresh token
+///   signing algorithm, token lifetimes (access tokens' from `expires_in`, ID tokens' from
+///   `exp` − `iat`), the reuse grace, what a rotated refresh token
 ///   presented again does (`refresh_token_reuse`), whether DPoP proofs need a server nonce.
 /// - Faults: ID tokens that a relying party must refuse become the RP conformance fault that
 ///   makes them (a wrong `iss`, `aud`, `nonce`, `at_hash`, a bad or missing signature, a key
@@ -103,6 +104,18 @@ struct IssuerBehaviour {
                 let expiresIn = body["expires_in"]?.int64Value
             else { continue }
             if expiresIn != 3600, expiresIn > 0 { lifetimes["access_token"] = .int(expiresIn) }
+            break
+        }
+        // The ID tokens' lifetime, `exp` − `iat` of the first one, when it is not the default:
+        // how long they live decides whether a device with a skewed clock accepts them.
+        for index in analysis.timeline where analysis.entries[index].role == .token {
+            guard exchanges[index].status == 200, let token = ReplayKeys.idToken(in: exchanges[index]),
+                let claims = try? JWS.parse(token).payloadObject(), let issuedAt = claims["iat"]?.int64Value,
+                let expiry = claims["exp"]?.int64Value, expiry > issuedAt
+            else { continue }
+            if expiry - issuedAt != TokenLifetimes().idToken {
+                lifetimes["id_token"] = .int(expiry - issuedAt)
+            }
             break
         }
         let reuse = refreshReuse()

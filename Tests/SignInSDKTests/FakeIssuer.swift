@@ -364,7 +364,7 @@ struct SDKHarness {
         storage: InMemoryTokenStorage = InMemoryTokenStorage(),
         preferences: InMemoryAppPreferences = InMemoryAppPreferences(),
         transport: (any HTTPTransport)? = nil, clock: (any WallClock)? = nil,
-        postLogoutRedirectURI: String? = nil
+        postLogoutRedirectURI: String? = nil, leeway: Int64? = nil
     ) {
         self.issuer = issuer
         self.agent = FakeUserAgent(issuer: issuer)
@@ -377,15 +377,17 @@ struct SDKHarness {
                 appleAuthorization: FakeApple(issuer: issuer)))
         self.profile = profile
         self.postLogoutRedirectURI = postLogoutRedirectURI
+        self.leeway = leeway
     }
 
     let profile: BehaviorProfile
     let postLogoutRedirectURI: String?
+    let leeway: Int64?
 
     var options: SignInOptions {
         SignInOptions(
             issuer: issuer.issuer, clientID: "com.example.app",
-            redirectURI: "com.example.app://auth/callback",
+            redirectURI: "com.example.app://auth/callback", leeway: leeway,
             profile: profile, postLogoutRedirectURI: postLogoutRedirectURI)
     }
 
