@@ -67,6 +67,12 @@ extension Issuer {
     /// Stateless checks (shape, key, signature, `htm`, `htu`, `iat`, `ath`) run first, outside
     /// the lock; then, in one lock, the server nonce (when the tenant requires one) and the `jti`
     /// replay check, so that a proof refused for its nonce does not use up its `jti`.
+    ///
+    /// The proof's age: without nonces, its `iat` must be within `dpop_proof_window` of the
+    /// issuer's time. A tenant that requires nonces judges the age by the nonce instead, which
+    /// holds the issuer's time (§4.3 check 11, §11.1: "the same result even in the face of
+    /// arbitrarily large clock skews"): an accepted nonce is at most three nonce lifetimes old,
+    /// and `iat` is not compared, so that a phone whose clock is off can still sign in.
     /// - Throws: 400 `invalid_dpop_proof` or `use_dpop_nonce` (with a fresh `DPoP-Nonce`).
     func verifyDPoPProof(_ request: HTTPRequest, endpoint: DPoPEndpoint, now: Int64) throws(OAuthError)
         -> DPoPProof?
@@ -80,11 +86,13 @@ extension Issuer {
         let proof = try DPoPProof.parse(fields[0])
         var accessToken: String?
         if case .resource(let token) = endpoint { accessToken = token }
-        let window = tenant.lifetimes.dpopProofWindow
+        let requireNonce = tenant.requireDPoPNonce
         try proof.check(
             method: request.method.rawValue, urls: [request.urlWithoutQuery, url(request.path)], now: now,
-            window: window, accessToken: accessToken)
-        let requireNonce = tenant.requireDPoPNonce
+            window: requireNonce ? nil : tenant.lifetimes.dpopProofWindow, accessToken: accessToken)
+        // How long a proof stays acceptable: the window either side of `iat`, or the age of the
+        // oldest nonce accepted; the replay cache keeps ids for at least twice that.
+        let window = requireNonce ? 3 * Issuer.dpopNonceLifetime : tenant.lifetimes.dpopProofWindow
         let outcome = state.withLock { state -> Result<Void, OAuthError> in
             if requireNonce {
                 let current = currentDPoPNonce(now: now, in: &state)
@@ -112,11 +120,18 @@ extension Issuer {
     }
 
     /// The nonce clients must put in their next proof, rotated every `dpopNonceLifetime`
-    /// seconds of issuer time; the previous one is still accepted.
+    /// seconds of issuer time; the previous one is still accepted until the current one is a
+    /// lifetime old. Nonces are rotated as requests come, so after a quiet spell of two
+    /// lifetimes or more both are forgotten: a nonce stands for the issuer's time, and an
+    /// accepted one is never more than three lifetimes old.
     func currentDPoPNonce(now: Int64, in state: inout IssuerState) -> String {
         if state.dpopNonces.isEmpty || now - state.dpopNonceIssuedAt >= Issuer.dpopNonceLifetime
             || now < state.dpopNonceIssuedAt
         {
+            if now - state.dpopNonceIssuedAt >= 2 * Issuer.dpopNonceLifetime || now < state.dpopNonceIssuedAt
+            {
+                state.dpopNonces.removeAll()
+            }
             state.dpopNonces.insert(randomValue(byteCount: 16), at: 0)
             if state.dpopNonces.count > 2 { state.dpopNonces.removeLast(state.dpopNonces.count - 2) }
             state.dpopNonceIssuedAt = now

@@ -80,6 +80,7 @@ public final class Issuer: Sendable {
     public func respondImmediately(to request: HTTPRequest) -> ImmediateAnswer {
         let started = ContinuousClock.now
         @Sendable func logged(_ response: HTTPResponse) -> HTTPResponse {
+            let response = dated(response)
             log(request, response: response, started: started)
             return response
         }
@@ -163,6 +164,17 @@ public final class Issuer: Sendable {
             return .failure(error)
         }
         return .success(endpoint)
+    }
+
+    /// The answer with a `Date` header of the issuer's own clock: an origin server with a clock
+    /// must send one on every 2xx, 3xx and 4xx answer, and may on the others (RFC 9110 §6.6.1).
+    /// It is how a client learns the server's time, for instance to stamp DPoP proofs that
+    /// were refused for the device's skew (RFC 9449 §11.1). An endpoint's own `Date` is kept.
+    private func dated(_ response: HTTPResponse) -> HTTPResponse {
+        guard !response.dropsConnection, !response.headers.contains("Date") else { return response }
+        var response = response
+        response.headers.add(name: "Date", value: HTTPDate.format(clock.now()))
+        return response
     }
 
     private func log(_ request: HTTPRequest, response: HTTPResponse, started: ContinuousClock.Instant) {

@@ -27,6 +27,8 @@ public struct JOSEError: Error, Hashable, Sendable, CustomStringConvertible {
         case expired = "expired"
         case notYetValid = "not_yet_valid"
         case issuedInFuture = "issued_in_future"
+        /// `iat` lies further in the past than the verifier allows (AppAuth's ±600 s rule).
+        case issuedTooLongAgo = "issued_too_long_ago"
         case issuerMismatch = "issuer_mismatch"
         case audienceMismatch = "audience_mismatch"
         case authorizedPartyMismatch = "authorized_party_mismatch"

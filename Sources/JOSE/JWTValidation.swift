@@ -14,6 +14,9 @@ public struct JWTValidation: Sendable, Hashable {
     public var nonce: String?
     /// How far in the future `iat` may lie; `nil` uses `leeway`. AppAuth allows 600 s.
     public var issuedAtFutureTolerance: Int64?
+    /// How far in the past `iat` may lie; `nil` sets no bound (only `exp` limits a token's
+    /// age). AppAuth-iOS refuses an ID token whose `iat` is more than 600 s from now either way.
+    public var issuedAtPastTolerance: Int64?
     /// Whether `iat` must be present (OpenID Connect Core §2 requires it in ID tokens).
     public var requireIssuedAt: Bool
     /// Whether `sub` must be present (required in ID tokens).
@@ -21,7 +24,9 @@ public struct JWTValidation: Sendable, Hashable {
 
     public init(
         now: Int64, leeway: Int64 = 0, issuer: String? = nil, audience: String? = nil, nonce: String? = nil,
-        issuedAtFutureTolerance: Int64? = nil, requireIssuedAt: Bool = false, requireSubject: Bool = false
+        issuedAtFutureTolerance: Int64? = nil, issuedAtPastTolerance: Int64? = nil,
+        requireIssuedAt: Bool = false,
+        requireSubject: Bool = false
     ) {
         self.now = now
         self.leeway = leeway
@@ -29,6 +34,7 @@ public struct JWTValidation: Sendable, Hashable {
         self.audience = audience
         self.nonce = nonce
         self.issuedAtFutureTolerance = issuedAtFutureTolerance
+        self.issuedAtPastTolerance = issuedAtPastTolerance
         self.requireIssuedAt = requireIssuedAt
         self.requireSubject = requireSubject
     }
@@ -74,6 +80,11 @@ extension JWTClaims {
                     .issuedInFuture,
                     "the token was issued at \(issuedAt), in the future; now is \(now) (tolerance \(tolerance) s)"
                 )
+            }
+            if let past = validation.issuedAtPastTolerance, issuedAt < now - max(0, past) {
+                throw JOSEError(
+                    .issuedTooLongAgo,
+                    "the token was issued at \(issuedAt), more than \(max(0, past)) s before now (\(now))")
             }
         } else if validation.requireIssuedAt {
             throw JOSEError(.missingClaim, "the token has no iat")

@@ -156,10 +156,13 @@ public struct DPoPProof: Sendable, Hashable {
     /// nonce): `htm`, `htu` (query and fragment ignored, scheme and host case-insensitive,
     /// default ports dropped), `iat` within `window` seconds of `now` either way, and `ath` when
     /// an access token is presented.
-    /// - Parameter urls: the URLs the request may be addressed as (the server's own and the
-    ///   listener's, say); `htu` must match one of them.
+    /// - Parameters:
+    ///   - urls: the URLs the request may be addressed as (the server's own and the
+    ///     listener's, say); `htu` must match one of them.
+    ///   - window: how far `iat` may be from `now`; `nil` when the server judges the proof's
+    ///     age by its own nonce instead (§4.3 check 11, §11.1), and `iat` is not compared.
     /// - Throws: `invalid_dpop_proof` (400).
-    public func check(method: String, urls: [String], now: Int64, window: Int64, accessToken: String?)
+    public func check(method: String, urls: [String], now: Int64, window: Int64?, accessToken: String?)
         throws(OAuthError)
     {
         guard self.method == method else {
@@ -171,7 +174,7 @@ public struct DPoPProof: Sendable, Hashable {
         else {
             throw .invalidDPoPProof("the DPoP proof's htu \"\(url.prefix(200))\" is not this endpoint")
         }
-        guard abs(issuedAt - now) <= window else {
+        if let window, abs(issuedAt - now) > window {
             throw .invalidDPoPProof(
                 "the DPoP proof's iat \(issuedAt) is more than \(window) s from the server's time \(now)")
         }

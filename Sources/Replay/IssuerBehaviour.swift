@@ -11,10 +11,11 @@ import Scenario
 ///
 /// - The tenant: each client (its redirect URIs, secret, whether it rotates refresh tokens),
 ///   each user who typed a password that was accepted (with the claims the issuer gave), the
-///   signing algorithm, token lifetimes, the refresh rotation (`refresh_rotation`: the
-///   `signinsim` profile's reuse grace and what a rotated refresh token presented again does,
-///   the `keycloak` profile when a token was refused after a number of uses, or `none` for a
-///   client whose refreshes answer no refresh token), whether DPoP proofs need a server nonce.
+///   signing algorithm, token lifetimes (access tokens' from `expires_in`, ID tokens' from
+///   `exp` − `iat`), the refresh rotation (`refresh_rotation`: the `signinsim` profile's reuse
+///   grace and what a rotated refresh token presented again does, the `keycloak` profile when a
+///   token was refused after a number of uses, or `none` for a client whose refreshes answer no
+///   refresh token), whether DPoP proofs need a server nonce.
 /// - Faults: ID tokens that a relying party must refuse become the RP conformance fault that
 ///   makes them (a wrong `iss`, `aud`, `nonce`, `at_hash`, a bad or missing signature, a key
 ///   the first key set did not hold…); a callback whose `state` is not the request's becomes
@@ -105,6 +106,18 @@ struct IssuerBehaviour {
                 let expiresIn = body["expires_in"]?.int64Value
             else { continue }
             if expiresIn != 3600, expiresIn > 0 { lifetimes["access_token"] = .int(expiresIn) }
+            break
+        }
+        // The ID tokens' lifetime, `exp` − `iat` of the first one, when it is not the default:
+        // how long they live decides whether a device with a skewed clock accepts them.
+        for index in analysis.timeline where analysis.entries[index].role == .token {
+            guard exchanges[index].status == 200, let token = ReplayKeys.idToken(in: exchanges[index]),
+                let claims = try? JWS.parse(token).payloadObject(), let issuedAt = claims["iat"]?.int64Value,
+                let expiry = claims["exp"]?.int64Value, expiry > issuedAt
+            else { continue }
+            if expiry - issuedAt != TokenLifetimes().idToken {
+                lifetimes["id_token"] = .int(expiry - issuedAt)
+            }
             break
         }
         if !lifetimes.isEmpty { document["lifetimes"] = .object(lifetimes) }

@@ -115,7 +115,8 @@ struct HeaderDecoder {
         var apps: [AppSetup] = []
         for item in sequence.items {
             let mapping = try reader.mapping(
-                item, "an app", allowed: ["id", "profile", "shared_session", "dpop"] + Self.clientKeys)
+                item, "an app",
+                allowed: ["id", "profile", "shared_session", "dpop", "leeway"] + Self.clientKeys)
             var app = base
             if let id = mapping["id"] {
                 app.bundleID = try reader.string(id, "app id")
@@ -130,6 +131,14 @@ struct HeaderDecoder {
                 app.sharedSession = try reader.bool(node, "shared_session")
             }
             if let node = mapping["dpop"] { app.usesDPoP = try reader.bool(node, "dpop") }
+            if let node = mapping["leeway"] {
+                let leeway = try reader.seconds(node, "app \(app.bundleID).leeway")
+                guard leeway >= 0 else {
+                    throw reader.error(
+                        node, "app \(app.bundleID).leeway must not be negative, found \(leeway) s")
+                }
+                app.leeway = leeway
+            }
             guard !apps.contains(where: { $0.bundleID == app.bundleID }) else {
                 throw reader.error(item, "two apps have the id \(app.bundleID)")
             }

@@ -139,6 +139,9 @@ public struct AppSetup: Hashable, Sendable {
     public var audience: String?
     /// The SDK behaviour profile by name (`default`, `naive`, `persist-late+strict-clock`, …).
     public var profile: String
+    /// Seconds of leeway on an ID token's `exp` (`leeway`), instead of the profile's; nil keeps
+    /// the profile's (60 s by default, 0 s with `appauth-clock` or `strict-clock`).
+    public var leeway: Int64?
     /// `prefersEphemeralWebBrowserSession = false`: the device browser's cookie jar.
     public var sharedSession: Bool
     public var usesDPoP: Bool

@@ -69,6 +69,7 @@ public enum ScenarioEncoder {
         if let audience = app.audience { members["audience"] = .string(audience) }
         if app.sharedSession { members["shared_session"] = true }
         if app.usesDPoP { members["dpop"] = true }
+        if let leeway = app.leeway { members["leeway"] = .int(leeway) }
         if app.usernameField != "username" { members["username_field"] = .string(app.usernameField) }
         if app.passwordField != "password" { members["password_field"] = .string(app.passwordField) }
         if !app.issuerSuffix.isEmpty { members["issuer_suffix"] = .string(app.issuerSuffix) }

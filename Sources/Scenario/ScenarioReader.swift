@@ -86,14 +86,18 @@ struct ScenarioReader {
             throw error(
                 node, "\(context) must be seconds: an integer or a number with s, m, h or d (\"15m\")")
         }
+        let factor: Int64
         switch unit {
-        case "s": return amount
-        case "m": return amount * 60
-        case "h": return amount * 3600
-        case "d": return amount * 86400
+        case "s": factor = 1
+        case "m": factor = 60
+        case "h": factor = 3600
+        case "d": factor = 86400
         default:
             throw error(node, "\(context) has an unknown unit \"\(unit)\"; use s, m, h or d")
         }
+        let (seconds, overflow) = amount.multipliedReportingOverflow(by: factor)
+        guard !overflow else { throw error(node, "\(context) is too large") }
+        return seconds
     }
 
     /// The node as a JSON value (for claims, user fields and tenant documents).

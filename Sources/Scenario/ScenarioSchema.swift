@@ -1523,6 +1523,10 @@ public enum ScenarioSchema {
                   "issuer_suffix": {
                     "type": "string"
                   },
+                  "leeway": {
+                    "$ref": "#/$defs/duration",
+                    "description": "Seconds of leeway on an ID token's exp, instead of the profile's (60 s by default, 0 s with appauth-clock or strict-clock)."
+                  },
                   "password_field": {
                     "type": "string"
                   },

@@ -97,6 +97,7 @@ final class ScenarioWorld: Sendable {
                 options.scopes = setup.scopes
                 options.audience = setup.audience
                 options.usesDPoP = setup.usesDPoP
+                options.leeway = setup.leeway
                 options.postLogoutRedirectURI = setup.postLogoutRedirectURI
                 options.clientAuthentication = setup.clientAuthentication.flatMap {
                     SignInOptions.ClientAuthentication(rawValue: $0.rawValue)

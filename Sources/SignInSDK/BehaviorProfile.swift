@@ -90,6 +90,36 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
         public static func < (lhs: KnownFault, rhs: KnownFault) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
+    /// Whose rules judge an ID token's `exp` and `iat` against the device's clock: a choice
+    /// between correct behaviours, which the `strict-clock` fault overrides.
+    public enum ClockRule: String, Sendable, Hashable, CaseIterable {
+        /// `ClockTolerance.standard`: 60 s on `exp`, `iat` up to 600 s ahead.
+        case standard
+        /// `ClockTolerance.appAuth`: no leeway on `exp`, `iat` within ±600 s (AppAuth-iOS).
+        case appAuth = "appauth-clock"
+
+        /// The tolerance the rule stands for.
+        public var tolerance: ClockTolerance {
+            switch self {
+            case .standard: .standard
+            case .appAuth: .appAuth
+            }
+        }
+    }
+
+    /// Where a DPoP proof's `iat` comes from once the server has refused one for it.
+    public enum DPoPTimeSource: String, Sendable, Hashable, CaseIterable {
+        /// The device's clock, always: a proof refused because of the device's skew fails the
+        /// call with `dpop_clock_skew` (Auth0.swift's `DPoPProofGenerator` stamps proofs with
+        /// the device's time and nothing else).
+        case device
+        /// The server's time: after a refusal whose `Date` header (RFC 9110 §6.6.1) shows the
+        /// device's skew, proofs for that server are stamped with the device's time plus the
+        /// offset, and the request is retried once (as okta-mobile-swift's time coordinator
+        /// keeps an offset from the `Date` of the server's responses).
+        case serverDate = "dpop-server-date"
+    }
+
     /// Checks stricter than the default: not faults, since a correct SDK may skip them.
     public struct Strictness: OptionSet, Sendable, Hashable {
         public let rawValue: Int
@@ -107,14 +137,24 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
     public var refreshStrategy: RefreshStrategy
     public var faults: Set<KnownFault>
     public var strictness: Strictness
+    public var clockRule: ClockRule
+    public var dpopTime: DPoPTimeSource
 
     public init(
         refreshStrategy: RefreshStrategy = .singleFlight, faults: Set<KnownFault> = [],
-        strictness: Strictness = []
+        strictness: Strictness = [], clockRule: ClockRule = .standard, dpopTime: DPoPTimeSource = .device
     ) {
         self.refreshStrategy = refreshStrategy
         self.faults = faults
         self.strictness = strictness
+        self.clockRule = clockRule
+        self.dpopTime = dpopTime
+    }
+
+    /// The ID token clock rules of this profile before the app's `leeway`: no tolerance with
+    /// the `strict-clock` fault, else the clock rule's.
+    public var clockTolerance: ClockTolerance {
+        has(.strictClock) ? .none : clockRule.tolerance
     }
 
     /// The correct behaviour everywhere.
@@ -123,8 +163,10 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
     public func has(_ fault: KnownFault) -> Bool { faults.contains(fault) }
 
     /// Names for the CLI and scenarios: `default`, a refresh strategy (`naive`, `serialized`,
-    /// `single-flight`), `strict`, a fault name, or several joined with `+`
-    /// (`naive+strict-clock`, `strict+naive`).
+    /// `single-flight`), `strict`, the clock rule `appauth-clock`, the DPoP time source
+    /// `dpop-server-date`, a fault name, or several joined with `+` (`naive+strict-clock`,
+    /// `appauth-clock+dpop-server-date`). `appauth-clock` and `strict-clock` both decide the ID
+    /// token clock rules, so they cannot be combined.
     public init(named name: String) throws(SignInError) {
         self.init()
         for part in name.split(separator: "+").map({ String($0).trimmingSpaces() }) {
@@ -133,6 +175,10 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
                 refreshStrategy = strategy
             } else if part == Self.strictName {
                 strictness.formUnion(.strict)
+            } else if let rule = ClockRule(rawValue: part), rule != .standard {
+                clockRule = rule
+            } else if let source = DPoPTimeSource(rawValue: part), source != .device {
+                dpopTime = source
             } else if let fault = KnownFault(rawValue: part) {
                 faults.insert(fault)
             } else {
@@ -140,9 +186,16 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
                     .invalidConfiguration,
                     "unknown SDK profile \"\(part)\"; known: default, "
                         + (RefreshStrategy.allCases.map(\.rawValue) + [Self.strictName]
+                        + [ClockRule.appAuth.rawValue, DPoPTimeSource.serverDate.rawValue]
                         + KnownFault.allCases.map(\.rawValue))
                         .joined(separator: ", "))
             }
+        }
+        if clockRule != .standard, has(.strictClock) {
+            throw SignInError(
+                .invalidConfiguration,
+                "SDK profile \"\(name)\": \(clockRule.rawValue) and \(KnownFault.strictClock.rawValue) both "
+                    + "set the ID token clock rules; choose one")
         }
     }
 
@@ -154,6 +207,8 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
         var parts: [String] = []
         if refreshStrategy != .singleFlight { parts.append(refreshStrategy.rawValue) }
         if strictness == .strict { parts.append(Self.strictName) }
+        if clockRule != .standard { parts.append(clockRule.rawValue) }
+        if dpopTime != .device { parts.append(dpopTime.rawValue) }
         parts += faults.sorted().map(\.rawValue)
         return parts.isEmpty ? "default" : parts.joined(separator: "+")
     }

@@ -9,10 +9,8 @@ public struct IDTokenVerifier: Sendable, Hashable {
 
     public var issuer: String
     public var clientID: String
-    /// Seconds of tolerance on `exp` (Auth0.swift 60, AppAuth 0).
-    public var leeway: Int64
-    /// Seconds `iat` may lie in the future (AppAuth 600).
-    public var issuedAtTolerance: Int64
+    /// How far the device's clock may be off on `exp`, `nbf` and `iat` (`ClockTolerance`).
+    public var clock: ClockTolerance
     /// Compare `iss` byte for byte instead of ignoring a trailing slash (field bug 15's fault).
     public var exactIssuerMatch: Bool
     /// Refuse an ID token without `at_hash` when an access token comes with it (the `strict`
@@ -21,13 +19,12 @@ public struct IDTokenVerifier: Sendable, Hashable {
     public var requiresAccessTokenHash: Bool
 
     public init(
-        issuer: String, clientID: String, leeway: Int64, issuedAtTolerance: Int64,
+        issuer: String, clientID: String, clock: ClockTolerance = .standard,
         exactIssuerMatch: Bool = false, requiresAccessTokenHash: Bool = false
     ) {
         self.issuer = issuer
         self.clientID = clientID
-        self.leeway = leeway
-        self.issuedAtTolerance = issuedAtTolerance
+        self.clock = clock
         self.exactIssuerMatch = exactIssuerMatch
         self.requiresAccessTokenHash = requiresAccessTokenHash
     }
@@ -41,8 +38,9 @@ public struct IDTokenVerifier: Sendable, Hashable {
         code: String? = nil
     ) throws(JOSEError) -> JWTClaims {
         var validation = JWTValidation.idToken(
-            issuer: issuer, clientID: clientID, nonce: nonce, now: now, leeway: leeway)
-        validation.issuedAtFutureTolerance = issuedAtTolerance
+            issuer: issuer, clientID: clientID, nonce: nonce, now: now, leeway: clock.expiryLeeway)
+        validation.issuedAtFutureTolerance = clock.issuedAtFuture
+        validation.issuedAtPastTolerance = clock.issuedAtPast
         let verified = try JWT.verify(
             idToken, keys: keys, validation: validation, allowedAlgorithms: Self.allowedAlgorithms)
         if exactIssuerMatch, verified.claims.issuer != issuer {

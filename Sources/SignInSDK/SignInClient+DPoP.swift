@@ -5,17 +5,47 @@ import OAuthCore
 
 extension SignInClient {
     /// A DPoP proof for one request (RFC 9449 §4), signed with the device key from storage,
-    /// created on first use (P-256 from the injected random source).
-    func dpopProof(method: String, url: String, accessToken: String?) throws(SignInError) -> String {
+    /// created on first use (P-256 from the injected random source), with the `iat` it carries.
+    func dpopProof(method: String, url: String, accessToken: String?) throws(SignInError)
+        -> (proof: String, issuedAt: Int64)
+    {
         let signer = try dpopKey()
-        let nonce = URLParts(url)?.origin.flatMap { dpopNonces[$0] }
+        let origin = URLParts(url)?.origin
+        let nonce = origin.flatMap { dpopNonces[$0] }
+        let issuedAt = environment.clock.now() + (origin.flatMap { dpopClockOffsets[$0] } ?? 0)
         do {
-            return try DPoPProof.make(
+            let proof = try DPoPProof.make(
                 signer: signer, method: method, url: url, accessToken: accessToken, nonce: nonce,
-                issuedAt: environment.clock.now(), id: randomToken())
+                issuedAt: issuedAt, id: randomToken())
+            return (proof, issuedAt)
         } catch {
             throw SignInError(.invalidConfiguration, "could not sign a DPoP proof: \(error)")
         }
+    }
+
+    /// After a server refused a DPoP proof stamped `issuedAt`: whether to send it again with a
+    /// corrected `iat`. When the answer's `Date` shows the device's clock off by more than
+    /// `DPoPClockSkew.significant`, the `dpop-server-date` profile keeps the offset for that
+    /// server and answers `true`, once per request (`corrected`); the default profile throws
+    /// `dpop_clock_skew` naming the skew. Any other refusal answers `false`, for the caller to
+    /// report as it is.
+    func correctsDPoPClock(
+        after refusal: SignInError, response: HTTPResponse, url: String, issuedAt: Int64,
+        corrected: inout Bool,
+        endpoint: String
+    ) throws(SignInError) -> Bool {
+        guard
+            let skew = DPoPClockSkew(
+                refusal: response, proofIssuedAt: issuedAt, deviceTime: environment.clock.now())
+        else { return false }
+        guard try configuredOptions().profile.dpopTime == .serverDate, !corrected,
+            let origin = URLParts(url)?.origin
+        else {
+            throw skew.error(refusal: refusal, endpoint: endpoint)
+        }
+        dpopClockOffsets[origin] = skew.offset
+        corrected = true
+        return true
     }
 
     /// Keeps the newest `DPoP-Nonce` of a server (RFC 9449 §8.2).

@@ -5,7 +5,10 @@ import OAuthCore
 
 extension SignInClient {
     /// POSTs a form to the token endpoint with client authentication and, when DPoP is on, a
-    /// proof; retries once with the issuer's nonce on `use_dpop_nonce` (RFC 9449 §8).
+    /// proof; retries once with the issuer's nonce on `use_dpop_nonce` (RFC 9449 §8). A proof
+    /// refused while the answer's `Date` shows the device's clock skewed is retried once with
+    /// the server's time (`dpop-server-date`) or fails with `dpop_clock_skew`
+    /// (`correctsDPoPClock`).
     func tokenRequest(_ parameters: FormParameters, endpoint name: String) async throws(SignInError)
         -> TokenResponse
     {
@@ -14,14 +17,16 @@ extension SignInClient {
         var headers = HTTPHeaders()
         try await authenticateClient(&parameters, headers: &headers)
         var retriedForNonce = false
+        var correctedClock = false
         while true {
             var request = HTTPRequest.form(
                 url: metadata.tokenEndpoint, parameters: parameters, headers: headers)
             request.headers.replaceOrAdd(name: "Accept", value: "application/json")
+            var proofIssuedAt: Int64?
             if try configuredOptions().usesDPoP {
-                request.headers.replaceOrAdd(
-                    name: "DPoP",
-                    value: try dpopProof(method: "POST", url: metadata.tokenEndpoint, accessToken: nil))
+                let proof = try dpopProof(method: "POST", url: metadata.tokenEndpoint, accessToken: nil)
+                request.headers.replaceOrAdd(name: "DPoP", value: proof.proof)
+                proofIssuedAt = proof.issuedAt
             }
             let response = try await send(request, endpoint: name)
             rememberDPoPNonce(from: response, url: metadata.tokenEndpoint)
@@ -32,9 +37,19 @@ extension SignInClient {
                 && response.headers["DPoP-Nonce"] != nil
             {
                 retriedForNonce = true
+            } catch {
+                guard let proofIssuedAt, Self.dpopRefusals.contains(error.oauthError ?? ""),
+                    try correctsDPoPClock(
+                        after: error, response: response, url: metadata.tokenEndpoint,
+                        issuedAt: proofIssuedAt,
+                        corrected: &correctedClock, endpoint: "the token endpoint")
+                else { throw error }
             }
         }
     }
+
+    /// The OAuth errors with which a server refuses a DPoP proof (RFC 9449 §5, §7.1, §8).
+    static let dpopRefusals: Set<String> = ["invalid_dpop_proof", "use_dpop_nonce"]
 
     /// Calls the UserInfo endpoint with the current access token (OpenID Connect Core §5.3).
     public func userInfo() async throws(SignInError) -> [String: JSONValue] {
@@ -46,25 +61,37 @@ extension SignInClient {
             throw SignInError(.noSession, "no one is signed in")
         }
         var retriedForNonce = false
+        var correctedClock = false
         while true {
             var request = HTTPRequest(url: endpoint)
+            var proofIssuedAt: Int64?
             if session.tokenType.lowercased() == "dpop" {
                 request.headers.replaceOrAdd(name: "Authorization", value: "DPoP \(session.accessToken)")
-                request.headers.replaceOrAdd(
-                    name: "DPoP",
-                    value: try dpopProof(method: "GET", url: endpoint, accessToken: session.accessToken))
+                let proof = try dpopProof(method: "GET", url: endpoint, accessToken: session.accessToken)
+                request.headers.replaceOrAdd(name: "DPoP", value: proof.proof)
+                proofIssuedAt = proof.issuedAt
             } else {
                 request.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(session.accessToken)")
             }
             let response = try await send(request, endpoint: "userinfo")
             rememberDPoPNonce(from: response, url: endpoint)
-            if response.status == 401, !retriedForNonce,
-                response.headers["WWW-Authenticate"]?.contains("use_dpop_nonce") == true
-            {
+            let challenge = response.headers["WWW-Authenticate"] ?? ""
+            if response.status == 401, !retriedForNonce, challenge.contains("use_dpop_nonce") {
                 retriedForNonce = true
                 continue
             }
             guard response.status == 200 else {
+                let failure = SignInError(
+                    .tokenRequestFailed, "userinfo answered \(response.status) \(challenge.prefix(300))",
+                    oauthError: Self.dpopRefusals.first { challenge.contains("error=\"\($0)\"") },
+                    status: response.status)
+                if let proofIssuedAt, failure.oauthError != nil,
+                    try correctsDPoPClock(
+                        after: failure, response: response, url: endpoint, issuedAt: proofIssuedAt,
+                        corrected: &correctedClock, endpoint: "userinfo")
+                {
+                    continue
+                }
                 throw SignInError(
                     .tokenRequestFailed, "userinfo answered \(response.status)", status: response.status)
             }

@@ -41,6 +41,9 @@ public actor SignInClient {
     var dpopNonces: [String: String] = [:]
     /// Whether this instance observes Apple's revocation notification (from the first configure).
     var observesAppleRevocation = false
+    /// Seconds to add to the device's time for the `iat` of DPoP proofs, by server origin: set
+    /// from a refusal's `Date` with the `dpop-server-date` profile (`DPoPClockSkew`).
+    var dpopClockOffsets: [String: Int64] = [:]
     /// Every request the SDK made, in order, by endpoint name: for expectations and reports.
     public private(set) var requestLog: [String] = []
 
@@ -66,6 +69,9 @@ public actor SignInClient {
         }
         guard !options.clientID.isEmpty else {
             throw SignInError(.invalidConfiguration, "the client id is empty")
+        }
+        if let leeway = options.leeway, leeway < 0 {
+            throw SignInError(.invalidConfiguration, "the leeway must not be negative; it is \(leeway) s")
         }
         self.options = options
         metadata = nil
@@ -159,10 +165,8 @@ public actor SignInClient {
         async throws(SignInError) -> JWTClaims
     {
         let options = try configuredOptions()
-        let strictClock = options.profile.has(.strictClock)
         let verifier = IDTokenVerifier(
-            issuer: options.issuer, clientID: options.clientID, leeway: strictClock ? 0 : options.leeway,
-            issuedAtTolerance: strictClock ? 0 : options.issuedAtTolerance,
+            issuer: options.issuer, clientID: options.clientID, clock: options.clockTolerance,
             exactIssuerMatch: options.profile.has(.exactIssuerMatch),
             requiresAccessTokenHash: options.profile.strictness.contains(.requireAccessTokenHash))
         let now = environment.clock.now()

@@ -39,6 +39,10 @@ public struct SignInError: Error, Hashable, Sendable, CustomStringConvertible {
         /// or the code it came with (OIDC Core §3.1.3.8, §3.3.2.10), or the `strict` profile
         /// found no `at_hash` next to an access token: the tokens were not issued together.
         case tokenHashMismatch = "token_hash_mismatch"
+        /// A server refused a DPoP proof, and its `Date` shows the device's clock so far from
+        /// the server's that the proof's `iat` is the likely reason (RFC 9449 §11.1); the SDK
+        /// keeps its own clock (the default profile) or has already corrected it once.
+        case dpopClockSkew = "dpop_clock_skew"
         /// The network failed: offline, timeout, lost response, 5xx.
         case transport = "transport"
         /// No session is stored.

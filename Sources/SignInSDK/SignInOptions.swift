@@ -15,10 +15,10 @@ public struct SignInOptions: Sendable, Hashable {
     public var audience: String?
     /// `prefersEphemeralWebBrowserSession` (the default: no SSO cookie survives sign-out).
     public var prefersEphemeralSession: Bool
-    /// Tolerated clock skew on `exp`, in seconds (Auth0.swift: 60).
-    public var leeway: Int64
-    /// How far in the future an ID token's `iat` may lie (AppAuth: 600 s).
-    public var issuedAtTolerance: Int64
+    /// Seconds of clock skew tolerated on an ID token's `exp` (and `nbf`); `nil` keeps the
+    /// profile's: 60 s by default (Auth0.swift's), 0 s with `appauth-clock` and `strict-clock`.
+    /// Must not be negative.
+    public var leeway: Int64?
     /// A session is refreshed when it expires within this many seconds.
     public var refreshMargin: Int64
     /// Binds tokens to a key of the device with DPoP (RFC 9449).
@@ -31,8 +31,8 @@ public struct SignInOptions: Sendable, Hashable {
     public init(
         issuer: String, clientID: String, redirectURI: String,
         scopes: [String] = ["openid", "profile", "email", "offline_access"], clientSecret: String? = nil,
-        audience: String? = nil, prefersEphemeralSession: Bool = true, leeway: Int64 = 60,
-        issuedAtTolerance: Int64 = 600, refreshMargin: Int64 = 60, usesDPoP: Bool = false,
+        audience: String? = nil, prefersEphemeralSession: Bool = true, leeway: Int64? = nil,
+        refreshMargin: Int64 = 60, usesDPoP: Bool = false,
         profile: BehaviorProfile = .default, postLogoutRedirectURI: String? = nil
     ) {
         self.issuer = issuer
@@ -43,12 +43,15 @@ public struct SignInOptions: Sendable, Hashable {
         self.audience = audience
         self.prefersEphemeralSession = prefersEphemeralSession
         self.leeway = leeway
-        self.issuedAtTolerance = issuedAtTolerance
         self.refreshMargin = refreshMargin
         self.usesDPoP = usesDPoP
         self.profile = profile
         self.postLogoutRedirectURI = postLogoutRedirectURI
     }
+
+    /// The ID token clock rules in force: the profile's (`BehaviorProfile.clockTolerance`),
+    /// with `leeway` on `exp` when the app set one.
+    public var clockTolerance: ClockTolerance { profile.clockTolerance.withExpiryLeeway(leeway) }
 
     /// Ways a client sends its secret to the token endpoint (OpenID Connect Core §9).
     public enum ClientAuthentication: String, Sendable, Hashable {

@@ -266,6 +266,63 @@ struct DPoPTests {
         }
     }
 
+    /// With nonces required, the nonce judges a proof's age (RFC 9449 §4.3 check 11, §11.1):
+    /// a proof from a device 9 minutes ahead or behind is accepted with a current nonce, while
+    /// without nonces its `iat` is refused. After a quiet spell of two nonce lifetimes, the
+    /// nonce handed out before is no longer current.
+    @Test("a server nonce makes the proof's iat irrelevant", arguments: Deployment.allCases)
+    func nonceJudgesTheAge(deployment: Deployment) async throws {
+        try await withIssuer(deployment, tenant: tokenTestTenant(requireDPoPNonce: true)) { fixture in
+            let key = try DPoPKey()
+            let code = fixture.code()
+            let skewed = fixture.clock.now() + 540
+            let challenge = try await fixture.redeem(
+                code, headers: ["DPoP": try key.proof(fixture, issuedAt: skewed)])
+            expectError(challenge, 400, "use_dpop_nonce")
+            let nonce = try #require(challenge.headers["DPoP-Nonce"])
+            let accepted = try await fixture.redeem(
+                code, headers: ["DPoP": try key.proof(fixture, nonce: nonce, issuedAt: skewed)])
+            #expect(accepted.status == 200, "\(accepted.bodyText ?? "")")
+            let refreshToken = try #require(TokenSet(body: try accepted.jsonBody()).refreshToken)
+            let behind = try await fixture.refresh(
+                refreshToken,
+                headers: ["DPoP": try key.proof(fixture, nonce: nonce, issuedAt: fixture.clock.now() - 540)])
+            #expect(behind.status == 200, "\(behind.bodyText ?? "")")
+            let next = try #require(TokenSet(body: try behind.jsonBody()).refreshToken)
+
+            fixture.clock.advance(by: 2 * 60)
+            let stale = try await fixture.refresh(
+                next, headers: ["DPoP": try key.proof(fixture, nonce: nonce)])
+            expectError(stale, 400, "use_dpop_nonce")
+        }
+        try await withIssuer(deployment, tenant: tokenTestTenant()) { fixture in
+            let key = try DPoPKey()
+            let refused = try await fixture.redeem(
+                fixture.code(), headers: ["DPoP": try key.proof(fixture, issuedAt: fixture.clock.now() + 540)]
+            )
+            expectError(refused, 400, "invalid_dpop_proof")
+            #expect(refused.bodyText?.contains("more than 60 s from the server's time") == true)
+        }
+    }
+
+    /// Every answer carries one `Date` of the issuer's clock (RFC 9110 §6.6.1), over loopback
+    /// too (the listener adds none of its own), errors included: how a client learns the
+    /// server's time.
+    @Test("answers carry the issuer's Date", arguments: Deployment.allCases)
+    func dateHeader(deployment: Deployment) async throws {
+        try await withIssuer(deployment, tenant: tokenTestTenant()) { fixture in
+            fixture.clock.advance(by: 12_345)
+            let expected = HTTPDate.format(fixture.clock.now())
+            let refused = try await fixture.redeem(
+                fixture.code(), headers: ["DPoP": try DPoPKey().proof(fixture, issuedAt: 0)])
+            expectError(refused, 400, "invalid_dpop_proof")
+            #expect(refused.headers.values(for: "Date") == [expected])
+            let issued = try await fixture.redeem(fixture.code())
+            #expect(issued.status == 200)
+            #expect(issued.headers.values(for: "Date") == [expected])
+        }
+    }
+
     /// At userinfo a bound token needs the DPoP scheme and a proof with ath and the same key;
     /// failures are 401 with a DPoP challenge; a bound token as Bearer and an unbound one as
     /// DPoP are invalid_token.

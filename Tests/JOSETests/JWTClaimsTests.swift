@@ -71,6 +71,20 @@ struct JWTClaimsTests {
         }
     }
 
+    /// `iat` in the past is only bounded when asked (AppAuth-iOS refuses one more than 600 s
+    /// before now), on the second.
+    @Test("iat in the past")
+    func issuedAtPast() throws {
+        try JWTClaimsTests.claims { $0.issuedAt = JWTClaimsTests.now - 86_400 }.validate(
+            JWTClaimsTests.validation)
+        var appAuth = JWTClaimsTests.validation
+        appAuth.issuedAtPastTolerance = 600
+        try JWTClaimsTests.claims { $0.issuedAt = JWTClaimsTests.now - 600 }.validate(appAuth)
+        expectJOSEError(.issuedTooLongAgo) {
+            try JWTClaimsTests.claims { $0.issuedAt = JWTClaimsTests.now - 601 }.validate(appAuth)
+        }
+    }
+
     /// `iss` must match, trailing slashes aside (field bug 15), and must be present.
     @Test("issuer")
     func issuer() throws {

@@ -194,6 +194,25 @@ import Testing
         }
     }
 
+    @Test("an app's leeway: a duration, not negative, unset by default")
+    func appLeeway() throws {
+        let scenario = try parse(
+            """
+            name: leeway
+            apps:
+              - {id: com.example.app, profile: appauth-clock, leeway: 90s}
+              - {id: com.other.app, leeway: 0}
+              - {id: com.third.app}
+            steps: [launch]
+            """)
+        #expect(scenario.apps.map(\.leeway) == [90, 0, nil])
+        let negative = error("name: x\napps: [{leeway: -1m}]\nsteps: [launch]")
+        #expect(negative?.message.contains("leeway must not be negative") == true)
+        let huge = error("name: x\napps: [{leeway: 999999999999999999d}]\nsteps: [launch]")
+        #expect(huge?.message.contains("too large") == true)
+        #expect(error("name: x\napps: [{leeway: soon}]\nsteps: [launch]") != nil)
+    }
+
     @Test("network resend: a count or {count, path}")
     func resend() throws {
         let scenario = try parse(

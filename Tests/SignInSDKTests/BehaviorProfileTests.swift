@@ -26,7 +26,9 @@ import Testing
     /// An unknown name is an error that lists the known ones.
     @Test func unknownNameIsAnError() {
         let error = #expect(throws: SignInError.self) { _ = try BehaviorProfile(named: "naive+sloppy") }
-        #expect(error?.message.contains("single-flight, strict, persist-late") == true)
+        #expect(
+            error?.message.contains("single-flight, strict, appauth-clock, dpop-server-date, persist-late")
+                == true)
     }
 
     /// Every field bug of docs/field-bugs.md except the issuer-side ones has a fault or strategy.

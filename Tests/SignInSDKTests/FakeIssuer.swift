@@ -418,7 +418,7 @@ struct SDKHarness {
         storage: InMemoryTokenStorage = InMemoryTokenStorage(),
         preferences: InMemoryAppPreferences = InMemoryAppPreferences(),
         transport: (any HTTPTransport)? = nil, clock: (any WallClock)? = nil,
-        prefersEphemeralSession: Bool = true, postLogoutRedirectURI: String? = nil
+        prefersEphemeralSession: Bool = true, postLogoutRedirectURI: String? = nil, leeway: Int64? = nil
     ) {
         self.issuer = issuer
         self.agent = FakeUserAgent(issuer: issuer)
@@ -434,17 +434,20 @@ struct SDKHarness {
         self.profile = profile
         self.prefersEphemeralSession = prefersEphemeralSession
         self.postLogoutRedirectURI = postLogoutRedirectURI
+        self.leeway = leeway
     }
 
     let profile: BehaviorProfile
     let prefersEphemeralSession: Bool
     let postLogoutRedirectURI: String?
+    let leeway: Int64?
     let clientID = "com.example.app"
 
     var options: SignInOptions {
         SignInOptions(
             issuer: issuer.issuer, clientID: clientID,
             redirectURI: "com.example.app://auth/callback", prefersEphemeralSession: prefersEphemeralSession,
+            leeway: leeway,
             profile: profile, postLogoutRedirectURI: postLogoutRedirectURI)
     }
 

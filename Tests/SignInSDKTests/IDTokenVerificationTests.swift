@@ -8,10 +8,10 @@ import Testing
 /// sign-in: a token failing it leaves nothing stored.
 @Suite struct IDTokenVerificationTests {
     func signIn(
-        profile: BehaviorProfile = .default, issuer: FakeIssuer = FakeIssuer(),
+        profile: BehaviorProfile = .default, issuer: FakeIssuer = FakeIssuer(), leeway: Int64? = nil,
         _ tamper: (inout FakeIssuer.State) -> Void
     ) async throws -> (SignInError?, SDKHarness) {
-        let harness = try await SDKHarness(issuer: issuer, profile: profile).configured()
+        let harness = try await SDKHarness(issuer: issuer, profile: profile, leeway: leeway).configured()
         harness.issuer.update(tamper)
         let error = await capture { try await harness.client.signIn() }
         if error != nil { #expect(harness.storage.keys.isEmpty) }
@@ -64,8 +64,7 @@ import Testing
         let other = issuer.tokens(nonce: "m", withRefreshToken: false)["id_token"]!.stringValue!
         let parts = genuine.split(separator: ".")
         let forged = [parts[0], other.split(separator: ".")[1], parts[2]].joined(separator: ".")
-        let verifier = IDTokenVerifier(
-            issuer: issuer.issuer, clientID: "com.example.app", leeway: 60, issuedAtTolerance: 600)
+        let verifier = IDTokenVerifier(issuer: issuer.issuer, clientID: "com.example.app")
         let keys = JWKCollection(keys: [JWK(issuer.signingKeys["k1"]!.publicKey, keyID: "k1")])
         _ = try verifier.verify(other, keys: keys, nonce: "m", now: issuer.clock.now())
         #expect(throws: JOSEError.self) {
@@ -143,7 +142,7 @@ import Testing
 
     /// A token that is not three parts is refused.
     @Test func malformedTokenIsRefused() throws {
-        let verifier = IDTokenVerifier(issuer: "https://i", clientID: "c", leeway: 60, issuedAtTolerance: 600)
+        let verifier = IDTokenVerifier(issuer: "https://i", clientID: "c")
         #expect(throws: JOSEError.self) {
             _ = try verifier.verify("a.b", keys: JWKCollection(keys: []), nonce: nil, now: 0)
         }

@@ -2,6 +2,8 @@ import JSON
 import TestSupport
 import Testing
 
+@testable import SignInSimCLI
+
 /// The one-shot QA commands, run through the built binary against the embedded issuer.
 @Suite("signinsim sign-in and apple-sign-in")
 struct SignInCommandTests {
@@ -139,5 +141,48 @@ struct SignInCommandTests {
     func appleNeedsApple() throws {
         let result = try SignInSimBinary.run(["apple-sign-in", "--issuer", "http://x", "--email", "a@b.c"])
         #expect(result.status == 64)
+    }
+}
+
+/// `--leeway` on `sign-in` and `apple-sign-in`: it replaces the profile's leeway on `exp` in the
+/// options the app configures its SDK with.
+@Suite("sign-in --leeway")
+struct SignInLeewayTests {
+    static func parsed(_ words: [String]) throws -> ParsedArguments {
+        guard case .success(.run(_, let parsed)) = ArgumentParser.parse(words, root: SignInSimCLI.root) else {
+            throw UsageError("\(words) did not parse as a command to run")
+        }
+        return parsed
+    }
+
+    /// The option reaches the SDK options; without it the profile's leeway applies.
+    @Test("sign-in and apple-sign-in take --leeway")
+    func leewayReachesTheOptions() throws {
+        let signIn = try SignInRun(Self.parsed(["sign-in", "--profile", "appauth-clock", "--leeway", "45"]))
+        #expect(signIn.options(issuer: "https://issuer.test").leeway == 45)
+        #expect(signIn.options(issuer: "https://issuer.test").clockTolerance.expiryLeeway == 45)
+        #expect(signIn.options(issuer: "https://issuer.test").clockTolerance.issuedAtPast == 600)
+        let byProfile = try SignInRun(Self.parsed(["sign-in", "--profile", "appauth-clock"]))
+        #expect(byProfile.options(issuer: "https://issuer.test").clockTolerance.expiryLeeway == 0)
+        let apple = try AppleSignInRun(
+            Self.parsed(["apple-sign-in", "--email", "a@example.com", "--leeway", "0"]))
+        #expect(apple.options(issuer: "https://issuer.test").clockTolerance.expiryLeeway == 0)
+        let appleDefault = try AppleSignInRun(Self.parsed(["apple-sign-in", "--email", "a@example.com"]))
+        #expect(appleDefault.options(issuer: "https://issuer.test").clockTolerance.expiryLeeway == 60)
+    }
+
+    /// A negative or non-numeric leeway is a usage error.
+    @Test("a bad --leeway exits 64", arguments: ["-5", "soon"])
+    func badLeeway(value: String) throws {
+        let result = try SignInSimBinary.run(["sign-in", "--leeway", value])
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("is invalid for '--leeway <seconds>'"))
+    }
+
+    /// End to end: a sign-in with a leeway of its own signs in.
+    @Test("sign-in --leeway 0")
+    func signInWithLeeway() throws {
+        let result = try SignInSimBinary.run(["sign-in", "--leeway", "0", "--profile", "appauth-clock"])
+        #expect(result.status == 0, "\(result.standardError)")
     }
 }

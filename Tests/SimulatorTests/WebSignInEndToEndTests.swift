@@ -101,6 +101,81 @@ import WebAuthSession
     }
 }
 
+/// DPoP on a phone whose clock is 9 minutes off (RFC 9449 §11.1): the issuer refuses the
+/// proof's `iat`, and its `Date` tells the SDK why.
+@Suite struct DPoPClockSkewEndToEndTests {
+    static func tokenRequests(_ phone: SimulatedPhone) -> Int {
+        phone.device.network.log.filter { $0.request.path == "/oauth/token" }.count
+    }
+
+    /// The default SDK keeps its clock: the sign-in fails with an error of its own that names
+    /// the skew and the server's `Date`, and nothing is stored.
+    @Test(arguments: [Int64(540), -540]) func deviceClockIsNamed(skew: Int64) async throws {
+        try await withSignedOutApp(skew: skew, usesDPoP: true) { world, phone, app in
+            let error = await signInError { try await app.perform { try await $0.signIn() } }
+            #expect(error?.code == .dpopClockSkew)
+            #expect(error?.oauthError == "invalid_dpop_proof")
+            let date = HTTPDate.format(world.scheduler.wallClock.now())
+            let comparison = skew > 0 ? "540 s ahead of" : "540 s behind"
+            #expect(
+                error?.message.contains("the device clock is \(comparison) the server's (Date: \(date))")
+                    == true)
+            #expect(Self.tokenRequests(phone) == 1)
+            #expect(
+                phone.device.keychain.dump().map(\.key.account).contains(SignInClient.credentialsKey) == false
+            )
+        }
+    }
+
+    /// `dpop-server-date` stamps the retry with the server's time, once, and keeps the offset
+    /// for the next proofs: the refresh and UserInfo need one request each.
+    @Test func serverDateCorrectsTheProof() async throws {
+        try await withSignedOutApp(
+            profile: try BehaviorProfile(named: "dpop-server-date"), skew: 540, usesDPoP: true
+        ) { _, phone, app in
+            let session = try await app.perform { try await $0.signIn() }
+            #expect(session.tokenType == "DPoP")
+            #expect(Self.tokenRequests(phone) == 2)
+            _ = try await app.perform { try await $0.getAccessToken(forceRefresh: true) }
+            #expect(Self.tokenRequests(phone) == 3)
+            let info = try await app.perform { try await $0.userInfo() }
+            #expect(info["email"]?.stringValue == "alice@example.com")
+            #expect(phone.device.network.log.filter { $0.request.path == "/userinfo" }.count == 1)
+        }
+    }
+
+    /// A clock that goes off after sign-in shows first at UserInfo (401 `invalid_dpop_proof`):
+    /// the default SDK names the skew, `dpop-server-date` corrects it and retries once.
+    @Test(arguments: [false, true]) func userInfoAfterTheClockMoved(correcting: Bool) async throws {
+        try await withSignedOutApp(
+            profile: try BehaviorProfile(named: correcting ? "dpop-server-date" : "default"), usesDPoP: true
+        ) { _, phone, app in
+            _ = try await app.perform { try await $0.signIn() }
+            phone.device.clock.setSkew(-540)
+            let error = await signInError { try await app.perform { try await $0.userInfo() } }
+            #expect(error?.code == (correcting ? nil : .dpopClockSkew))
+            #expect(error?.message.contains("userinfo refused the DPoP proof") ?? correcting)
+            #expect(error?.message.contains("540 s behind the server's") ?? correcting)
+            let userInfoRequests = phone.device.network.log.filter { $0.request.path == "/userinfo" }.count
+            #expect(userInfoRequests == (correcting ? 2 : 1))
+        }
+    }
+
+    /// An issuer that requires nonces judges the proof's age by the nonce: the default SDK's
+    /// retry with the server's nonce (RFC 9449 §8) is all a skewed phone needs.
+    @Test func serverNonceMakesTheSkewHarmless() async throws {
+        var tenant = Tenant.default
+        tenant.requireDPoPNonce = true
+        try await withSignedOutApp(tenant: tenant, skew: 540, usesDPoP: true) { _, phone, app in
+            let session = try await app.perform { try await $0.signIn() }
+            #expect(session.tokenType == "DPoP")
+            #expect(Self.tokenRequests(phone) == 2)  // use_dpop_nonce, then the retry with the nonce
+            let info = try await app.perform { try await $0.userInfo() }
+            #expect(info["email"]?.stringValue == "alice@example.com")
+        }
+    }
+}
+
 /// UserInfo answers are used only for the signed-in subject (OpenID Connect Core §5.3.2).
 @Suite struct UserInfoEndToEndTests {
     @Test func userInfoForAnotherSubjectIsRefused() async throws {

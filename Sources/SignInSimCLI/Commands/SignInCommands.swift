@@ -48,8 +48,12 @@ extension SignInSimCLI {
             ),
             .option(
                 "profile", value: "name",
-                help: "The SDK behaviour profile (default, strict, naive, strict-clock, …)."
+                help: "The SDK behaviour profile (default, strict, naive, strict-clock, appauth-clock, …)."
             ),
+            .option(
+                "leeway", value: "seconds",
+                help: "Clock skew allowed on the ID token's exp (default: the profile's; 60, 0 with "
+                    + "appauth-clock or strict-clock)."),
             .flag("shared-session", help: "Use the system browser's cookies (not an ephemeral session)."),
             .flag("deny-consent", help: "Deny the consent page instead of approving it."),
             SignInSimCLI.oneShotSeedOption,
@@ -90,6 +94,10 @@ extension SignInSimCLI {
             .option(
                 "profile", value: "name",
                 help: "The SDK behaviour profile (default, never-send-user-profile, …)."),
+            .option(
+                "leeway", value: "seconds",
+                help: "Clock skew allowed on the ID token's exp (default: the profile's; 60, 0 with "
+                    + "appauth-clock or strict-clock)."),
             SignInSimCLI.oneShotSeedOption,
         ],
         run: { arguments, context in
@@ -106,6 +114,8 @@ struct SignInRun {
     var scopes: [String]?
     var clientSecret: String?
     var profile: BehaviorProfile
+    /// `--leeway`: replaces the profile's leeway on `exp`.
+    var leeway: Int64?
     var sharedSession: Bool
     var refresh: Bool
     var signOut: Bool
@@ -139,18 +149,35 @@ struct SignInRun {
         } catch {
             throw UsageError("The value is invalid for '--profile <name>': \(error.message)")
         }
+        leeway = try Self.leeway(arguments)
         sharedSession = arguments.flag("shared-session")
         refresh = arguments.flag("refresh")
         signOut = arguments.flag("sign-out")
     }
 
-    func run(context: CLIContext) async throws -> ExitCode {
-        let world = try await OneShotWorld.start(issuer: issuer, apple: nil, seed: seed)
+    /// `--leeway <seconds>`: a whole number of seconds, not negative.
+    static func leeway(_ arguments: ParsedArguments) throws(UsageError) -> Int64? {
+        guard let leeway = try arguments.integer("leeway", valueName: "seconds") else { return nil }
+        guard leeway >= 0 else {
+            throw UsageError(
+                "The value '\(leeway)' is invalid for '--leeway <seconds>': it must not be negative")
+        }
+        return leeway
+    }
+
+    /// What the app configures its SDK with, against `issuer`.
+    func options(issuer: String) -> SignInOptions {
         var options = SignInOptions(
-            issuer: issuer ?? world.identity!.issuerURL, clientID: clientID, redirectURI: redirectURI,
-            clientSecret: clientSecret, prefersEphemeralSession: !sharedSession, profile: profile)
+            issuer: issuer, clientID: clientID, redirectURI: redirectURI, clientSecret: clientSecret,
+            prefersEphemeralSession: !sharedSession, leeway: leeway, profile: profile)
         if let scopes { options.scopes = scopes }
         options.postLogoutRedirectURI = postLogoutRedirectURI
+        return options
+    }
+
+    func run(context: CLIContext) async throws -> ExitCode {
+        let world = try await OneShotWorld.start(issuer: issuer, apple: nil, seed: seed)
+        let options = options(issuer: issuer ?? world.identity!.issuerURL)
         let app = try await OneShotWorld.launchApp(in: world, options: options)
         app.webUser = user
         var report: [String: JSONValue] = [:]
@@ -198,6 +225,8 @@ struct AppleSignInRun {
     var account: AppleIDAccount
     var profile: BehaviorProfile
     var seed: UInt64?
+    /// `--leeway`: replaces the profile's leeway on `exp`.
+    var leeway: Int64?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         issuer = arguments.value("issuer")
@@ -216,13 +245,19 @@ struct AppleSignInRun {
         } catch {
             throw UsageError("The value is invalid for '--profile <name>': \(error.message)")
         }
+        leeway = try SignInRun.leeway(arguments)
+    }
+
+    /// What the app configures its SDK with, against `issuer`.
+    func options(issuer: String) -> SignInOptions {
+        SignInOptions(
+            issuer: issuer, clientID: clientID, redirectURI: "\(clientID)://auth/callback", leeway: leeway,
+            profile: profile)
     }
 
     func run(context: CLIContext) async throws -> ExitCode {
         let world = try await OneShotWorld.start(issuer: issuer, apple: apple, seed: seed)
-        let options = SignInOptions(
-            issuer: issuer ?? world.identity!.issuerURL, clientID: clientID,
-            redirectURI: "\(clientID)://auth/callback", profile: profile)
+        let options = options(issuer: issuer ?? world.identity!.issuerURL)
         let app = try await OneShotWorld.launchApp(in: world, options: options, appleURL: apple)
         app.phone.appleAccount = account
         do {
