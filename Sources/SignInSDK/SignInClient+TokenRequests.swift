@@ -5,18 +5,19 @@ import OAuthCore
 
 extension SignInClient {
     /// POSTs a form to the token endpoint with client authentication and, when DPoP is on, a
-    /// proof; retries once with the issuer's nonce on `use_dpop_nonce` (RFC 9449 §8).
+    /// proof; retries once with the issuer's nonce on `use_dpop_nonce` (RFC 9449 §8). An error
+    /// the endpoint answers names the client authentication method the request used, since the
+    /// likeliest cause of `invalid_client` is a method other than the registered one.
     func tokenRequest(_ parameters: FormParameters, endpoint name: String) async throws(SignInError)
         -> TokenResponse
     {
         let metadata = try await providerMetadata()
-        var parameters = parameters
-        var headers = HTTPHeaders()
-        try await authenticateClient(&parameters, headers: &headers)
         var retriedForNonce = false
         while true {
-            var request = HTTPRequest.form(
-                url: metadata.tokenEndpoint, parameters: parameters, headers: headers)
+            var form = parameters
+            var headers = HTTPHeaders()
+            let method = try await authenticateClient(&form, headers: &headers)
+            var request = HTTPRequest.form(url: metadata.tokenEndpoint, parameters: form, headers: headers)
             request.headers.replaceOrAdd(name: "Accept", value: "application/json")
             if try configuredOptions().usesDPoP {
                 request.headers.replaceOrAdd(
@@ -32,6 +33,10 @@ extension SignInClient {
                 && response.headers["DPoP-Nonce"] != nil
             {
                 retriedForNonce = true
+            } catch {
+                throw SignInError(
+                    error.code, "\(error.message) (client authentication: \(method.rawValue))",
+                    oauthError: error.oauthError, status: error.status)
             }
         }
     }

@@ -40,21 +40,20 @@ extension SignInSimCLI {
                 "fill", value: "name=value", help: "Another form field the user fills (repeatable).",
                 repeatable: true
             ),
-            .option(
-                "scope", value: "scopes",
-                help: "Space-separated scopes (default: openid profile email offline_access)."),
-            .option(
-                "client-secret", value: "secret", help: "A client secret, for issuers without public clients."
-            ),
-            .option(
-                "profile", value: "name",
-                help: "The SDK behaviour profile (default, strict, naive, strict-clock, …)."
-            ),
-            .flag("shared-session", help: "Use the system browser's cookies (not an ephemeral session)."),
-            .flag("deny-consent", help: "Deny the consent page instead of approving it."),
-            .flag("refresh", help: "Refresh the tokens after signing in."),
-            .flag("sign-out", help: "Sign out (end session) at the end."),
-        ],
+        ]
+            + ClientSettings.registrationOptions + ClientSettings.authorizationOptions + [
+                .option(
+                    "profile", value: "name",
+                    help: "The SDK behaviour profile (default, strict, naive, strict-clock, …)."
+                ),
+                .flag("shared-session", help: "Use the system browser's cookies (not an ephemeral session)."),
+                .flag(
+                    "deny-consent",
+                    help:
+                        "Deny the consent page instead of approving it; fails when no consent page is shown."),
+                .flag("refresh", help: "Refresh the tokens after signing in."),
+                .flag("sign-out", help: "Sign out (end session) at the end."),
+            ],
         run: { arguments, context in
             try await SignInRun(arguments).run(context: context)
         })
@@ -77,10 +76,12 @@ extension SignInSimCLI {
             .option("email", value: "address", help: "The Apple ID's email.", required: true),
             .option("given-name", value: "name", help: "The Apple ID's given name."),
             .option("family-name", value: "name", help: "The Apple ID's family name."),
-            .option(
-                "profile", value: "name",
-                help: "The SDK behaviour profile (default, never-send-user-profile, …)."),
-        ],
+        ]
+            + ClientSettings.registrationOptions + [
+                .option(
+                    "profile", value: "name",
+                    help: "The SDK behaviour profile (default, never-send-user-profile, …).")
+            ],
         run: { arguments, context in
             try await AppleSignInRun(arguments).run(context: context)
         })
@@ -92,8 +93,7 @@ struct SignInRun {
     var clientID: String
     var redirectURI: String
     var user: WebUserScript
-    var scopes: [String]?
-    var clientSecret: String?
+    var client: ClientSettings
     var profile: BehaviorProfile
     var sharedSession: Bool
     var refresh: Bool
@@ -117,8 +117,7 @@ struct SignInRun {
             usernameField: arguments.value("username-field") ?? "username",
             passwordField: arguments.value("password-field") ?? "password", otherFields: others,
             consent: arguments.flag("deny-consent") ? .deny : .approve)
-        scopes = arguments.value("scope").map { $0.split(separator: " ").map(String.init) }
-        clientSecret = arguments.value("client-secret")
+        client = try ClientSettings(arguments)
         do {
             profile = try BehaviorProfile(named: arguments.value("profile") ?? "default")
         } catch {
@@ -130,11 +129,12 @@ struct SignInRun {
     }
 
     func run(context: CLIContext) async throws -> ExitCode {
-        let world = try await OneShotWorld.start(issuer: issuer, apple: nil)
         var options = SignInOptions(
-            issuer: issuer ?? world.identity!.issuerURL, clientID: clientID, redirectURI: redirectURI,
-            clientSecret: clientSecret, prefersEphemeralSession: !sharedSession, profile: profile)
-        if let scopes { options.scopes = scopes }
+            issuer: issuer ?? "", clientID: clientID, redirectURI: redirectURI,
+            prefersEphemeralSession: !sharedSession, profile: profile)
+        try client.apply(to: &options, context: context)
+        let world = try await OneShotWorld.start(issuer: issuer, apple: nil)
+        if issuer == nil { options.issuer = world.identity!.issuerURL }
         let app = try await OneShotWorld.launchApp(in: world, options: options)
         app.webUser = user
         var report: [String: JSONValue] = [:]
@@ -173,6 +173,7 @@ struct AppleSignInRun {
     var apple: String?
     var clientID: String
     var account: AppleIDAccount
+    var client: ClientSettings
     var profile: BehaviorProfile
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
@@ -186,6 +187,7 @@ struct AppleSignInRun {
         account = AppleIDAccount(
             email: arguments.value("email") ?? "", givenName: arguments.value("given-name"),
             familyName: arguments.value("family-name"))
+        client = try ClientSettings(arguments)
         do {
             profile = try BehaviorProfile(named: arguments.value("profile") ?? "default")
         } catch {
@@ -194,10 +196,12 @@ struct AppleSignInRun {
     }
 
     func run(context: CLIContext) async throws -> ExitCode {
+        var options = SignInOptions(
+            issuer: issuer ?? "", clientID: clientID, redirectURI: "\(clientID)://auth/callback",
+            profile: profile)
+        try client.apply(to: &options, context: context)
         let world = try await OneShotWorld.start(issuer: issuer, apple: apple)
-        let options = SignInOptions(
-            issuer: issuer ?? world.identity!.issuerURL, clientID: clientID,
-            redirectURI: "\(clientID)://auth/callback", profile: profile)
+        if issuer == nil { options.issuer = world.identity!.issuerURL }
         let app = try await OneShotWorld.launchApp(in: world, options: options, appleURL: apple)
         app.phone.appleAccount = account
         do {
