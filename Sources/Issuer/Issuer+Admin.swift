@@ -78,6 +78,8 @@ extension Issuer {
             "post_logout_redirect_uris": .array(client.postLogoutRedirectURIs.map(JSONValue.string)),
             "grant_types": .array(client.grantTypes.sorted().map(JSONValue.string)),
             "require_dpop": .bool(client.requireDPoP),
+            "token_endpoint_auth_methods": .array(
+                client.acceptedAuthenticationMethods.map { .string($0.rawValue) }),
         ]
     }
 
@@ -288,6 +290,24 @@ extension ClientRegistration {
             postLogoutRedirectURIs: try strings("post_logout_redirect_uris") ?? [],
             grantTypes: Set(try strings("grant_types") ?? ["authorization_code", "refresh_token"]),
             requireDPoP: body["dpop_bound_access_tokens"]?.boolValue ?? false)
+        if let value = body["jwks"] {
+            do {
+                keys = try JWKSet(json: value)
+            } catch {
+                throw OAuthError.invalidRequest("jwks is not a JWK Set: \(error.message)")
+            }
+            if keys?.keys.contains(where: \.isPrivate) == true {
+                throw OAuthError.invalidRequest("jwks holds a private key; register public keys only")
+            }
+        }
+        if let value = body["token_endpoint_auth_method"] {
+            guard let method = value.stringValue.flatMap(TokenEndpointAuthMethod.init(rawValue:)) else {
+                throw OAuthError.invalidRequest(
+                    "token_endpoint_auth_method must be one of " + TokenEndpointAuthMethod.spelledOut)
+            }
+            authenticationMethod = method
+        }
+        if let problem = authenticationProblem { throw OAuthError.invalidRequest(problem) }
     }
 }
 

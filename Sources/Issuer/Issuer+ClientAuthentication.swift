@@ -1,57 +1,145 @@
 import Cryptography
 import Foundation
 import HTTPCore
+import JOSE
 import OAuthCore
 
 extension Issuer {
-    /// Authenticates the client of a token or revocation request (RFC 6749 §2.3).
+    /// Leeway on a client assertion's `exp`, `nbf` and `iat`, in seconds.
+    static let clientAssertionLeeway: Int64 = 60
+
+    /// Authenticates the client of a token or revocation request (RFC 6749 §2.3, OpenID
+    /// Connect Core §9).
     ///
-    /// Public clients name themselves with `client_id` and send no secret. Confidential clients
-    /// use `client_secret_basic` (HTTP Basic, id and secret form-encoded first, §2.3.1) or
-    /// `client_secret_post`, never both. Failures are 401 `invalid_client`, with a `Basic`
-    /// challenge when the client tried HTTP Basic (§5.2). Secrets compare in constant time.
+    /// The request uses one method, never two (§2.3): `client_secret_basic` (HTTP Basic, id and
+    /// secret form-encoded first, §2.3.1), `client_secret_post`, `private_key_jwt` (RFC 7523
+    /// §2.2), or none (a public client names itself with `client_id`). The method must be one
+    /// the client's registration accepts (`ClientRegistration.acceptedAuthenticationMethods`);
+    /// the refusal names both. Failures are 401 `invalid_client`, with a `Basic` challenge when
+    /// the client tried HTTP Basic (§5.2). Secrets compare in constant time; an assertion's
+    /// `jti` is accepted once.
     func authenticateClient(_ parameters: OAuthRequestParameters, request: HTTPRequest) throws(OAuthError)
         -> ClientRegistration
     {
         let basic = try Issuer.basicCredentials(request.headers)
-        let usedBasic = basic != nil
-        if let basic {
-            guard parameters["client_secret"] == nil else {
-                throw .invalidRequest(
-                    "the client authenticated with both HTTP Basic and client_secret; RFC 6749 §2.3 allows one method"
-                )
-            }
-            if let bodyID = parameters["client_id"], bodyID != basic.id {
-                throw .invalidRequest("client_id differs from the client of the HTTP Basic credentials")
-            }
+        var used: [TokenEndpointAuthMethod] = []
+        if basic != nil { used.append(.clientSecretBasic) }
+        if parameters["client_secret"] != nil { used.append(.clientSecretPost) }
+        if parameters["client_assertion"] != nil || parameters["client_assertion_type"] != nil {
+            used.append(.privateKeyJWT)
         }
-        guard let clientID = basic?.id ?? parameters["client_id"] else {
-            throw .invalidClient(
-                "client authentication is required: send client_id, or the client's credentials")
+        guard used.count <= 1 else {
+            throw .invalidRequest(
+                "the client authenticated with \(used.map(\.rawValue).joined(separator: " and ")); "
+                    + "RFC 6749 §2.3 allows one method")
         }
+        let method = used.first ?? .publicClient
+        let usedBasic = method == .clientSecretBasic
+        let clientID = try claimedClientID(parameters, basic: basic, method: method)
         guard let client = state.withLock({ $0.clients[clientID] }) else {
             throw .invalidClient(
                 "unknown client \(OAuthRequestParameters.quoted(clientID))", basicChallenge: usedBasic)
         }
-        let secret = basic?.secret ?? parameters["client_secret"]
-        guard let expected = client.secret else {
-            if usedBasic || secret != nil {
+        let accepted = client.acceptedAuthenticationMethods
+        guard accepted.contains(method) else {
+            throw .invalidClient(Issuer.methodRefusal(client, used: method), basicChallenge: usedBasic)
+        }
+        switch method {
+        case .publicClient:
+            break
+        case .clientSecretBasic, .clientSecretPost:
+            guard let expected = client.secret else {
                 throw .invalidClient(
-                    "\(client.id) is a public client and must not send a client secret",
+                    "\(client.id) has no client secret registered", basicChallenge: usedBasic)
+            }
+            guard let secret = basic?.secret ?? parameters["client_secret"], !secret.isEmpty else {
+                throw .invalidClient(
+                    "\(client.id) is a confidential client: a client secret is required",
                     basicChallenge: usedBasic)
             }
-            return client
-        }
-        guard let secret, !secret.isEmpty else {
-            throw .invalidClient(
-                "\(client.id) is a confidential client: a client secret is required",
-                basicChallenge: usedBasic)
-        }
-        // Digests first, so the comparison's time depends on neither secret's length.
-        guard ConstantTime.equals(SHA256.hash(secret), SHA256.hash(expected)) else {
-            throw .invalidClient("client authentication failed", basicChallenge: usedBasic)
+            // Digests first, so the comparison's time depends on neither secret's length.
+            guard ConstantTime.equals(SHA256.hash(secret), SHA256.hash(expected)) else {
+                throw .invalidClient("client authentication failed", basicChallenge: usedBasic)
+            }
+        case .privateKeyJWT:
+            try checkClientAssertion(parameters["client_assertion"] ?? "", of: client)
         }
         return client
+    }
+
+    /// Who the request says the client is: the Basic user, the assertion's `iss` and `sub`,
+    /// or `client_id`; a `client_id` given beside the first two must agree with them.
+    private func claimedClientID(
+        _ parameters: OAuthRequestParameters, basic: (id: String, secret: String)?,
+        method: TokenEndpointAuthMethod
+    ) throws(OAuthError) -> String {
+        let bodyID = parameters["client_id"]
+        switch method {
+        case .clientSecretBasic:
+            let id = basic?.id ?? ""
+            if let bodyID, bodyID != id {
+                throw .invalidRequest("client_id differs from the client of the HTTP Basic credentials")
+            }
+            return id
+        case .privateKeyJWT:
+            guard parameters["client_assertion_type"] == ClientAssertion.type else {
+                throw .invalidClient(
+                    "client_assertion_type must be \(ClientAssertion.type) (RFC 7523 §2.2)")
+            }
+            guard let assertion = parameters["client_assertion"] else {
+                throw .invalidClient("client_assertion_type is given without client_assertion")
+            }
+            let id = try ClientAssertion.claimedClient(assertion)
+            if let bodyID, bodyID != id {
+                throw .invalidClient("client_id differs from the client the client_assertion names")
+            }
+            return id
+        case .clientSecretPost, .publicClient:
+            guard let bodyID else {
+                throw .invalidClient(
+                    "client authentication is required: send client_id, or the client's credentials")
+            }
+            return bodyID
+        }
+    }
+
+    /// Verifies a `private_key_jwt` assertion with the client's registered keys, for this
+    /// issuer (its identifier or its token endpoint URL as the only audience), and spends its
+    /// `jti`.
+    private func checkClientAssertion(_ assertion: String, of client: ClientRegistration) throws(OAuthError) {
+        guard let keys = client.keys else {
+            throw .invalidClient("\(client.id) has no keys registered (jwks) to verify a client_assertion")
+        }
+        let now = clock.now()
+        let verified = try ClientAssertion.verify(
+            assertion, clientID: client.id, keys: JWKCollection(keys),
+            audiences: [identifier, url(Path.token)],
+            now: now, leeway: Issuer.clientAssertionLeeway)
+        let fresh = state.withLock {
+            $0.clientAssertionIDs.use(
+                clientID: client.id, id: verified.id,
+                expiresAt: verified.expiresAt + Issuer.clientAssertionLeeway, now: now)
+        }
+        guard fresh else {
+            throw .invalidClient(
+                "the client_assertion's jti was used before; an assertion is good for one request "
+                    + "(OpenID Connect Core §9)")
+        }
+    }
+
+    /// Why a client may not use the method a request used, naming both.
+    static func methodRefusal(_ client: ClientRegistration, used: TokenEndpointAuthMethod) -> String {
+        let accepted = client.acceptedAuthenticationMethods
+        if accepted == [.publicClient] {
+            return "\(client.id) is a public client (token_endpoint_auth_method none) and must not send "
+                + "credentials; the request used \(used)"
+        }
+        let expected = accepted.map(\.rawValue).joined(separator: " or ")
+        if used == .publicClient {
+            return "\(client.id) is a confidential client: it authenticates with \(expected), "
+                + "and the request sent no client credentials"
+        }
+        return "\(client.id) is registered for \(expected), but the request used \(used)"
     }
 
     /// The client id and secret of an `Authorization: Basic` header (RFC 6749 §2.3.1,

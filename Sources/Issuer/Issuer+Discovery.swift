@@ -33,16 +33,32 @@ extension Issuer {
             ],
             "prompt_values_supported": ["none", "login", "consent"],
             "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
-            "revocation_endpoint_auth_methods_supported": [
-                "none", "client_secret_basic", "client_secret_post",
-            ],
+            "token_endpoint_auth_methods_supported": clientAuthenticationMethods,
+            "token_endpoint_auth_signing_alg_values_supported": clientAssertionAlgorithms,
+            "revocation_endpoint_auth_methods_supported": clientAuthenticationMethods,
+            "revocation_endpoint_auth_signing_alg_values_supported": clientAssertionAlgorithms,
             "dpop_signing_alg_values_supported": .array(JWSAlgorithm.allCases.map { .string($0.rawValue) }),
             "authorization_response_iss_parameter_supported": true,
             "request_parameter_supported": false,
             "claims_parameter_supported": false,
         ]
         return .json(document, headers: ["Cache-Control": "public, max-age=60"])
+    }
+
+    /// Every client authentication method the token and revocation endpoints take; which one a
+    /// client may use is in its registration (OpenID Connect Discovery §3).
+    private var clientAuthenticationMethods: JSONValue {
+        .array(
+            [TokenEndpointAuthMethod.publicClient, .clientSecretBasic, .clientSecretPost, .privateKeyJWT].map
+            {
+                .string($0.rawValue)
+            })
+    }
+
+    /// The algorithms a `private_key_jwt` assertion may be signed with (Discovery §3 requires
+    /// the list when `private_key_jwt` is offered).
+    private var clientAssertionAlgorithms: JSONValue {
+        .array(JWSAlgorithm.allCases.map { .string($0.rawValue) })
     }
 
     /// The JWK Set at `jwks_uri` (RFC 7517 §5).

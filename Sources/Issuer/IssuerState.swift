@@ -41,6 +41,8 @@ struct IssuerState: Sendable {
     var dpopNonces: [String] = []
     /// When the current DPoP nonce was minted.
     var dpopNonceIssuedAt: Int64 = 0
+    /// `private_key_jwt` assertion `jti`s seen and not yet expired (OpenID Connect Core §9).
+    var clientAssertionIDs = ClientAssertionReplayCache()
 
     var faults = FaultPlan()
     /// How the JWKS is shown while kid-less tokens from an RP fault are out.

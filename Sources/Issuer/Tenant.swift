@@ -1,4 +1,5 @@
 public import JOSE
+public import OAuthCore
 
 /// Everything an issuer serves: its clients, users, APIs, connections, keys and lifetimes.
 ///
@@ -90,6 +91,13 @@ public struct ClientRegistration: Sendable, Hashable {
     /// (Auth0, Okta; `.none` for a client without rotation, as field bug 3 needs); `nil`
     /// follows the tenant's.
     public var refreshRotation: RefreshRotationSettings?
+    /// The one way this client may authenticate at the token and revocation endpoints
+    /// (`token_endpoint_auth_method`, OpenID Connect Core §9, RFC 7591 §2); `nil` accepts what
+    /// its credentials allow (`acceptedAuthenticationMethods`).
+    public var authenticationMethod: TokenEndpointAuthMethod?
+    /// The client's public keys, which verify its `private_key_jwt` assertions (`jwks`,
+    /// RFC 7591 §2).
+    public var keys: JWKSet?
 
     public init(
         id: String, name: String? = nil, secret: String? = nil, redirectURIs: [String],
@@ -107,7 +115,40 @@ public struct ClientRegistration: Sendable, Hashable {
         self.lifetimes = lifetimes
     }
 
-    public var isPublic: Bool { secret == nil }
+    /// The methods the token endpoint accepts from this client: the registered one, or without
+    /// one, both secret methods for a client with a secret, `private_key_jwt` for a client with
+    /// keys, and `none` for a client with neither.
+    public var acceptedAuthenticationMethods: [TokenEndpointAuthMethod] {
+        if let authenticationMethod { return [authenticationMethod] }
+        var methods: [TokenEndpointAuthMethod] = []
+        if secret != nil { methods += [.clientSecretBasic, .clientSecretPost] }
+        if keys != nil { methods.append(.privateKeyJWT) }
+        return methods.isEmpty ? [.publicClient] : methods
+    }
+
+    /// What is wrong with the registered method and the client's credentials, if anything: a
+    /// method lacks the credential it needs, or the client has one the method would ignore.
+    public var authenticationProblem: String? {
+        guard let method = authenticationMethod else { return nil }
+        let hasSecret = secret != nil
+        let hasKeys = keys != nil
+        let problem: String? =
+            switch method {
+            case .clientSecretBasic, .clientSecretPost:
+                !hasSecret ? "needs a client_secret" : hasKeys ? "does not use jwks; remove them" : nil
+            case .privateKeyJWT:
+                !hasKeys
+                    ? "needs the client's public keys (jwks or jwks_file)"
+                    : hasSecret ? "does not use a client_secret; remove it" : nil
+            case .publicClient:
+                hasSecret || hasKeys ? "is a public client: it has no client_secret or jwks" : nil
+            }
+        return problem.map { "client \"\(id.prefix(200))\" with token_endpoint_auth_method \(method) \($0)" }
+    }
+
+    /// A client that proves nothing at the token endpoint (RFC 6749 §2.1): PKCE is required of
+    /// it, and its refresh tokens are bound to its DPoP key.
+    public var isPublic: Bool { acceptedAuthenticationMethods == [.publicClient] }
 }
 
 /// A user the issuer can authenticate or link.

@@ -1,6 +1,7 @@
 import Cryptography
 import HTTPCore
 import JOSE
+import OAuthCore
 import YAML
 
 /// The tenant file's keys, and how each merges into the tenant the file starts from.
@@ -17,6 +18,8 @@ extension TenantDecoder {
     static let clientKeys = [
         "client_id", "client_secret", "name", "redirect_uris", "post_logout_redirect_uris", "grant_types",
         "require_dpop", "lifetimes", "refresh_rotation", "rotate_refresh_tokens",
+        "token_endpoint_auth_method",
+        "jwks", "jwks_file",
     ]
     static let userKeys = [
         "user_id", "email", "password", "name", "given_name", "family_name", "email_verified",
@@ -169,7 +172,43 @@ extension TenantDecoder {
             client.refreshRotation = try clientRotation(
                 fields, legacyGrace: legacyGrace, base: client.refreshRotation, tenant: tenant.refreshRotation
             )
+            try clientAuthentication(fields, into: &client)
             if let index { tenant.clients[index] = client } else { tenant.clients.append(client) }
+        }
+    }
+
+    /// `token_endpoint_auth_method` and the client's keys (`jwks` or `jwks_file`), checked
+    /// against the client as merged: the method has the credential it needs, and the client
+    /// has no credential the method would ignore.
+    private func clientAuthentication(_ fields: TenantFields, into client: inout ClientRegistration)
+        throws(TenantError)
+    {
+        let methodNode = fields["token_endpoint_auth_method"]
+        if let node = methodNode {
+            if node.isNull {
+                client.authenticationMethod = nil
+            } else {
+                let name = try string(node, "token_endpoint_auth_method")
+                guard let method = TokenEndpointAuthMethod(rawValue: name) else {
+                    throw failure(
+                        "unknown token_endpoint_auth_method \"\(name.prefix(64))\"; expected one of "
+                            + TokenEndpointAuthMethod.spelledOut, at: node.mark)
+                }
+                client.authenticationMethod = method
+            }
+        }
+        switch (fields["jwks"], fields.mapping.pair(forKey: "jwks_file")) {
+        case (let inline?, nil):
+            client.keys = inline.isNull ? nil : try keySet(inline, of: "jwks")
+        case (nil, let file?):
+            client.keys = try keySet(file: file.value, of: "client \"\(client.id.prefix(200))\"")
+        case (_?, let file?):
+            throw failure("give jwks or jwks_file, not both", at: file.key.mark)
+        case (nil, nil):
+            break
+        }
+        if let problem = client.authenticationProblem {
+            throw failure(problem, at: methodNode?.mark ?? fields.mark)
         }
     }
 
@@ -376,7 +415,7 @@ extension TenantDecoder {
         case (let inline?, nil):
             keys = try keySet(inline, of: "jwks")
         case (nil, let file?):
-            keys = try keySet(file: file.value, connection: name)
+            keys = try keySet(file: file.value, of: "connection \"\(name.prefix(200))\"")
         case (_?, let file?):
             throw failure("give jwks or jwks_file, not both", at: file.key.mark)
         case (nil, nil):
@@ -417,7 +456,7 @@ extension TenantDecoder {
 
     /// The JWK Set in a JSON file named relative to the tenant file. Problems inside that file
     /// are reported at their place in it, with a note of where the tenant file names it.
-    private func keySet(file node: YAMLNode, connection: String) throws(TenantError) -> JWKSet {
+    private func keySet(file node: YAMLNode, of owner: String) throws(TenantError) -> JWKSet {
         let relative = try nonEmptyString(node, "jwks_file")
         let path = TenantLoader.resolve(relative, relativeTo: directory)
         let bytes: [UInt8]
@@ -434,9 +473,7 @@ extension TenantDecoder {
             let decoder = TenantDecoder(fileName: path, directory: TenantLoader.directory(of: path))
             return try decoder.keySet(root, of: "the JWK Set")
         } catch {
-            let reference =
-                " (the jwks_file of connection \"\(connection.prefix(200))\", "
-                + "\(fileName):\(node.mark.line):\(node.mark.column))"
+            let reference = " (the jwks_file of \(owner), \(fileName):\(node.mark.line):\(node.mark.column))"
             throw TenantError(
                 fileName: error.fileName, line: error.line, column: error.column,
                 message: error.message + reference)

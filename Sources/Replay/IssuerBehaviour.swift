@@ -139,7 +139,9 @@ struct IssuerBehaviour {
             document["require_dpop_nonce"] = true
         }
         var clients: [JSONValue] = []
-        for app in apps {
+        var registered: Set<String> = []
+        // Apps that share a client id share its registration: the first app's describes it.
+        for app in apps where registered.insert(app.clientID).inserted {
             var client: [String: JSONValue] = ["client_id": .string(app.clientID)]
             var redirects = [app.redirectURI]
             for flow in analysis.signIns where flow.clientID == app.clientID {
@@ -152,6 +154,10 @@ struct IssuerBehaviour {
                 client["post_logout_redirect_uris"] = .array(Set(logouts).sorted().map(JSONValue.string))
             }
             if let secret = app.clientSecret { client["client_secret"] = .string(secret) }
+            if case .jwk(let json)? = app.clientKey, let key = try? JWK(json: json) {
+                client["jwks"] = ["keys": [key.publicKey.json]]
+                client["token_endpoint_auth_method"] = .string(TokenEndpointAuthMethod.privateKeyJWT.rawValue)
+            }
             var grants = [GrantType.authorizationCode, GrantType.refreshToken]
             for (index, entry) in analysis.entries.enumerated() where entry.role == .token {
                 let form = CaptureAnalysis.form(analysis.capture.exchanges[index])

@@ -94,17 +94,12 @@ struct ReplayStory: Sendable {
         var steps: [JSONValue] = []
         for page in capture.pages {
             guard let step = page.step else { return nil }
-            steps.append(step)
+            steps.append(promptAsRecorded(step, page: page.id, analysis: analysis))
         }
         // The replay target decides the issuer; the recorded tenant was the issuer's side.
         header["issuer"] = nil
-        if let profile, case .array(let apps)? = header["apps"] {
-            header["apps"] = .array(
-                apps.map { app in
-                    guard case .object(var members) = app else { return app }
-                    members["profile"] = .string(profile)
-                    return .object(members)
-                })
+        if case .array(let apps)? = header["apps"] {
+            header["apps"] = .array(apps.map { replayable($0, analysis: analysis, profile: profile) })
         }
         header["steps"] = .array(steps)
         let scenario: Scenario
@@ -129,6 +124,45 @@ struct ReplayStory: Sendable {
             }
         }
         return story
+    }
+
+    /// A recorded app's settings as the replay configures them: the profile asked for, and a
+    /// `private_key_jwt` key replaced by the stand-in (the capture hides the private key, and a
+    /// key file is on another machine).
+    private static func replayable(_ app: JSONValue, analysis: CaptureAnalysis, profile: String?) -> JSONValue
+    {
+        guard case .object(var members) = app else { return app }
+        if let profile { members["profile"] = .string(profile) }
+        if members["client_key_file"] != nil || members["client_jwk"] != nil {
+            members["client_key_file"] = nil
+            members["client_jwk"] = StoryInference.standInClientKey
+        }
+        return .object(members)
+    }
+
+    /// A recorded `signIn` step that names no `prompt` of its own, given `prompt: omit` when
+    /// its authorization request carried none: the app's setting could otherwise add one (a
+    /// capture made before the SDK sent `prompt=consent` for `offline_access` has none).
+    private static func promptAsRecorded(_ step: JSONValue, page: String, analysis: CaptureAnalysis)
+        -> JSONValue
+    {
+        var arguments: [String: JSONValue]
+        switch step {
+        case .string("signIn"): arguments = [:]
+        case .object(let members) where members.count == 1:
+            guard case .object(let given)? = members["signIn"] else { return step }
+            arguments = given
+        default: return step
+        }
+        guard arguments["prompt"] == nil else { return step }
+        let exchanges = analysis.capture.exchanges
+        let flows = analysis.signIns.filter { exchanges[$0.authorization].pageref == page }
+        guard let flow = flows.first, StoryInference.promptSetting(flow) == SignInOptions.Prompt.omitKeyword
+        else {
+            return step
+        }
+        arguments["prompt"] = .string(SignInOptions.Prompt.omitKeyword)
+        return ["signIn": .object(arguments)]
     }
 
     /// The capture's first moment, in milliseconds.

@@ -1,3 +1,4 @@
+import Cryptography
 import HTTPCore
 import JOSE
 import JSON
@@ -290,10 +291,36 @@ struct StoryInference {
             }
         }
         if flow.consent?.approved == false { user.consent = "deny" }
-        let appScopes = app().scopes
-        let scopes = flow.scopes.flatMap { $0 == appScopes ? nil : $0 }
-        return .signIn(user, prompt: flow.prompt, scopes: scopes, loginHint: nil, maxAge: nil)
+        let app = app()
+        let scopes = flow.scopes.flatMap { $0 == app.scopes ? nil : $0 }
+        // The app's prompt is its first sign-in's; another sign-in's is the step's own.
+        let prompt = Self.promptSetting(flow)
+        return .signIn(
+            user, prompt: prompt == app.prompt ? nil : prompt, scopes: scopes, loginHint: nil, maxAge: nil)
     }
+
+    /// A sign-in's `prompt` as a setting: the values sent, or `omit`.
+    static func promptSetting(_ flow: CaptureAnalysis.SignInFlow) -> String {
+        flow.prompt.flatMap { $0.isEmpty ? nil : $0 } ?? SignInOptions.Prompt.omitKeyword
+    }
+
+    /// An app's `prompt` from its sign-ins: `omit` when one of them sent none (the recorded
+    /// SDK adds no prompt of its own), else the first one's; nil without sign-ins. Sign-ins
+    /// that sent another prompt say so in their steps.
+    static func appPrompt(_ flows: [CaptureAnalysis.SignInFlow]) -> String? {
+        guard let first = flows.first else { return nil }
+        if flows.contains(where: { promptSetting($0) == SignInOptions.Prompt.omitKeyword }) {
+            return SignInOptions.Prompt.omitKeyword
+        }
+        return promptSetting(first)
+    }
+
+    /// The private key a replayed `private_key_jwt` app signs with (P-256, from a fixed seed,
+    /// so that every replay and derivation of a capture names the same key).
+    static let standInClientKey: JSONValue = {
+        guard let key = try? P256PrivateKey(random: SeededRandom(seed: 7523)) else { return .null }
+        return JWK(key, keyID: "replay-stand-in").json
+    }()
 
     /// The app: the capture's first client, as its requests show it.
     func app() -> AppSetup {
@@ -314,8 +341,14 @@ struct StoryInference {
             if exchange.requestHeaders.contains(where: { $0.name.lowercased() == "dpop" }) {
                 app.usesDPoP = true
             }
-            if app.clientSecret == nil {
-                if let secret = CaptureAnalysis.form(exchange)["client_secret"] {
+            if app.clientSecret == nil, app.clientKey == nil {
+                let form = CaptureAnalysis.form(exchange)
+                if form["client_assertion"] != nil, form["client_assertion_type"] == ClientAssertion.type {
+                    // The capture holds the assertions, not the key that signed them: the replayed
+                    // app signs with a stand-in key, which a derived tenant registers.
+                    app.clientAuthentication = .privateKeyJWT
+                    app.clientKey = .jwk(Self.standInClientKey)
+                } else if let secret = form["client_secret"] {
                     app.clientSecret = secret
                     app.clientAuthentication = .post
                 } else if let header = exchange.requestHeaders.first(where: {
@@ -334,6 +367,9 @@ struct StoryInference {
         if let uri = analysis.signOuts.compactMap(\.postLogoutRedirectURI).first {
             app.postLogoutRedirectURI = uri
         }
+        // What the app sent as prompt, `omit` when nothing: the SDK's own rule must not add a
+        // prompt the recorded app did not send.
+        app.prompt = Self.appPrompt(analysis.signIns.filter { $0.clientID == clientID })
         // A sign-in whose first page already carried the issuer's cookies ran in the browser's
         // shared jar (`prefersEphemeralWebBrowserSession = false`).
         app.sharedSession = analysis.signIns.contains { flow in

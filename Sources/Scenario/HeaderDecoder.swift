@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 import YAML
 
@@ -47,6 +48,8 @@ struct HeaderDecoder {
     static let clientKeys = [
         "client_id", "redirect_uri", "client_secret", "scopes", "audience", "username_field",
         "password_field", "issuer_suffix", "post_logout_redirect_uri", "client_auth_method",
+        "client_key_file", "client_jwk", "client_assertion_audience", "prompt", "login_hint", "ui_locales",
+        "organization", "max_age", "acr_values", "authorization_parameters",
     ]
 
     /// `issuer: embedded`, `issuer: https://…`, or a mapping with `url` (and `tenant` for the
@@ -108,7 +111,10 @@ struct HeaderDecoder {
         var base = AppSetup()
         if let client { try apply(client, to: &base, context: "issuer") }
         if let profile { base.profile = try reader.string(profile, "profile") }
-        guard let node else { return [base] }
+        guard let node else {
+            try checkClientAuthentication(base, settings: client.map { [$0] } ?? [], context: "issuer")
+            return [base]
+        }
         guard case .sequence(let sequence) = node, !sequence.items.isEmpty else {
             throw reader.error(node, "apps must be a non-empty list of apps")
         }
@@ -126,6 +132,8 @@ struct HeaderDecoder {
                 }
             }
             try apply(mapping, to: &app, context: "app \(app.bundleID)")
+            try checkClientAuthentication(
+                app, settings: (client.map { [$0] } ?? []) + [mapping], context: "app \(app.bundleID)")
             if let node = mapping["profile"] { app.profile = try reader.string(node, "profile") }
             if let node = mapping["shared_session"] {
                 app.sharedSession = try reader.bool(node, "shared_session")
@@ -151,11 +159,6 @@ struct HeaderDecoder {
     {
         if let value = try reader.optionalString(mapping, "client_id", context) { app.clientID = value }
         if let value = try reader.optionalString(mapping, "redirect_uri", context) { app.redirectURI = value }
-        if let value = try reader.optionalString(mapping, "client_secret", context) {
-            app.clientSecret = value
-        }
-        if let value = try reader.optionalString(mapping, "audience", context) { app.audience = value }
-        if let node = mapping["scopes"] { app.scopes = try reader.strings(node, "\(context).scopes") }
         if let value = try reader.optionalString(mapping, "username_field", context) {
             app.usernameField = value
         }
@@ -168,8 +171,28 @@ struct HeaderDecoder {
         if let value = try reader.optionalString(mapping, "post_logout_redirect_uri", context) {
             app.postLogoutRedirectURI = value
         }
-        if let node = mapping["client_auth_method"] {
-            let value = try reader.string(node, "\(context).client_auth_method")
+        // The client registration's settings: an empty value is the same as leaving the key
+        // out, so that a `${VAR:-}` a run does not set leaves the setting alone.
+        if let value = try setting(mapping, "client_secret", context) { app.clientSecret = value }
+        if let value = try setting(mapping, "audience", context) { app.audience = value }
+        if let node = mapping["scopes"] {
+            let scopes = try reader.strings(node, "\(context).scopes")
+            if !scopes.isEmpty { app.scopes = scopes }
+        }
+        if let value = try setting(mapping, "prompt", context) { app.prompt = value }
+        if let value = try setting(mapping, "login_hint", context) { app.loginHint = value }
+        if let value = try setting(mapping, "ui_locales", context) { app.uiLocales = value }
+        if let value = try setting(mapping, "organization", context) { app.organization = value }
+        if let value = try setting(mapping, "acr_values", context) { app.acrValues = value }
+        if let node = mapping["max_age"], try setting(mapping, "max_age", context) != nil {
+            app.maxAge = try reader.int(node, "\(context).max_age", range: 0...Int(Int32.max))
+        }
+        if let node = mapping["authorization_parameters"] {
+            try authorizationParameters(node, into: &app, context: "\(context).authorization_parameters")
+        }
+        if let node = mapping["client_auth_method"],
+            let value = try setting(mapping, "client_auth_method", context)
+        {
             guard let method = ClientAuthenticationMethod(rawValue: value) else {
                 let known = ClientAuthenticationMethod.allCases.map(\.rawValue).joined(separator: ", ")
                 throw reader.error(
@@ -177,5 +200,126 @@ struct HeaderDecoder {
             }
             app.clientAuthentication = method
         }
+        if let node = mapping["client_assertion_audience"],
+            let value = try setting(mapping, "client_assertion_audience", context)
+        {
+            guard let audience = ClientAssertionAudience(rawValue: value) else {
+                let known = ClientAssertionAudience.allCases.map(\.rawValue).joined(separator: " or ")
+                throw reader.error(
+                    node, "\(context).client_assertion_audience must be \(known), found \(value)")
+            }
+            app.clientAssertionAudience = audience
+        }
+        try clientKey(mapping, into: &app, context: context)
+    }
+
+    /// A client setting's text; nil when the key is absent, null or empty.
+    private func setting(_ mapping: YAMLMapping, _ key: String, _ context: String) throws(ScenarioError)
+        -> String?
+    {
+        guard let value = try reader.optionalString(mapping, key, context), !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// `authorization_parameters`: a mapping of names to values, or the same as one
+    /// form-encoded string (`ui=dark&foo=bar`, what an `-e` variable can carry). A name the SDK
+    /// sets itself, or one with its own setting, is refused here.
+    private func authorizationParameters(_ node: YAMLNode, into app: inout AppSetup, context: String)
+        throws(ScenarioError)
+    {
+        var pairs: [(name: String, value: String, node: YAMLNode)] = []
+        if case .mapping(let mapping) = node {
+            for pair in mapping.pairs {
+                let name = try reader.string(pair.key, "a name in \(context)")
+                pairs.append((name, try reader.string(pair.value, "\(context).\(name)"), pair.key))
+            }
+        } else if !node.isNull {
+            let text = try reader.string(node, context)
+            for field in text.split(separator: "&", omittingEmptySubsequences: true) {
+                let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard let name = parts.first.flatMap({ Self.formDecoded($0) }),
+                    let value = (parts.count > 1 ? parts[1] : "").removingFormEncoding
+                else {
+                    throw reader.error(node, "\(context) is not form-encoded (name=value&name=value)")
+                }
+                pairs.append((name, value, node))
+            }
+        }
+        for (name, value, at) in pairs {
+            if name.isEmpty { throw reader.error(at, "\(context) has a parameter without a name") }
+            if let reserved = ReservedAuthorizationParameters.names[name] {
+                throw reader.error(
+                    at,
+                    reserved.map { "\(context) cannot set \(name); use the \($0) setting" }
+                        ?? "\(context) cannot set \(name): the SDK sets it for every sign-in")
+            }
+            app.authorizationParameters[name] = value
+        }
+    }
+
+    private static func formDecoded(_ text: Substring) -> String? { text.removingFormEncoding }
+
+    /// `client_key_file` (a private JWK or PEM key, relative to the scenario file) or
+    /// `client_jwk` (a private JWK written inline).
+    private func clientKey(_ mapping: YAMLMapping, into app: inout AppSetup, context: String)
+        throws(ScenarioError)
+    {
+        let fileNode = mapping["client_key_file"]
+        let jwkNode = mapping["client_jwk"]
+        if let fileNode, let jwkNode, try setting(mapping, "client_key_file", context) != nil, !jwkNode.isNull
+        {
+            throw reader.error(fileNode, "\(context): give client_key_file or client_jwk, not both")
+        }
+        if let fileNode, let relative = try setting(mapping, "client_key_file", context) {
+            let path = StepDecoder.resolve(relative, from: reader.file)
+            let bytes = try ScenarioLoader.read(path, from: reader.location(fileNode))
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw reader.error(fileNode, "\(context).client_key_file \(path) is not UTF-8 text")
+            }
+            app.clientKey = .file(path: path, text: text)
+        }
+        if let jwkNode, !jwkNode.isNull {
+            let jwk = try reader.json(jwkNode)
+            guard case .object(let members) = jwk, members["kty"] != nil, members["d"] != nil else {
+                throw reader.error(
+                    jwkNode, "\(context).client_jwk must be a private JWK (a mapping with kty and d)")
+            }
+            app.clientKey = .jwk(jwk)
+        }
+    }
+
+    /// The authentication method of an app, with the issuer's settings and its own applied,
+    /// has the credential it needs and none it would ignore. Reported at the method (or the
+    /// credential) in the app's settings, else in the issuer's.
+    private func checkClientAuthentication(_ app: AppSetup, settings: [YAMLMapping], context: String)
+        throws(ScenarioError)
+    {
+        let keys = ["client_auth_method", "client_secret", "client_key_file", "client_jwk"]
+        let node = settings.reversed().lazy.compactMap { mapping in keys.lazy.compactMap { mapping[$0] }.first
+        }
+        .first
+        guard let node else { return }
+        let hasSecret = app.clientSecret != nil
+        let hasKey = app.clientKey != nil
+        let problem: String? =
+            switch app.clientAuthentication {
+            case .basic?, .post?:
+                !hasSecret ? "needs client_secret" : hasKey ? "does not use a client key" : nil
+            case .privateKeyJWT?:
+                !hasKey
+                    ? "needs client_key_file or client_jwk" : hasSecret ? "does not use client_secret" : nil
+            case .publicClient?: hasSecret || hasKey ? "sends no client_secret or key" : nil
+            case nil: hasSecret && hasKey ? "has both a secret and a key: set client_auth_method" : nil
+            }
+        guard let problem else { return }
+        let method = app.clientAuthentication.map { "client_auth_method \($0.rawValue) " } ?? ""
+        throw reader.error(node, "\(context): \(method)\(problem)")
+    }
+}
+
+extension StringProtocol {
+    /// Form-decoded (`+` is a space, RFC 3986 percent-escapes), or nil when an escape is broken.
+    fileprivate var removingFormEncoding: String? {
+        String(self).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }

@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 public import YAML
 
 /// One scenario file, parsed and checked: the world to build (issuer, device, apps) and the
@@ -154,9 +154,26 @@ public struct AppSetup: Hashable, Sendable {
     /// Where the issuer sends the browser after the end-session call (RP-Initiated Logout §2);
     /// with one, sign-out also sends a `state` (field bug 8).
     public var postLogoutRedirectURI: String?
-    /// How a client with a secret sends it (`client_auth_method`); nil lets the SDK choose from
-    /// the issuer's discovery document.
+    /// How the client authenticates at the token endpoint (`client_auth_method`); nil lets the
+    /// SDK choose from its credentials and the issuer's discovery document.
     public var clientAuthentication: ClientAuthenticationMethod?
+    /// The private key of `private_key_jwt` (`client_key_file` or `client_jwk`).
+    public var clientKey: ClientKeySetup?
+    /// What a `private_key_jwt` assertion names as `aud` (`client_assertion_audience`); nil is
+    /// the SDK's default, the issuer identifier.
+    public var clientAssertionAudience: ClientAssertionAudience?
+    /// `prompt` as written: values separated by spaces, or `omit` for none; nil is the SDK's
+    /// rule (`consent` when the scopes include `offline_access`).
+    public var prompt: String?
+    /// `login_hint`, `ui_locales`, `organization`, `max_age` and `acr_values` of the
+    /// authorization request (OpenID Connect Core §3.1.2.1; `organization` is Auth0's).
+    public var loginHint: String?
+    public var uiLocales: String?
+    public var organization: String?
+    public var maxAge: Int?
+    public var acrValues: String?
+    /// Other authorization request parameters (`authorization_parameters`).
+    public var authorizationParameters: [String: String] = [:]
 
     public init(
         bundleID: String = "com.example.app", clientID: String = "com.example.app",
@@ -180,10 +197,45 @@ public struct AppSetup: Hashable, Sendable {
     }
 }
 
-/// How a confidential client authenticates at the token endpoint (OpenID Connect Core §9).
+/// How a client authenticates at the token endpoint (OpenID Connect Core §9), as the SDK's
+/// `TokenEndpointAuthMethod` names them.
 public enum ClientAuthenticationMethod: String, Hashable, Sendable, CaseIterable {
     /// `Authorization: Basic` (RFC 6749 §2.3.1).
     case basic = "client_secret_basic"
     /// `client_secret` in the form body.
     case post = "client_secret_post"
+    /// A JWT signed with the client's private key (RFC 7523 §2.2).
+    case privateKeyJWT = "private_key_jwt"
+    /// No credential: a public client.
+    case publicClient = "none"
+}
+
+/// Where a `private_key_jwt` client's private key comes from.
+public enum ClientKeySetup: Hashable, Sendable {
+    /// A file holding a private JWK or a PEM private key (`client_key_file`), read when the
+    /// scenario is loaded: its path (resolved against the scenario file) and its text.
+    case file(path: String, text: String)
+    /// A private JWK written in the scenario (`client_jwk`).
+    case jwk(JSONValue)
+}
+
+/// What a `private_key_jwt` assertion names as `aud`.
+public enum ClientAssertionAudience: String, Hashable, Sendable, CaseIterable {
+    /// The issuer identifier (draft-ietf-oauth-rfc7523bis §2).
+    case issuer
+    /// The token endpoint URL (OpenID Connect Core §9).
+    case tokenEndpoint = "token_endpoint"
+}
+
+/// Authorization request parameters an app's `authorization_parameters` cannot name: those
+/// the SDK sets itself and those with a setting of their own (the SDK's
+/// `SignInOptions.reservedParameters`; a test keeps the two lists equal).
+public enum ReservedAuthorizationParameters {
+    /// Each name, with the setting to use instead where there is one.
+    public static let names: [String: String?] = [
+        "response_type": nil, "client_id": nil, "redirect_uri": nil, "state": nil, "nonce": nil,
+        "code_challenge": nil, "code_challenge_method": nil, "scope": "scopes", "audience": "audience",
+        "prompt": "prompt", "login_hint": "login_hint", "ui_locales": "ui_locales",
+        "organization": "organization", "max_age": "max_age", "acr_values": "acr_values",
+    ]
 }

@@ -75,6 +75,24 @@ public enum ScenarioEncoder {
         if !app.issuerSuffix.isEmpty { members["issuer_suffix"] = .string(app.issuerSuffix) }
         if let uri = app.postLogoutRedirectURI { members["post_logout_redirect_uri"] = .string(uri) }
         if let method = app.clientAuthentication { members["client_auth_method"] = .string(method.rawValue) }
+        switch app.clientKey {
+        case .file(let path, _)?: members["client_key_file"] = .string(path)
+        case .jwk(let jwk)?: members["client_jwk"] = jwk
+        case nil: break
+        }
+        if let audience = app.clientAssertionAudience {
+            members["client_assertion_audience"] = .string(audience.rawValue)
+        }
+        let request: [(String, String?)] = [
+            ("prompt", app.prompt), ("login_hint", app.loginHint), ("ui_locales", app.uiLocales),
+            ("organization", app.organization), ("acr_values", app.acrValues),
+        ]
+        for case (let key, let value?) in request { members[key] = .string(value) }
+        if let maxAge = app.maxAge { members["max_age"] = .int(Int64(maxAge)) }
+        if !app.authorizationParameters.isEmpty {
+            members["authorization_parameters"] = .object(
+                app.authorizationParameters.mapValues(JSONValue.string))
+        }
         return .object(members)
     }
 

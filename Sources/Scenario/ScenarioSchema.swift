@@ -1499,17 +1499,72 @@ public enum ScenarioSchema {
               "items": {
                 "additionalProperties": false,
                 "properties": {
+                  "acr_values": {
+                    "type": "string"
+                  },
                   "audience": {
                     "type": "string"
+                  },
+                  "authorization_parameters": {
+                    "description": "Other authorization request parameters: a mapping of names to strings, or one form-encoded string.",
+                    "oneOf": [
+                      {
+                        "additionalProperties": {
+                          "type": "string"
+                        },
+                        "type": "object"
+                      },
+                      {
+                        "type": "string"
+                      }
+                    ]
+                  },
+                  "client_assertion_audience": {
+                    "description": "The aud of a private_key_jwt assertion: the issuer identifier (the default) or the token endpoint URL.",
+                    "oneOf": [
+                      {
+                        "enum": [
+                          "",
+                          "issuer",
+                          "token_endpoint"
+                        ]
+                      },
+                      {
+                        "description": "A ${VARIABLE} reference, substituted when the scenario is loaded.",
+                        "pattern": "\\$\\{",
+                        "type": "string"
+                      }
+                    ]
+                  },
+                  "client_auth_method": {
+                    "description": "How the client authenticates at the token endpoint; empty or absent: chosen from its credentials and discovery.",
+                    "oneOf": [
+                      {
+                        "enum": [
+                          "",
+                          "client_secret_basic",
+                          "client_secret_post",
+                          "private_key_jwt",
+                          "none"
+                        ]
+                      },
+                      {
+                        "description": "A ${VARIABLE} reference, substituted when the scenario is loaded.",
+                        "pattern": "\\$\\{",
+                        "type": "string"
+                      }
+                    ]
                   },
                   "client_id": {
                     "type": "string"
                   },
-                  "client_auth_method": {
-                    "enum": [
-                      "client_secret_basic",
-                      "client_secret_post"
-                    ]
+                  "client_jwk": {
+                    "description": "The private key of private_key_jwt, as a private JWK.",
+                    "type": "object"
+                  },
+                  "client_key_file": {
+                    "description": "The private key of private_key_jwt: a file holding a private JWK or a PEM key, relative to the scenario file.",
+                    "type": "string"
                   },
                   "client_secret": {
                     "type": "string"
@@ -1527,6 +1582,23 @@ public enum ScenarioSchema {
                     "$ref": "#/$defs/duration",
                     "description": "Seconds of leeway on an ID token's exp, instead of the profile's (60 s by default, 0 s with appauth-clock or strict-clock)."
                   },
+                  "login_hint": {
+                    "type": "string"
+                  },
+                  "max_age": {
+                    "oneOf": [
+                      {
+                        "minimum": 0,
+                        "type": "integer"
+                      },
+                      {
+                        "type": "string"
+                      }
+                    ]
+                  },
+                  "organization": {
+                    "type": "string"
+                  },
                   "password_field": {
                     "type": "string"
                   },
@@ -1534,6 +1606,10 @@ public enum ScenarioSchema {
                     "type": "string"
                   },
                   "profile": {
+                    "type": "string"
+                  },
+                  "prompt": {
+                    "description": "prompt values separated by spaces, or omit to send none; empty or absent: consent when the scopes include offline_access.",
                     "type": "string"
                   },
                   "redirect_uri": {
@@ -1554,6 +1630,9 @@ public enum ScenarioSchema {
                   },
                   "shared_session": {
                     "type": "boolean"
+                  },
+                  "ui_locales": {
+                    "type": "string"
                   },
                   "username_field": {
                     "type": "string"
@@ -1611,19 +1690,74 @@ public enum ScenarioSchema {
                 {
                   "additionalProperties": false,
                   "properties": {
+                    "acr_values": {
+                      "type": "string"
+                    },
                     "apple_url": {
                       "type": "string"
                     },
                     "audience": {
                       "type": "string"
                     },
+                    "authorization_parameters": {
+                      "description": "Other authorization request parameters: a mapping of names to strings, or one form-encoded string.",
+                      "oneOf": [
+                        {
+                          "additionalProperties": {
+                            "type": "string"
+                          },
+                          "type": "object"
+                        },
+                        {
+                          "type": "string"
+                        }
+                      ]
+                    },
+                    "client_assertion_audience": {
+                      "description": "The aud of a private_key_jwt assertion: the issuer identifier (the default) or the token endpoint URL.",
+                      "oneOf": [
+                        {
+                          "enum": [
+                            "",
+                            "issuer",
+                            "token_endpoint"
+                          ]
+                        },
+                        {
+                          "description": "A ${VARIABLE} reference, substituted when the scenario is loaded.",
+                          "pattern": "\\$\\{",
+                          "type": "string"
+                        }
+                      ]
+                    },
                     "client_auth_method": {
-                      "enum": [
-                        "client_secret_basic",
-                        "client_secret_post"
+                      "description": "How the client authenticates at the token endpoint; empty or absent: chosen from its credentials and discovery.",
+                      "oneOf": [
+                        {
+                          "enum": [
+                            "",
+                            "client_secret_basic",
+                            "client_secret_post",
+                            "private_key_jwt",
+                            "none"
+                          ]
+                        },
+                        {
+                          "description": "A ${VARIABLE} reference, substituted when the scenario is loaded.",
+                          "pattern": "\\$\\{",
+                          "type": "string"
+                        }
                       ]
                     },
                     "client_id": {
+                      "type": "string"
+                    },
+                    "client_jwk": {
+                      "description": "The private key of private_key_jwt, as a private JWK.",
+                      "type": "object"
+                    },
+                    "client_key_file": {
+                      "description": "The private key of private_key_jwt: a file holding a private JWK or a PEM key, relative to the scenario file.",
                       "type": "string"
                     },
                     "client_secret": {
@@ -1632,10 +1766,31 @@ public enum ScenarioSchema {
                     "issuer_suffix": {
                       "type": "string"
                     },
+                    "login_hint": {
+                      "type": "string"
+                    },
+                    "max_age": {
+                      "oneOf": [
+                        {
+                          "minimum": 0,
+                          "type": "integer"
+                        },
+                        {
+                          "type": "string"
+                        }
+                      ]
+                    },
+                    "organization": {
+                      "type": "string"
+                    },
                     "password_field": {
                       "type": "string"
                     },
                     "post_logout_redirect_uri": {
+                      "type": "string"
+                    },
+                    "prompt": {
+                      "description": "prompt values separated by spaces, or omit to send none; empty or absent: consent when the scopes include offline_access.",
                       "type": "string"
                     },
                     "redirect_uri": {
@@ -1657,6 +1812,9 @@ public enum ScenarioSchema {
                     "tenant": {
                       "description": "A tenant document, as signinsim serve --tenant reads.",
                       "type": "object"
+                    },
+                    "ui_locales": {
+                      "type": "string"
                     },
                     "url": {
                       "type": "string"

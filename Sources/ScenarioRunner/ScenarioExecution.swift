@@ -553,7 +553,7 @@ final class ScenarioExecution: Sendable {
                 interruption: interruption,
                 retries: retries)
             var request = SignInRequestOptions()
-            request.prompt = prompt
+            request.prompt = prompt.map(SignInOptions.Prompt.init(text:))
             request.scopes = scopes
             request.loginHint = loginHint
             request.maxAge = maxAge

@@ -4,7 +4,9 @@ import Foundation
 import HTTPClient
 import HTTPCore
 import Issuer
+import JOSE
 import JSON
+import OAuthCore
 import Scenario
 import SignInSDK
 import Simulator
@@ -89,19 +91,8 @@ final class ScenarioWorld: Sendable {
                 } catch {
                     throw ScenarioError(.invalid, error.message, at: scenario.location)
                 }
-                var options = SignInOptions(
-                    issuer: issuerURL + setup.issuerSuffix, clientID: setup.clientID,
-                    redirectURI: setup.redirectURI,
-                    clientSecret: setup.clientSecret, prefersEphemeralSession: !setup.sharedSession,
-                    profile: profile)
-                options.scopes = setup.scopes
-                options.audience = setup.audience
-                options.usesDPoP = setup.usesDPoP
-                options.leeway = setup.leeway
-                options.postLogoutRedirectURI = setup.postLogoutRedirectURI
-                options.clientAuthentication = setup.clientAuthentication.flatMap {
-                    SignInOptions.ClientAuthentication(rawValue: $0.rawValue)
-                }
+                let options = try Self.options(
+                    setup, issuer: issuerURL + setup.issuerSuffix, profile: profile, at: scenario.location)
                 apps[setup.bundleID] = try phone.install(
                     AppConfiguration(bundleID: setup.bundleID, options: options))
             }
@@ -112,6 +103,60 @@ final class ScenarioWorld: Sendable {
             await world.shutdown()
             throw error
         }
+    }
+
+    /// What an app passes to `configure(options:)`, from its settings in the scenario;
+    /// settings the SDK would refuse make the scenario invalid.
+    static func options(
+        _ setup: AppSetup, issuer: String, profile: BehaviorProfile, at location: SourceLocation
+    )
+        throws(ScenarioError) -> SignInOptions
+    {
+        var options = SignInOptions(
+            issuer: issuer, clientID: setup.clientID, redirectURI: setup.redirectURI,
+            clientSecret: setup.clientSecret, prefersEphemeralSession: !setup.sharedSession, profile: profile)
+        options.scopes = setup.scopes
+        options.audience = setup.audience
+        options.usesDPoP = setup.usesDPoP
+        options.leeway = setup.leeway
+        options.postLogoutRedirectURI = setup.postLogoutRedirectURI
+        options.clientAuthentication = setup.clientAuthentication.flatMap {
+            SignInOptions.ClientAuthentication(rawValue: $0.rawValue)
+        }
+        if let audience = setup.clientAssertionAudience.flatMap({
+            ClientAssertion.Audience(rawValue: $0.rawValue)
+        }) {
+            options.clientAssertionAudience = audience
+        }
+        options.prompt = SignInOptions.Prompt(text: setup.prompt ?? "")
+        options.loginHint = setup.loginHint
+        options.uiLocales = setup.uiLocales
+        options.organization = setup.organization
+        options.maxAge = setup.maxAge
+        options.acrValues = setup.acrValues
+        options.authorizationParameters = setup.authorizationParameters
+        do throws(JOSEError) {
+            switch setup.clientKey {
+            case .file(let path, let text)?:
+                do {
+                    options.clientKey = try JWK.privateKey(text: text)
+                } catch {
+                    throw JOSEError(error.code, "client_key_file \(path): \(error.message)")
+                }
+            case .jwk(let json)?:
+                options.clientKey = try JWK.privateKey(text: json.serializedString())
+            case nil:
+                break
+            }
+        } catch {
+            throw ScenarioError(.invalid, "app \(setup.bundleID): \(error.message)", at: location)
+        }
+        do {
+            try options.checkClientRegistration()
+        } catch {
+            throw ScenarioError(.invalid, "app \(setup.bundleID): \(error.message)", at: location)
+        }
+        return options
     }
 
     static func appleIDAccount(_ setup: AppleAccountSetup) -> AppleIDAccount {

@@ -8,19 +8,20 @@ extension SignInClient {
     /// proof; retries once with the issuer's nonce on `use_dpop_nonce` (RFC 9449 §8). A proof
     /// refused while the answer's `Date` shows the device's clock skewed is retried once with
     /// the server's time (`dpop-server-date`) or fails with `dpop_clock_skew`
-    /// (`correctsDPoPClock`).
+    /// (`correctsDPoPClock`). An error the endpoint answers names the client authentication
+    /// method the request used, since the likeliest cause of `invalid_client` is a method other
+    /// than the registered one.
     func tokenRequest(_ parameters: FormParameters, endpoint name: String) async throws(SignInError)
         -> TokenResponse
     {
         let metadata = try await providerMetadata()
-        var parameters = parameters
-        var headers = HTTPHeaders()
-        try await authenticateClient(&parameters, headers: &headers)
         var retriedForNonce = false
         var correctedClock = false
         while true {
-            var request = HTTPRequest.form(
-                url: metadata.tokenEndpoint, parameters: parameters, headers: headers)
+            var form = parameters
+            var headers = HTTPHeaders()
+            let method = try await authenticateClient(&form, headers: &headers)
+            var request = HTTPRequest.form(url: metadata.tokenEndpoint, parameters: form, headers: headers)
             request.headers.replaceOrAdd(name: "Accept", value: "application/json")
             var proofIssuedAt: Int64?
             if try configuredOptions().usesDPoP {
@@ -38,12 +39,17 @@ extension SignInClient {
             {
                 retriedForNonce = true
             } catch {
-                guard let proofIssuedAt, Self.dpopRefusals.contains(error.oauthError ?? ""),
+                if let proofIssuedAt, Self.dpopRefusals.contains(error.oauthError ?? ""),
                     try correctsDPoPClock(
                         after: error, response: response, url: metadata.tokenEndpoint,
                         issuedAt: proofIssuedAt,
                         corrected: &correctedClock, endpoint: "the token endpoint")
-                else { throw error }
+                {
+                    continue
+                }
+                throw SignInError(
+                    error.code, "\(error.message) (client authentication: \(method.rawValue))",
+                    oauthError: error.oauthError, status: error.status)
             }
         }
     }

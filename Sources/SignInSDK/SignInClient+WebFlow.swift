@@ -10,6 +10,10 @@ extension SignInClient {
         -> Session
     {
         let options = try configuredOptions()
+        try SignInOptions.checkAuthorizationParameters(request.additionalParameters)
+        if let maxAge = request.maxAge, maxAge < 0 {
+            throw SignInError(.invalidConfiguration, "max_age must not be negative, found \(maxAge)")
+        }
         guard let agent = environment.webAuthentication else {
             throw SignInError(.invalidConfiguration, "no web authentication user agent is available")
         }
@@ -62,15 +66,14 @@ extension SignInClient {
         return try await handleRedirect(url: callback)
     }
 
-    /// The authorization request URL (RFC 6749 §4.1.1, RFC 7636 §4.3, OpenID Connect Core §3.1.2.1).
+    /// The authorization request URL (RFC 6749 §4.1.1, RFC 7636 §4.3, OpenID Connect Core
+    /// §3.1.2.1): the parameters the SDK owns, then `audience`, `prompt` (the configured rule or
+    /// the call's), `login_hint`, `ui_locales`, `organization`, `max_age`, `acr_values` when
+    /// set, then the extra parameters by name. The call's values replace the configured ones.
     func authorizeURL(record: PendingAuthorization, request: SignInRequestOptions, endpoint: String) -> String
     {
         let options = self.options!
         var parameters = FormParameters()
-        for (name, value) in request.additionalParameters.sorted(by: { $0.key < $1.key })
-        where !SignInRequestOptions.reservedParameters.contains(name) {
-            parameters.append(name, value)
-        }
         parameters.append("response_type", "code")
         parameters.append("client_id", options.clientID)
         parameters.append("redirect_uri", record.redirectURI)
@@ -79,12 +82,19 @@ extension SignInClient {
         parameters.append("nonce", record.nonce)
         parameters.append("code_challenge", PKCE.challenge(for: record.codeVerifier))
         parameters.append("code_challenge_method", PKCE.method)
-        if let audience = options.audience, parameters["audience"] == nil {
-            parameters.append("audience", audience)
-        }
-        if let prompt = request.prompt { parameters.append("prompt", prompt) }
-        if let loginHint = request.loginHint { parameters.append("login_hint", loginHint) }
-        if let maxAge = request.maxAge { parameters.append("max_age", String(maxAge)) }
+        let prompt = (request.prompt ?? options.prompt).resolved(scopes: record.scopes)
+        let optional: [(String, String?)] = [
+            ("audience", options.audience),
+            ("prompt", prompt.isEmpty ? nil : prompt.joined(separator: " ")),
+            ("login_hint", request.loginHint ?? options.loginHint),
+            ("ui_locales", options.uiLocales),
+            ("organization", options.organization),
+            ("max_age", (request.maxAge ?? options.maxAge).map(String.init)),
+            ("acr_values", options.acrValues),
+        ]
+        for case (let name, let value?) in optional { parameters.append(name, value) }
+        let extra = options.authorizationParameters.merging(request.additionalParameters) { $1 }
+        for (name, value) in extra.sorted(by: { $0.key < $1.key }) { parameters.append(name, value) }
         return FormURLEncoding.appendingQuery(parameters, to: endpoint)
     }
 

@@ -73,6 +73,7 @@ public actor SignInClient {
         if let leeway = options.leeway, leeway < 0 {
             throw SignInError(.invalidConfiguration, "the leeway must not be negative; it is \(leeway) s")
         }
+        try options.checkClientRegistration()
         self.options = options
         metadata = nil
         keys = nil
@@ -198,29 +199,73 @@ public actor SignInClient {
         }
     }
 
-    /// Adds client authentication to a token request: the secret, when the app has one, as the
-    /// options say, or else as HTTP Basic unless the issuer only takes it in the body
-    /// (RFC 6749 §2.3.1).
+    /// How this client authenticates at the token endpoint (docs/sdk.md, "Client
+    /// authentication"): the configured method; else `private_key_jwt` when the app has a key;
+    /// else, with a secret, `client_secret_basic` when discovery lists it or lists no methods
+    /// (OpenID Connect Discovery §3's default), `client_secret_post` when only that of the two
+    /// is listed, and `client_secret_basic` otherwise (RFC 6749 §2.3.1: every server supports
+    /// it); else `none`.
+    func clientAuthenticationMethod() async throws(SignInError) -> TokenEndpointAuthMethod {
+        let options = try configuredOptions()
+        if let chosen = options.clientAuthentication { return chosen }
+        if options.clientKey != nil { return .privateKeyJWT }
+        guard options.clientSecret != nil else { return .publicClient }
+        let listed = try await providerMetadata().tokenEndpointAuthMethodsSupported
+        guard let listed else { return .clientSecretBasic }
+        if !listed.contains(TokenEndpointAuthMethod.clientSecretBasic.rawValue),
+            listed.contains(TokenEndpointAuthMethod.clientSecretPost.rawValue)
+        {
+            return .clientSecretPost
+        }
+        return .clientSecretBasic
+    }
+
+    /// Adds client authentication to a token request, and says which method it used. The form
+    /// carries `client_id` in every case (RFC 6749 §3.2.1, RFC 7521 §4.2); a `private_key_jwt`
+    /// assertion is made anew for each request, so that a retried request never replays a
+    /// `jti` the issuer has seen.
     func authenticateClient(_ parameters: inout FormParameters, headers: inout HTTPHeaders)
-        async throws(SignInError)
+        async throws(SignInError) -> TokenEndpointAuthMethod
     {
         let options = try configuredOptions()
-        guard let secret = options.clientSecret else { return }
-        let useBasic: Bool
-        if let chosen = options.clientAuthentication {
-            useBasic = chosen == .basic
-        } else {
-            let methods =
-                try await providerMetadata().tokenEndpointAuthMethodsSupported ?? ["client_secret_basic"]
-            useBasic = methods.contains("client_secret_basic")
-        }
-        if useBasic {
+        let method = try await clientAuthenticationMethod()
+        switch method {
+        case .clientSecretBasic:
+            let secret = options.clientSecret ?? ""
             let credentials =
                 FormURLEncoding.escape(options.clientID) + ":" + FormURLEncoding.escape(secret)
             headers.replaceOrAdd(
                 name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
-        } else {
-            parameters.append("client_secret", secret)
+        case .clientSecretPost:
+            parameters.append("client_secret", options.clientSecret ?? "")
+        case .privateKeyJWT:
+            parameters.append("client_assertion_type", ClientAssertion.type)
+            parameters.append("client_assertion", try await clientAssertion())
+        case .publicClient:
+            break
+        }
+        return method
+    }
+
+    /// A `private_key_jwt` assertion for the token endpoint (RFC 7523 §2.2, OpenID Connect
+    /// Core §9), its `jti` from the injected random source.
+    private func clientAssertion() async throws(SignInError) -> String {
+        let options = try configuredOptions()
+        guard let key = options.clientKey else {
+            throw SignInError(.invalidConfiguration, "private_key_jwt needs the client's private key")
+        }
+        let metadata = try await providerMetadata()
+        let audience =
+            switch options.clientAssertionAudience {
+            case .issuer: metadata.issuer
+            case .tokenEndpoint: metadata.tokenEndpoint
+            }
+        do {
+            return try ClientAssertion.make(
+                signer: try JWSSigner(jwk: key), clientID: options.clientID, audience: audience,
+                issuedAt: environment.clock.now(), id: randomToken())
+        } catch {
+            throw SignInError(.invalidConfiguration, "could not sign the client assertion: \(error.message)")
         }
     }
 

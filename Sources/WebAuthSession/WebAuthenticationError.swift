@@ -32,6 +32,9 @@ public struct WebAuthenticationError: Error, Hashable, Sendable, CustomStringCon
         case unexpectedPage = "unexpected_page"
         /// The login form came back after the credentials were submitted: they were refused.
         case loginRejected = "login_rejected"
+        /// The user was to deny consent, but the flow reached the callback with a code without
+        /// showing a consent page: there was nothing to deny.
+        case consentNotShown = "consent_not_shown"
     }
 
     public let code: Code

@@ -16,6 +16,8 @@ struct WebNavigation: Sendable {
     /// the user tries again while `user.retries` lasts.
     private var passwordSubmissions = 0
     private var formSubmissions = 0
+    /// Whether the user answered a consent page in this session.
+    private var answeredConsent = false
 
     init(
         startURL: String, callback: WebAuthenticationCallback, limits: WebAuthenticationSession.Limits,
@@ -67,6 +69,9 @@ struct WebNavigation: Sendable {
                 redirects += 1
                 switch redirect(response, from: request, redirects: redirects) {
                 case .success(.callback(let location)):
+                    if let refusal = consentNeverShown(callback: location, request: request) {
+                        return fail(request, response.status, refusal)
+                    }
                     record(request, response.status, nil, .reachedCallback)
                     return .success(location)
                 case .success(.next(let next)):
@@ -107,6 +112,8 @@ struct WebNavigation: Sendable {
                 }
                 record(request, response.status, document.title, action)
                 if sendsPassword { passwordSubmissions += 1 }
+                if case .deniedConsent = action { answeredConsent = true }
+                if case .approvedConsent = action { answeredConsent = true }
                 request = next
             }
         }
@@ -294,6 +301,22 @@ struct WebNavigation: Sendable {
     }
 
     // MARK: Endings
+
+    /// A user scripted to deny consent whose sheet reached a successful callback without ever
+    /// showing a consent page (the issuer skips consent for this client, or remembers an earlier
+    /// one): the denial never happened, and passing the callback on would sign in. An error
+    /// callback (`error=`) is the issuer's answer and passes.
+    private func consentNeverShown(callback location: String, request: HTTPRequest) -> WebAuthenticationError?
+    {
+        guard user.consent == .deny, !answeredConsent else { return nil }
+        if let query = try? URLParts.queryParameters(of: location), query["error"] != nil { return nil }
+        return WebAuthenticationError(
+            .consentNotShown,
+            "the user was to deny consent, but \(Self.describe(request.url)) redirected to the callback "
+                + "with a code and no consent page was shown (the issuer skips consent for this client "
+                + "or remembers an earlier one); nothing was denied",
+            url: request.url)
+    }
 
     private func interrupt(
         _ interruption: WebUserScript.Interruption, request: HTTPRequest, status: Int?, title: String?

@@ -222,6 +222,47 @@ struct TenantLoaderErrorTests {
             name: "JSON unknown key", fileName: "tenant.json",
             text: "{\n  \"lifetimes\": {\n    \"acess_token\": 5\n  }\n}", line: 3, column: 5,
             message: "unknown key \"acess_token\" in lifetimes"),
+        BadTenantFile(
+            name: "unknown client authentication method",
+            text: "clients:\n  - client_id: web\n    token_endpoint_auth_method: client_secret_jwt\n",
+            line: 3,
+            column: 33,
+            message:
+                "unknown token_endpoint_auth_method \"client_secret_jwt\"; expected one of client_secret_basic, "
+                + "client_secret_post, private_key_jwt, none"),
+        BadTenantFile(
+            name: "a secret method without a secret",
+            text: "clients:\n  - client_id: web\n    token_endpoint_auth_method: client_secret_post\n",
+            line: 3,
+            column: 33,
+            message: "client \"web\" with token_endpoint_auth_method client_secret_post needs a client_secret"
+        ),
+        BadTenantFile(
+            name: "private_key_jwt without keys",
+            text: "clients:\n  - client_id: web\n    token_endpoint_auth_method: private_key_jwt\n", line: 3,
+            column: 33,
+            message:
+                "client \"web\" with token_endpoint_auth_method private_key_jwt needs the client's public keys"
+        ),
+        BadTenantFile(
+            name: "none with a secret",
+            text:
+                "clients:\n  - client_id: web\n    client_secret: s\n    token_endpoint_auth_method: none\n",
+            line: 4, column: 33,
+            message: "client \"web\" with token_endpoint_auth_method none is a public client"),
+        BadTenantFile(
+            name: "a client key with its private part",
+            text:
+                "clients:\n  - client_id: web\n    jwks: {keys: [{kty: EC, crv: P-256, x: \(ecX), y: \(ecY), d: \(ecD)}]}\n",
+            line: 3, column: 19, message: "this key has a private part (d); list public keys only"),
+        BadTenantFile(
+            name: "a secret given to a private_key_jwt client later",
+            text:
+                "clients:\n  - client_id: web\n    jwks: {keys: [{kty: EC, crv: P-256, x: \(ecX), y: \(ecY)}]}\n"
+                + "    token_endpoint_auth_method: private_key_jwt\n    client_secret: s\n",
+            line: 4, column: 33,
+            message:
+                "client \"web\" with token_endpoint_auth_method private_key_jwt does not use a client_secret"),
     ]
 
     /// Each bad file is refused with its line, column and reason.
@@ -347,3 +388,9 @@ struct TenantLoaderErrorTests {
         #expect(error.message == "this key has a private part (d); list public keys only")
     }
 }
+
+/// A P-256 key's members, base64url, for client keys written into tenant files.
+private let clientTestKey = try! P256PrivateKey(random: SeededRandom(seed: 41))
+private let ecX = Base64URL.encode(clientTestKey.publicKey.x)
+private let ecY = Base64URL.encode(clientTestKey.publicKey.y)
+private let ecD = Base64URL.encode(clientTestKey.rawScalar)

@@ -265,6 +265,35 @@ struct TenantLoaderTests {
             ])
     }
 
+    /// A client's `token_endpoint_auth_method` and its keys, inline or from a file; without a
+    /// method, a client accepts what its credentials allow.
+    @Test("client authentication methods and keys")
+    func clientAuthentication() throws {
+        let key = JWK(try P256PrivateKey(random: SeededRandom(seed: 42)).publicKey, keyID: "app-1")
+        let keySet = JWKSet(keys: [key])
+        let directory = try TemporaryDirectory()
+        _ = try directory.write(keySet.json.serializedString(), named: "app-keys.json")
+        let path = try directory.write(
+            """
+            clients:
+              - {client_id: signed, redirect_uris: ["https://signed.example/cb"],
+                 token_endpoint_auth_method: private_key_jwt, jwks: \(keySet.json.serializedString())}
+              - {client_id: from-file, redirect_uris: ["https://file.example/cb"], jwks_file: app-keys.json}
+              - {client_id: poster, client_secret: s, token_endpoint_auth_method: client_secret_post}
+              - {client_id: both, client_secret: s, jwks_file: app-keys.json}
+            """, named: "tenant.yaml")
+        let tenant = try TenantLoader.load(path: path)
+        #expect(tenant.client("signed")?.authenticationMethod == .privateKeyJWT)
+        #expect(tenant.client("signed")?.keys == keySet)
+        #expect(tenant.client("from-file")?.acceptedAuthenticationMethods == [.privateKeyJWT])
+        #expect(tenant.client("from-file")?.isPublic == false)
+        #expect(tenant.client("poster")?.acceptedAuthenticationMethods == [.clientSecretPost])
+        #expect(
+            tenant.client("both")?.acceptedAuthenticationMethods
+                == [.clientSecretBasic, .clientSecretPost, .privateKeyJWT])
+        #expect(tenant.client("com.example.app")?.acceptedAuthenticationMethods == [.publicClient])
+    }
+
     /// Strings that look like other types in YAML are strings when quoted; JSON strings stay strings.
     @Test("quoted scalars are strings")
     func quotedScalars() throws {

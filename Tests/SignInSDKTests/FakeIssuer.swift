@@ -54,6 +54,12 @@ final class FakeIssuer: Sendable {
         var profileNames: [String: String] = [:]
         /// Answer of the next exchange after processing it (for instance a lost response).
         var loseNextExchangeResponse = false
+        /// `token_endpoint_auth_methods_supported` in discovery, when set.
+        var authMethodsSupported: [String]?
+        /// Every request to the token endpoint, as sent.
+        var tokenRequests: [HTTPRequest] = []
+        /// The answer of the next token request, instead of processing it.
+        var failNextToken: HTTPResponse?
     }
 
     let issuer: String
@@ -97,6 +103,12 @@ final class FakeIssuer: Sendable {
                     "keys": .array(keys.map { JWK(signingKeys[$0]!.publicKey, keyID: $0).json })
                 ]))
         case "/token":
+            let failure = state.withLock { state in
+                state.tokenRequests.append(request)
+                defer { state.failNextToken = nil }
+                return state.failNextToken
+            }
+            if let failure { return failure }
             return try await token(try request.formParameters())
         case "/logout":
             record("logout")
@@ -119,13 +131,17 @@ final class FakeIssuer: Sendable {
     }
 
     func discovery() -> JSONValue {
-        let advertises = state.withLock { $0.advertisesIss }
-        return [
+        let (advertises, methods) = state.withLock { ($0.advertisesIss, $0.authMethodsSupported) }
+        var document: [String: JSONValue] = [
             "issuer": .string(issuer), "authorization_endpoint": .string(base + "/authorize"),
             "token_endpoint": .string(base + "/token"), "jwks_uri": .string(base + "/jwks"),
             "end_session_endpoint": .string(base + "/logout"),
             "authorization_response_iss_parameter_supported": .bool(advertises),
         ]
+        if let methods {
+            document["token_endpoint_auth_methods_supported"] = .array(methods.map(JSONValue.string))
+        }
+        return .object(document)
     }
 
     private func record(_ name: String) { state.withLock { $0.requests.append(name) } }
@@ -452,6 +468,14 @@ struct SDKHarness {
     }
 
     func configured() async throws -> SDKHarness {
+        try await client.configure(options: options)
+        return self
+    }
+
+    /// Configured with the harness's options as `change` edits them.
+    func configured(_ change: (inout SignInOptions) -> Void) async throws -> SDKHarness {
+        var options = self.options
+        change(&options)
         try await client.configure(options: options)
         return self
     }

@@ -159,16 +159,26 @@ struct SignInLeewayTests {
     @Test("sign-in and apple-sign-in take --leeway")
     func leewayReachesTheOptions() throws {
         let signIn = try SignInRun(Self.parsed(["sign-in", "--profile", "appauth-clock", "--leeway", "45"]))
-        #expect(signIn.options(issuer: "https://issuer.test").leeway == 45)
-        #expect(signIn.options(issuer: "https://issuer.test").clockTolerance.expiryLeeway == 45)
-        #expect(signIn.options(issuer: "https://issuer.test").clockTolerance.issuedAtPast == 600)
+        #expect(try signIn.options(issuer: "https://issuer.test", context: .live()).leeway == 45)
+        #expect(
+            try signIn.options(issuer: "https://issuer.test", context: .live()).clockTolerance.expiryLeeway
+                == 45)
+        #expect(
+            try signIn.options(issuer: "https://issuer.test", context: .live()).clockTolerance.issuedAtPast
+                == 600)
         let byProfile = try SignInRun(Self.parsed(["sign-in", "--profile", "appauth-clock"]))
-        #expect(byProfile.options(issuer: "https://issuer.test").clockTolerance.expiryLeeway == 0)
+        #expect(
+            try byProfile.options(issuer: "https://issuer.test", context: .live()).clockTolerance.expiryLeeway
+                == 0)
         let apple = try AppleSignInRun(
             Self.parsed(["apple-sign-in", "--email", "a@example.com", "--leeway", "0"]))
-        #expect(apple.options(issuer: "https://issuer.test").clockTolerance.expiryLeeway == 0)
+        #expect(
+            try apple.options(issuer: "https://issuer.test", context: .live()).clockTolerance.expiryLeeway
+                == 0)
         let appleDefault = try AppleSignInRun(Self.parsed(["apple-sign-in", "--email", "a@example.com"]))
-        #expect(appleDefault.options(issuer: "https://issuer.test").clockTolerance.expiryLeeway == 60)
+        #expect(
+            try appleDefault.options(issuer: "https://issuer.test", context: .live()).clockTolerance
+                .expiryLeeway == 60)
     }
 
     /// A negative or non-numeric leeway is a usage error.

@@ -17,12 +17,13 @@ private enum NativeApp {
     static let email = "alice@example.com"
     static let password = "alice-password"
 
-    static func authorizeURL(_ issuer: Issuer, state: String) -> String {
-        let parameters: FormParameters = [
+    static func authorizeURL(_ issuer: Issuer, state: String, extra: FormParameters = [:]) -> String {
+        var parameters: FormParameters = [
             "response_type": "code", "client_id": clientID, "redirect_uri": redirectURI,
             "scope": "openid profile email", "state": state, "nonce": "n-" + state,
             "code_challenge": codeChallenge, "code_challenge_method": "S256",
         ]
+        for pair in extra { parameters.append(pair.name, pair.value) }
         return issuer.identifier + "/authorize?" + FormURLEncoding.encode(parameters)
     }
 }
@@ -35,10 +36,10 @@ private struct Phone {
     func signIn(
         _ issuer: Issuer,
         as user: WebUserScript = .signIn(username: NativeApp.email, password: NativeApp.password),
-        ephemeral: Bool = false, state: String = "s1"
+        ephemeral: Bool = false, state: String = "s1", extra: FormParameters = [:]
     ) async -> WebAuthenticationOutcome {
         let session = WebAuthenticationSession(
-            url: NativeApp.authorizeURL(issuer, state: state),
+            url: NativeApp.authorizeURL(issuer, state: state, extra: extra),
             callback: WebAuthenticationCallback(redirectURI: NativeApp.redirectURI)!, browser: browser,
             prefersEphemeralWebBrowserSession: ephemeral)
         return await session.run(as: user, in: context)
@@ -155,6 +156,28 @@ struct IssuerSignInTests {
             #expect(parameters["iss"] == issuer.identifier)
             #expect(parameters["code"] == nil)
             #expect(outcome.trace.contains { $0.action == .deniedConsent(button: "Decline") })
+        }
+    }
+
+    /// A user scripted to deny consent whose sheet reaches the callback with a code and no
+    /// consent page (the issuer remembers the consent and the browser its session) fails with
+    /// consentNotShown instead of signing in; an error callback without a consent page is the
+    /// issuer's answer and passes.
+    @Test("deny consent without a consent page: consentNotShown")
+    func denyWithoutConsentPage() async throws {
+        try await withServedIssuer { issuer in
+            let phone = Phone()
+            let denier = WebUserScript.signIn(
+                username: NativeApp.email, password: NativeApp.password, consent: .deny)
+            let silent = await phone.signIn(issuer, as: denier, extra: ["prompt": "none"])
+            #expect(try callbackParameters(silent)["error"] == "login_required")
+
+            _ = try callbackParameters(await phone.signIn(issuer, state: "first"))
+            let second = await phone.signIn(issuer, as: denier, state: "second")
+            let error = try #require(throws: WebAuthenticationError.self) { try second.callbackURL() }
+            #expect(error.code == .consentNotShown)
+            #expect(error.message.contains("no consent page was shown"))
+            #expect(second.trace.last?.action == .failed(.consentNotShown), "\(second.trace)")
         }
     }
 

@@ -64,6 +64,19 @@ check "django-oauth-toolkit: confidential client with a secret (HTTP Basic)" 0 \
 check "django-oauth-toolkit: the confidential client without its secret is refused" 1 \
     "'token_request_failed' in err and 'invalid_client' in err" \
     -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CONFIDENTIAL_CLIENT_ID" --username alice --password alice-password
+check "django-oauth-toolkit: the confidential client with client_secret_post" 0 \
+    "out['subject'] == '1'" \
+    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CONFIDENTIAL_CLIENT_ID" \
+    --client-secret "$DJANGO_OIDC_CONFIDENTIAL_CLIENT_SECRET" --client-auth-method client_secret_post \
+    --username alice --password alice-password
+check "django-oauth-toolkit: a wrong secret is invalid_client, naming the method" 1 \
+    "'invalid_client' in err and '(client authentication: client_secret_post)' in err" \
+    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CONFIDENTIAL_CLIENT_ID" --client-secret wrong \
+    --client-auth-method client_secret_post --username alice --password alice-password
+check "django-oauth-toolkit: no prompt sent (--prompt omit) still signs in with a refresh token" 0 \
+    "out['has_refresh_token']" \
+    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password \
+    --prompt omit --login-hint alice --ui-locales en
 check "django-oauth-toolkit: a wrong password is login_rejected" 1 \
     "'step sign-in' in err and 'login_rejected' in err" \
     -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password wrong
@@ -84,6 +97,9 @@ check "oidc-provider-mock: refresh without refresh_token in the response keeps t
 check "oidc-provider-mock: the faulty profile drops it (field bug 3 reproduced)" 0 \
     "out['refreshed'] and not out['has_refresh_token']" \
     -- sign-in "${mock[@]}" --refresh --profile drop-refresh-token
+check "oidc-provider-mock: --deny-consent fails when no consent page is shown" 1 \
+    "'consent_not_shown' in err and out is None" \
+    -- sign-in "${mock[@]}" --deny-consent
 check "oidc-provider-mock: no client secret is refused (invalid_client)" 1 \
     "'invalid_client' in err" \
     -- sign-in --issuer "$OIDC_PROVIDER_MOCK_ISSUER" --client-id com.example.app --fill sub=alice
@@ -100,6 +116,22 @@ if [ "$smoke_status" = 0 ] && grep -q "3 passed, 0 failed" "$work/out"; then
     passed=$((passed + 1))
 else
     echo "FAIL django-oauth-toolkit: the bundled smoke scenarios (exit $smoke_status)"
+    sed 's/^/     /' "$work/out" "$work/err" | head -20
+    failed=$((failed + 1))
+fi
+
+# Again with the confidential client, its secret sent in the body as registered.
+smoke_status=0
+timeout 300 "$binary" run "$root/scenarios/smoke" --jobs 1 \
+    -e ISSUER="$DJANGO_OIDC_ISSUER" -e CLIENT_ID="$DJANGO_OIDC_CONFIDENTIAL_CLIENT_ID" \
+    -e CLIENT_SECRET="$DJANGO_OIDC_CONFIDENTIAL_CLIENT_SECRET" -e CLIENT_AUTH_METHOD=client_secret_post \
+    -e REDIRECT_URI="$DJANGO_OIDC_REDIRECT_URI" -e USERNAME=alice -e PASSWORD=alice-password \
+    -e LOGIN_PATH=/accounts/login/ >"$work/out" 2>"$work/err" || smoke_status=$?
+if [ "$smoke_status" = 0 ] && grep -q "3 passed, 0 failed" "$work/out"; then
+    echo "ok   django-oauth-toolkit: the smoke scenarios with a confidential client (client_secret_post)"
+    passed=$((passed + 1))
+else
+    echo "FAIL django-oauth-toolkit: the smoke scenarios with a confidential client (exit $smoke_status)"
     sed 's/^/     /' "$work/out" "$work/err" | head -20
     failed=$((failed + 1))
 fi

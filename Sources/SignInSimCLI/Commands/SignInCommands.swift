@@ -40,35 +40,35 @@ extension SignInSimCLI {
                 "fill", value: "name=value", help: "Another form field the user fills (repeatable).",
                 repeatable: true
             ),
-            .option(
-                "scope", value: "scopes",
-                help: "Space-separated scopes (default: openid profile email offline_access)."),
-            .option(
-                "client-secret", value: "secret", help: "A client secret, for issuers without public clients."
-            ),
-            .option(
-                "profile", value: "name",
-                help: "The SDK behaviour profile (default, strict, naive, strict-clock, appauth-clock, …)."
-            ),
-            .option(
-                "leeway", value: "seconds",
-                help: "Clock skew allowed on the ID token's exp (default: the profile's; 60, 0 with "
-                    + "appauth-clock or strict-clock)."),
-            .flag("shared-session", help: "Use the system browser's cookies (not an ephemeral session)."),
-            .flag("deny-consent", help: "Deny the consent page instead of approving it."),
-            SignInSimCLI.oneShotSeedOption,
-            .flag("refresh", help: "Refresh the tokens after signing in."),
-            .flag(
-                "sign-out",
-                help:
-                    "Sign out at the end: the end-session request in the web sheet (exit 1 when the issuer refuses it)."
-            ),
-            .option(
-                "post-logout-redirect-uri", value: "uri",
-                help:
-                    "Where the issuer sends the sheet after sign-out (registered at the issuer); its state is checked."
-            ),
-        ],
+        ]
+            + ClientSettings.registrationOptions + ClientSettings.authorizationOptions + [
+                .option(
+                    "profile", value: "name",
+                    help:
+                        "The SDK behaviour profile (default, strict, naive, strict-clock, appauth-clock, …)."
+                ),
+                .option(
+                    "leeway", value: "seconds",
+                    help: "Clock skew allowed on the ID token's exp (default: the profile's; 60, 0 with "
+                        + "appauth-clock or strict-clock)."),
+                .flag("shared-session", help: "Use the system browser's cookies (not an ephemeral session)."),
+                .flag(
+                    "deny-consent",
+                    help:
+                        "Deny the consent page instead of approving it; fails when no consent page is shown."),
+                SignInSimCLI.oneShotSeedOption,
+                .flag("refresh", help: "Refresh the tokens after signing in."),
+                .flag(
+                    "sign-out",
+                    help:
+                        "Sign out at the end: the end-session request in the web sheet (exit 1 when the issuer refuses it)."
+                ),
+                .option(
+                    "post-logout-redirect-uri", value: "uri",
+                    help:
+                        "Where the issuer sends the sheet after sign-out (registered at the issuer); its state is checked."
+                ),
+            ],
         run: { arguments, context in
             try await SignInRun(arguments).run(context: context)
         })
@@ -91,15 +91,17 @@ extension SignInSimCLI {
             .option("email", value: "address", help: "The Apple ID's email.", required: true),
             .option("given-name", value: "name", help: "The Apple ID's given name."),
             .option("family-name", value: "name", help: "The Apple ID's family name."),
-            .option(
-                "profile", value: "name",
-                help: "The SDK behaviour profile (default, never-send-user-profile, …)."),
-            .option(
-                "leeway", value: "seconds",
-                help: "Clock skew allowed on the ID token's exp (default: the profile's; 60, 0 with "
-                    + "appauth-clock or strict-clock)."),
-            SignInSimCLI.oneShotSeedOption,
-        ],
+        ]
+            + ClientSettings.registrationOptions + [
+                .option(
+                    "profile", value: "name",
+                    help: "The SDK behaviour profile (default, never-send-user-profile, …)."),
+                .option(
+                    "leeway", value: "seconds",
+                    help: "Clock skew allowed on the ID token's exp (default: the profile's; 60, 0 with "
+                        + "appauth-clock or strict-clock)."),
+                SignInSimCLI.oneShotSeedOption,
+            ],
         run: { arguments, context in
             try await AppleSignInRun(arguments).run(context: context)
         })
@@ -111,8 +113,7 @@ struct SignInRun {
     var clientID: String
     var redirectURI: String
     var user: WebUserScript
-    var scopes: [String]?
-    var clientSecret: String?
+    var client: ClientSettings
     var profile: BehaviorProfile
     /// `--leeway`: replaces the profile's leeway on `exp`.
     var leeway: Int64?
@@ -142,8 +143,7 @@ struct SignInRun {
             usernameField: arguments.value("username-field") ?? "username",
             passwordField: arguments.value("password-field") ?? "password", otherFields: others,
             consent: arguments.flag("deny-consent") ? .deny : .approve)
-        scopes = arguments.value("scope").map { $0.split(separator: " ").map(String.init) }
-        clientSecret = arguments.value("client-secret")
+        client = try ClientSettings(arguments)
         do {
             profile = try BehaviorProfile(named: arguments.value("profile") ?? "default")
         } catch {
@@ -166,18 +166,19 @@ struct SignInRun {
     }
 
     /// What the app configures its SDK with, against `issuer`.
-    func options(issuer: String) -> SignInOptions {
+    func options(issuer: String, context: CLIContext) throws -> SignInOptions {
         var options = SignInOptions(
-            issuer: issuer, clientID: clientID, redirectURI: redirectURI, clientSecret: clientSecret,
+            issuer: issuer, clientID: clientID, redirectURI: redirectURI,
             prefersEphemeralSession: !sharedSession, leeway: leeway, profile: profile)
-        if let scopes { options.scopes = scopes }
+        try client.apply(to: &options, context: context)
         options.postLogoutRedirectURI = postLogoutRedirectURI
         return options
     }
 
     func run(context: CLIContext) async throws -> ExitCode {
+        var options = try options(issuer: issuer ?? "", context: context)
         let world = try await OneShotWorld.start(issuer: issuer, apple: nil, seed: seed)
-        let options = options(issuer: issuer ?? world.identity!.issuerURL)
+        if issuer == nil { options.issuer = world.identity!.issuerURL }
         let app = try await OneShotWorld.launchApp(in: world, options: options)
         app.webUser = user
         var report: [String: JSONValue] = [:]
@@ -223,6 +224,7 @@ struct AppleSignInRun {
     var apple: String?
     var clientID: String
     var account: AppleIDAccount
+    var client: ClientSettings
     var profile: BehaviorProfile
     var seed: UInt64?
     /// `--leeway`: replaces the profile's leeway on `exp`.
@@ -240,6 +242,7 @@ struct AppleSignInRun {
         account = AppleIDAccount(
             email: arguments.value("email") ?? "", givenName: arguments.value("given-name"),
             familyName: arguments.value("family-name"))
+        client = try ClientSettings(arguments)
         do {
             profile = try BehaviorProfile(named: arguments.value("profile") ?? "default")
         } catch {
@@ -249,15 +252,18 @@ struct AppleSignInRun {
     }
 
     /// What the app configures its SDK with, against `issuer`.
-    func options(issuer: String) -> SignInOptions {
-        SignInOptions(
+    func options(issuer: String, context: CLIContext) throws -> SignInOptions {
+        var options = SignInOptions(
             issuer: issuer, clientID: clientID, redirectURI: "\(clientID)://auth/callback", leeway: leeway,
             profile: profile)
+        try client.apply(to: &options, context: context)
+        return options
     }
 
     func run(context: CLIContext) async throws -> ExitCode {
+        var options = try options(issuer: issuer ?? "", context: context)
         let world = try await OneShotWorld.start(issuer: issuer, apple: apple, seed: seed)
-        let options = options(issuer: issuer ?? world.identity!.issuerURL)
+        if issuer == nil { options.issuer = world.identity!.issuerURL }
         let app = try await OneShotWorld.launchApp(in: world, options: options, appleURL: apple)
         app.phone.appleAccount = account
         do {
