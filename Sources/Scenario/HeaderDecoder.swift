@@ -168,11 +168,11 @@ struct HeaderDecoder {
         if let value = try reader.optionalString(mapping, "password_field", context) {
             app.passwordField = value
         }
-        if let value = try reader.optionalString(mapping, "post_logout_redirect_uri", context) {
-            app.postLogoutRedirectURI = value
-        }
         // The client registration's settings: an empty value is the same as leaving the key
         // out, so that a `${VAR:-}` a run does not set leaves the setting alone.
+        if let value = try setting(mapping, "post_logout_redirect_uri", context) {
+            app.postLogoutRedirectURI = value
+        }
         if let value = try setting(mapping, "client_secret", context) { app.clientSecret = value }
         if let value = try setting(mapping, "audience", context) { app.audience = value }
         if let node = mapping["scopes"] {

@@ -551,7 +551,7 @@ final class ScenarioExecution: Sendable {
             app.webUser = WebUserScript(
                 fields: fields, consent: user.consent == "deny" ? .deny : .approve,
                 interruption: interruption,
-                retries: retries)
+                retries: retries, usernameField: setup.usernameField)
             var request = SignInRequestOptions()
             request.prompt = prompt.map(SignInOptions.Prompt.init(text:))
             request.scopes = scopes

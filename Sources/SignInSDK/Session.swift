@@ -76,8 +76,8 @@ public struct Session: Sendable, Hashable {
             appleUserID: object["apple_user_id"]?.stringValue)
     }
 
-    /// A summary for reports: subject, claims, expiry, scope and whether a refresh token is held
-    /// (never the tokens themselves).
+    /// A summary for reports: subject, claims, the ID token's signing algorithm, expiry, scope
+    /// and whether a refresh token is held (never the tokens themselves).
     public var summary: JSONValue {
         var members: [String: JSONValue] = [
             "claims": claims.json, "expires_at": .int(expiresAt), "token_type": .string(tokenType),
@@ -85,6 +85,10 @@ public struct Session: Sendable, Hashable {
         ]
         if let subject { members["subject"] = .string(subject) }
         if let scope { members["scope"] = .string(scope) }
+        if let header = try? JWT.decodeUnverified(idToken).header, let algorithm = header["alg"]?.stringValue
+        {
+            members["id_token_alg"] = .string(algorithm)
+        }
         return .object(members)
     }
 }

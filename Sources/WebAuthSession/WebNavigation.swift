@@ -254,7 +254,7 @@ struct WebNavigation: Sendable {
             if let interruption = user.interruption, interruption.point == .login {
                 return .success(.interrupt(interruption))
             }
-            let typing = user.fields(forAttempt: passwordSubmissions)
+            let typing = user.typing(into: login, attempt: passwordSubmissions)
             let missing = login.fields.filter { $0.kind == .password && typing[$0.name] == nil }
             if let field = missing.first {
                 return .failure(

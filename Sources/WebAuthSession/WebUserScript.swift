@@ -54,15 +54,20 @@ public struct WebUserScript: Hashable, Sendable {
     /// further attempt: the fields that change (a corrected password). When none is left, a
     /// login form shown again ends the session (`loginRejected`).
     public var retries: [FormParameters]
+    /// The name under which `fields` holds the username, when the script was given one. A login
+    /// form that names its username input otherwise (django-allauth's `login`) gets the username
+    /// where a person would type it: see ``typing(into:attempt:)``.
+    public var usernameField: String?
 
     public init(
         fields: FormParameters = [:], consent: ConsentDecision = .approve, interruption: Interruption? = nil,
-        retries: [FormParameters] = []
+        retries: [FormParameters] = [], usernameField: String? = nil
     ) {
         self.fields = fields
         self.consent = consent
         self.interruption = interruption
         self.retries = retries
+        self.usernameField = usernameField
     }
 
     /// The fields typed at attempt `attempt` (0 for the first): the first attempt's, with the
@@ -72,6 +77,27 @@ public struct WebUserScript: Hashable, Sendable {
         for retry in retries.prefix(attempt) {
             for pair in retry { typed[pair.name] = pair.value }
         }
+        return typed
+    }
+
+    /// What the user types into `form` at attempt `attempt`: ``fields(forAttempt:)``, with the
+    /// username moved to the form's username input when the form has no input of the name the
+    /// script used.
+    ///
+    /// The username input is found as a password manager finds it: the last text-like input
+    /// before the first password input (Chromium's form parser falls back to this rule when the
+    /// page gives no `autocomplete="username"`). A form without a password input, or with the
+    /// named input, is filled by name only.
+    public func typing(into form: HTMLForm, attempt: Int) -> FormParameters {
+        var typed = fields(forAttempt: attempt)
+        guard let usernameField, let username = typed[usernameField],
+            !form.fields.contains(where: { $0.name == usernameField }),
+            let firstPassword = form.fields.firstIndex(where: { $0.kind == .password }),
+            let slot = form.fields[..<firstPassword].last(where: { $0.kind == .text }),
+            typed[slot.name] == nil
+        else { return typed }
+        typed[usernameField] = nil
+        typed.append(slot.name, username)
         return typed
     }
 
@@ -87,7 +113,8 @@ public struct WebUserScript: Hashable, Sendable {
         fields.append(usernameField, username)
         fields.append(passwordField, password)
         for pair in otherFields { fields[pair.name] = pair.value }
-        return WebUserScript(fields: fields, consent: consent, interruption: interruption)
+        return WebUserScript(
+            fields: fields, consent: consent, interruption: interruption, usernameField: usernameField)
     }
 
     /// The consent button the user presses on `form`, or `nil` when none fits the decision.

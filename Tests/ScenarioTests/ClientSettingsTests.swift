@@ -83,24 +83,26 @@ import Testing
               audience: "${AUDIENCE:-}"
               client_key_file: "${KEY:-}"
               authorization_parameters: "${PARAMS:-}"
+              post_logout_redirect_uri: "${LOGOUT:-}"
             steps: [launch]
             """
         let unset = try #require(try parse(text).apps.first)
         #expect(unset.clientSecret == nil && unset.clientAuthentication == nil && unset.prompt == nil)
         #expect(unset.scopes == ["openid", "profile", "email", "offline_access"])
         #expect(unset.maxAge == nil && unset.audience == nil && unset.clientKey == nil)
-        #expect(unset.authorizationParameters.isEmpty)
+        #expect(unset.authorizationParameters.isEmpty && unset.postLogoutRedirectURI == nil)
 
         let set = try #require(
             try parse(
                 text,
                 overrides: [
                     "SECRET": "s3cret", "METHOD": "client_secret_post", "PROMPT": "omit", "SCOPES": "openid",
-                    "MAX_AGE": "60", "PARAMS": "a=1",
+                    "MAX_AGE": "60", "PARAMS": "a=1", "LOGOUT": "com.example.app://auth/logout",
                 ]
             ).apps.first)
         #expect(set.clientSecret == "s3cret" && set.clientAuthentication == .post && set.prompt == "omit")
         #expect(set.scopes == ["openid"] && set.maxAge == 60 && set.authorizationParameters == ["a": "1"])
+        #expect(set.postLogoutRedirectURI == "com.example.app://auth/logout")
     }
 
     /// `client_key_file` is read relative to the scenario file when the scenario is loaded.

@@ -19,6 +19,7 @@ struct SignInCommandTests {
         let session = try JSONValue.parse(result.standardOutput)
         #expect(session["subject"]?.stringValue == "auth0|alice")
         #expect(session["claims"]?["email"]?.stringValue == "alice@example.com")
+        #expect(session["id_token_alg"]?.stringValue == "ES256")
         #expect(session["has_refresh_token"]?.boolValue == true)
         #expect(session["refreshed"]?.boolValue == true)
         #expect(session["signed_out_at_issuer"]?.boolValue == true)

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Web-flow interop: `signinsim sign-in` (the SDK model on a simulated phone) against issuers
-# nobody here wrote, started on loopback: django-oauth-toolkit (a Django project with OIDC,
-# PKCE required, a public client with a custom-scheme redirect and a confidential one) and
-# oidc-provider-mock. Discovery drives everything; the login, consent and authorize pages are
-# theirs, filled by the scripted user.
+# Web-flow interop: `signinsim sign-in` (the SDK model on a simulated phone) and the bundled
+# smoke scenarios, unchanged apart from -e settings, against OpenID providers nobody here wrote,
+# each set up and started on loopback by scripts/interop/providers: django-oauth-toolkit,
+# django-oidc-provider and django-allauth's provider (Django login forms with CSRF tokens,
+# consent pages, RS256), pyop (ES256), and oidc-provider-mock. The first four each have a public
+# client (PKCE) and a confidential one. Discovery drives everything; the login, consent and
+# logout pages are theirs, filled by the scripted user. Sign-out at the issuer is proven by the smoke scenario
+# that signs in again in a shared session and sees the login page.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 binary="$(cd "$root" && swift build --show-bin-path)/signinsim"
@@ -18,6 +21,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 start_django_oidc "$work/django" >/dev/null
+start_django_oidc_provider "$work/django-oidc-provider" >/dev/null
+start_django_allauth "$work/django-allauth" >/dev/null
+start_pyop "$work/pyop" >/dev/null
 start_oidc_provider_mock "$work/mock" >/dev/null
 
 passed=0
@@ -46,46 +52,98 @@ PY
     fi
 }
 
+# smoke NAME -e SETTINGS…: the bundled smoke scenarios, one job at a time (the Django test
+# projects' SQLite databases answer 500 to concurrent writes); every one must pass.
+smoke() {
+    local name="$1" status=0
+    shift
+    timeout 300 "$binary" run "$root/scenarios/smoke" --jobs 1 --report-json "$work/smoke.json" "$@" \
+        >"$work/out" 2>"$work/err" || status=$?
+    if [ "$status" = 0 ] && "$python" - "$work/smoke.json" "$root/scenarios/smoke" <<'PY'
+import json, pathlib, sys
+report = json.load(open(sys.argv[1]))
+results = report["scenarios"]
+files = sorted(pathlib.Path(sys.argv[2]).glob("*.yaml"))
+sys.exit(0 if len(results) == len(files) and all(r["status"] == "passed" for r in results) else 1)
+PY
+    then
+        echo "ok   $name"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $name (exit $status)"
+        sed 's/^/     /' "$work/out" "$work/err" | head -20
+        failed=$((failed + 1))
+    fi
+}
+
+# provider NAME PREFIX ALGORITHM LOGIN-PATH METHODS: what a QA engineer runs against any
+# provider, with only what its client registrations hold: the one-shot sign-in with refresh and
+# sign-out (public client, then the confidential one with each secret METHOD it accepts),
+# refusals that name their cause, and the smoke scenarios with each client (the last METHOD).
+provider() {
+    local name="$1" prefix="$2" algorithm="$3" login_path="$4" methods="$5" method
+    local issuer_var="${prefix}_ISSUER" secret_var="${prefix}_CONFIDENTIAL_CLIENT_SECRET"
+    local confidential_var="${prefix}_CONFIDENTIAL_CLIENT_ID"
+    local issuer="${!issuer_var}" secret="${!secret_var}" confidential="${!confidential_var}"
+    local client=(--issuer "$issuer" --redirect-uri com.example.app://auth/callback)
+    local user=(--username alice --password alice-password)
+    local out=(--refresh --sign-out --post-logout-redirect-uri com.example.app://auth/signed-out)
+    local signed_in="out['claims']['iss'] == '$issuer' and out['id_token_alg'] == '$algorithm'"
+    local all_done="$signed_in and out['refreshed'] and out['has_refresh_token'] and out['signed_out_at_issuer'] and out['sign_out'] == 'ended at the issuer' and out.get('seed') is None"
+    check "$name: public client: login form, consent page, $algorithm ID token, refresh, sign-out at the issuer" 0 \
+        "$all_done" -- sign-in "${client[@]}" --client-id com.example.app "${user[@]}" "${out[@]}"
+    for method in $methods; do
+        check "$name: confidential client ($method): sign-in, refresh, sign-out" 0 "$all_done" \
+            -- sign-in "${client[@]}" --client-id "$confidential" --client-secret "$secret" \
+            --client-auth-method "$method" "${user[@]}" "${out[@]}"
+    done
+    check "$name: a wrong secret is invalid_client, naming the method" 1 \
+        "'invalid_client' in err and '(client authentication: $method)' in err" \
+        -- sign-in "${client[@]}" --client-id "$confidential" --client-secret wrong \
+        --client-auth-method "$method" "${user[@]}"
+    check "$name: a wrong password is login_rejected" 1 "'login_rejected' in err and out is None" \
+        -- sign-in "${client[@]}" --client-id com.example.app --username alice --password wrong
+    check "$name: denying consent is access_denied" 1 "'access_denied' in err and out is None" \
+        -- sign-in "${client[@]}" --client-id com.example.app "${user[@]}" --deny-consent
+    local settings=(-e ISSUER="$issuer" -e REDIRECT_URI=com.example.app://auth/callback
+        -e POST_LOGOUT_REDIRECT_URI=com.example.app://auth/signed-out -e USERNAME=alice
+        -e PASSWORD=alice-password -e LOGIN_PATH="$login_path")
+    smoke "$name: the smoke scenarios pass unchanged (public client)" "${settings[@]}" -e CLIENT_ID=com.example.app
+    smoke "$name: the smoke scenarios pass unchanged (confidential client, $method)" \
+        "${settings[@]}" -e CLIENT_ID="$confidential" -e CLIENT_SECRET="$secret" \
+        -e CLIENT_AUTH_METHOD="$method"
+}
+
+both="client_secret_basic client_secret_post"
+provider django-oauth-toolkit DJANGO_OIDC RS256 /accounts/login/ "$both"
+provider django-oidc-provider DJANGO_OIDC_PROVIDER RS256 /accounts/login/ "$both"
+provider django-allauth DJANGO_ALLAUTH RS256 /accounts/login/ "$both"
+# pyop accepts only the one method registered for the client (client_secret_basic here).
+provider pyop PYOP ES256 "$PYOP_LOGIN_PATH" "$PYOP_CONFIDENTIAL_AUTH_METHOD"
+
+# What only django-oauth-toolkit shows: its logout confirmation, no prompt, exact issuers.
 dot=(--issuer "$DJANGO_OIDC_ISSUER" --redirect-uri "$DJANGO_OIDC_REDIRECT_URI")
-check "django-oauth-toolkit: public client, PKCE, login and consent pages, ID token" 0 \
-    "out['subject'] == '1' and out['claims']['iss'] == '$DJANGO_OIDC_ISSUER' and out['claims']['preferred_username'] == 'alice'" \
-    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password
-check "django-oauth-toolkit: refresh (rotated), and end session in the sheet (logout form confirmed, redirect with state)" 0 \
-    "out['refreshed'] and out['has_refresh_token'] and out['signed_out_at_issuer'] and out['sign_out'] == 'ended at the issuer'" \
-    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password --refresh --sign-out \
-    --post-logout-redirect-uri com.example.app://auth/signed-out
 check "django-oauth-toolkit: without a post-logout redirect URI the sign-out is unconfirmed, not claimed" 0 \
     "not out['signed_out_at_issuer'] and out['sign_out'].startswith('unconfirmed')" \
     -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password --sign-out
-check "django-oauth-toolkit: confidential client with a secret (HTTP Basic)" 0 \
-    "out['subject'] == '1' and out['refreshed']" \
-    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CONFIDENTIAL_CLIENT_ID" \
-    --client-secret "$DJANGO_OIDC_CONFIDENTIAL_CLIENT_SECRET" --username alice --password alice-password --refresh
 check "django-oauth-toolkit: the confidential client without its secret is refused" 1 \
     "'token_request_failed' in err and 'invalid_client' in err" \
     -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CONFIDENTIAL_CLIENT_ID" --username alice --password alice-password
-check "django-oauth-toolkit: the confidential client with client_secret_post" 0 \
-    "out['subject'] == '1'" \
-    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CONFIDENTIAL_CLIENT_ID" \
-    --client-secret "$DJANGO_OIDC_CONFIDENTIAL_CLIENT_SECRET" --client-auth-method client_secret_post \
-    --username alice --password alice-password
-check "django-oauth-toolkit: a wrong secret is invalid_client, naming the method" 1 \
-    "'invalid_client' in err and '(client authentication: client_secret_post)' in err" \
-    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CONFIDENTIAL_CLIENT_ID" --client-secret wrong \
-    --client-auth-method client_secret_post --username alice --password alice-password
 check "django-oauth-toolkit: no prompt sent (--prompt omit) still signs in with a refresh token" 0 \
     "out['has_refresh_token']" \
     -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password \
     --prompt omit --login-hint alice --ui-locales en
-check "django-oauth-toolkit: a wrong password is login_rejected" 1 \
-    "'step sign-in' in err and 'login_rejected' in err" \
-    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password wrong
-check "django-oauth-toolkit: denying consent is access_denied" 1 \
-    "'authorization_denied' in err and 'access_denied' in err" \
-    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password --deny-consent
 check "django-oauth-toolkit: exact issuer comparison still passes (no trailing slash either side)" 0 \
     "out['subject'] == '1'" \
     -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password --profile exact-issuer-match
+
+# pyop (oic's AuthorizationRequest.verify) refuses offline_access without prompt=consent, where
+# OpenID Connect Core §11 only asks the client to send it. The SDK's default prompt is what lets
+# every pyop sign-in above pass.
+check "pyop: --prompt omit with offline_access is refused (invalid_request)" 1 \
+    "'invalid_request' in err and out is None" \
+    -- sign-in --issuer "$PYOP_ISSUER" --redirect-uri "$PYOP_REDIRECT_URI" --client-id "$PYOP_CLIENT_ID" \
+    --username alice --password alice-password --prompt omit
 
 mock=(--issuer "$OIDC_PROVIDER_MOCK_ISSUER" --client-id com.example.app --client-secret any-secret --fill sub=alice)
 check "oidc-provider-mock: authorize page filled (sub=alice), code exchange, ID token with nonce" 0 \
@@ -103,38 +161,6 @@ check "oidc-provider-mock: --deny-consent fails when no consent page is shown" 1
 check "oidc-provider-mock: no client secret is refused (invalid_client)" 1 \
     "'invalid_client' in err" \
     -- sign-in --issuer "$OIDC_PROVIDER_MOCK_ISSUER" --client-id com.example.app --fill sub=alice
-
-# The smoke suite, unchanged, against a real issuer: discovery drives the endpoints. One job
-# at a time: the Django test project's SQLite database answers 500 to concurrent writes.
-smoke_status=0
-timeout 300 "$binary" run "$root/scenarios/smoke" --jobs 1 --report-json "$work/smoke.json" \
-    -e ISSUER="$DJANGO_OIDC_ISSUER" -e CLIENT_ID="$DJANGO_OIDC_CLIENT_ID" \
-    -e REDIRECT_URI="$DJANGO_OIDC_REDIRECT_URI" -e USERNAME=alice -e PASSWORD=alice-password \
-    -e LOGIN_PATH=/accounts/login/ >"$work/out" 2>"$work/err" || smoke_status=$?
-if [ "$smoke_status" = 0 ] && grep -q "3 passed, 0 failed" "$work/out"; then
-    echo "ok   django-oauth-toolkit: the bundled smoke scenarios pass unchanged"
-    passed=$((passed + 1))
-else
-    echo "FAIL django-oauth-toolkit: the bundled smoke scenarios (exit $smoke_status)"
-    sed 's/^/     /' "$work/out" "$work/err" | head -20
-    failed=$((failed + 1))
-fi
-
-# Again with the confidential client, its secret sent in the body as registered.
-smoke_status=0
-timeout 300 "$binary" run "$root/scenarios/smoke" --jobs 1 \
-    -e ISSUER="$DJANGO_OIDC_ISSUER" -e CLIENT_ID="$DJANGO_OIDC_CONFIDENTIAL_CLIENT_ID" \
-    -e CLIENT_SECRET="$DJANGO_OIDC_CONFIDENTIAL_CLIENT_SECRET" -e CLIENT_AUTH_METHOD=client_secret_post \
-    -e REDIRECT_URI="$DJANGO_OIDC_REDIRECT_URI" -e USERNAME=alice -e PASSWORD=alice-password \
-    -e LOGIN_PATH=/accounts/login/ >"$work/out" 2>"$work/err" || smoke_status=$?
-if [ "$smoke_status" = 0 ] && grep -q "3 passed, 0 failed" "$work/out"; then
-    echo "ok   django-oauth-toolkit: the smoke scenarios with a confidential client (client_secret_post)"
-    passed=$((passed + 1))
-else
-    echo "FAIL django-oauth-toolkit: the smoke scenarios with a confidential client (exit $smoke_status)"
-    sed 's/^/     /' "$work/out" "$work/err" | head -20
-    failed=$((failed + 1))
-fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,10 +1,11 @@
 """A throwaway Django + django-allauth OpenID provider (allauth.idp.oidc, django-allauth 65.x,
-added in 65.9) for the captures of scripts/captures.
+added in 65.9) for scripts/captures and the web-flow interop check.
 
 Usage:
   django_allauth_idp.py setup DIR          writes a Django project into DIR (settings, URLs, RSA
-                                           signing key, sqlite database) and creates the user
-                                           and the public client; idempotent.
+                                           signing key, sqlite database) and creates the user,
+                                           the public client and the confidential one;
+                                           idempotent.
   django_allauth_idp.py serve DIR PORTFILE as django_oidc.py serve (threaded stdlib WSGI server
                                            on 127.0.0.1, bound port to PORTFILE).
 
@@ -47,6 +48,8 @@ import django_oidc
 USERNAME = django_oidc.USERNAME
 PASSWORD = django_oidc.PASSWORD
 PUBLIC_CLIENT_ID = django_oidc.PUBLIC_CLIENT_ID
+CONFIDENTIAL_CLIENT_ID = django_oidc.CONFIDENTIAL_CLIENT_ID
+CONFIDENTIAL_CLIENT_SECRET = django_oidc.CONFIDENTIAL_CLIENT_SECRET
 REDIRECT_URIS = ["com.example.app://auth/callback"]
 POST_LOGOUT_REDIRECT_URIS = ["com.example.app://auth/signed-out", "com.example.app://auth/callback"]
 SCOPES = ["openid", "profile", "email", "offline_access"]
@@ -190,6 +193,20 @@ def setup(directory):
     client.set_redirect_uris(REDIRECT_URIS)
     client.set_post_logout_redirect_uris(POST_LOGOUT_REDIRECT_URIS)
     client.save()
+
+    # The confidential client: its secret is stored hashed (Client.set_secret) and checked
+    # with HTTP Basic or in the body (oauthlib's authenticate_client).
+    Client.objects.filter(id=CONFIDENTIAL_CLIENT_ID).delete()
+    confidential = Client(id=CONFIDENTIAL_CLIENT_ID, name="SignInSim confidential app",
+                          type=Client.Type.CONFIDENTIAL, skip_consent=False)
+    confidential.set_secret(CONFIDENTIAL_CLIENT_SECRET)
+    confidential.set_scopes(SCOPES)
+    confidential.set_default_scopes(["openid"])
+    confidential.set_grant_types([Client.GrantType.AUTHORIZATION_CODE, Client.GrantType.REFRESH_TOKEN])
+    confidential.set_response_types([Client.ResponseType.CODE])
+    confidential.set_redirect_uris(REDIRECT_URIS)
+    confidential.set_post_logout_redirect_uris(POST_LOGOUT_REDIRECT_URIS)
+    confidential.save()
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
 """A throwaway Django + django-oidc-provider (PyPI `django-oidc-provider`, 0.9.x) OpenID provider
-for the captures of scripts/captures.
+for scripts/captures and the web-flow interop check.
 
 Usage:
   django_oidc_provider.py setup DIR          writes a Django project into DIR (settings, URLs,
                                              login template, sqlite database), creates the RSA
                                              signing key with the package's own management
-                                             command (creatersakey), the user and the public
-                                             client; idempotent.
+                                             command (creatersakey), the user, the public
+                                             client and the confidential one; idempotent.
   django_oidc_provider.py serve DIR PORTFILE as django_oidc.py serve (threaded stdlib WSGI
                                              server on 127.0.0.1, bound port to PORTFILE).
 
@@ -40,6 +40,8 @@ import django_oidc
 USERNAME = django_oidc.USERNAME
 PASSWORD = django_oidc.PASSWORD
 PUBLIC_CLIENT_ID = django_oidc.PUBLIC_CLIENT_ID
+CONFIDENTIAL_CLIENT_ID = django_oidc.CONFIDENTIAL_CLIENT_ID
+CONFIDENTIAL_CLIENT_SECRET = django_oidc.CONFIDENTIAL_CLIENT_SECRET
 REDIRECT_URIS = ["com.example.app://auth/callback"]
 POST_LOGOUT_REDIRECT_URIS = ["com.example.app://auth/signed-out", "com.example.app://auth/callback"]
 SCOPES = ["openid", "profile", "email", "offline_access"]
@@ -176,6 +178,19 @@ def setup(directory):
     client.scope = SCOPES
     client.save()
     client.response_types.set([ResponseType.objects.get(value="code")])
+
+    # The confidential client: the secret is compared as stored, taken from HTTP Basic or,
+    # without that header, from the body (lib/utils/oauth2.py extract_client_auth).
+    Client.objects.filter(client_id=CONFIDENTIAL_CLIENT_ID).delete()
+    confidential = Client(
+        name="SignInSim confidential app", client_type="confidential",
+        client_id=CONFIDENTIAL_CLIENT_ID, client_secret=CONFIDENTIAL_CLIENT_SECRET, jwt_alg="RS256",
+        require_consent=True, reuse_consent=True)
+    confidential.redirect_uris = REDIRECT_URIS
+    confidential.post_logout_redirect_uris = POST_LOGOUT_REDIRECT_URIS
+    confidential.scope = SCOPES
+    confidential.save()
+    confidential.response_types.set([ResponseType.objects.get(value="code")])
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@
 #   stop_django_oidc_provider [DIR]
 #   start_django_allauth DIR         Django + django-allauth's OpenID provider (allauth.idp.oidc)
 #   stop_django_allauth [DIR]
+#   start_pyop DIR                   pyop (ES256) behind Flask; defined in pyop.sh, sourced below
+#   stop_pyop [DIR]
 #   stop_providers                   stops whichever of them this shell started
 #
 # A start function installs what it needs into the repo's venv (scripts/python-env, PyPI only),
@@ -201,8 +203,8 @@ stop_oidc_provider_mock() {
 # _providers_start_django NAME SCRIPT PREFIX DISCOVERY-PATH DIR REQUIREMENT: sets up SCRIPT's
 # Django project in DIR (a script of this folder with the `setup DIR` / `serve DIR PORTFILE`
 # commands of django_oidc.py), serves it, waits for DISCOVERY-PATH and exports PREFIX_ISSUER,
-# _PORT, _PID, _DIR, _LOG, _CLIENT_ID, _REDIRECT_URI, _POST_LOGOUT_REDIRECT_URI, _USERNAME,
-# _PASSWORD (also written to DIR/env). REQUIREMENT is installed into the venv when missing.
+# _PORT, _PID, _DIR, _LOG, _CLIENT_ID, _CONFIDENTIAL_CLIENT_ID, _CONFIDENTIAL_CLIENT_SECRET,
+# _REDIRECT_URI, _POST_LOGOUT_REDIRECT_URI, _USERNAME, _PASSWORD (also written to DIR/env). REQUIREMENT is installed into the venv when missing.
 _providers_start_django() {
     local name="$1" script="$2" prefix="$3" discovery="$4" dir="$5" requirement="$6" python pid issuer
     python="$(providers_python "$requirement")" || return 1
@@ -223,11 +225,14 @@ _providers_start_django() {
     fi
     export "${prefix}_ISSUER=$issuer" "${prefix}_PORT=$(cat "$dir/port")"
     export "${prefix}_CLIENT_ID=com.example.app"
+    export "${prefix}_CONFIDENTIAL_CLIENT_ID=confidential-app"
+    export "${prefix}_CONFIDENTIAL_CLIENT_SECRET=confidential-app-secret"
     export "${prefix}_REDIRECT_URI=com.example.app://auth/callback"
     export "${prefix}_POST_LOGOUT_REDIRECT_URI=com.example.app://auth/signed-out"
     export "${prefix}_USERNAME=alice" "${prefix}_PASSWORD=alice-password"
     local key
-    for key in ISSUER PORT PID DIR LOG CLIENT_ID REDIRECT_URI POST_LOGOUT_REDIRECT_URI USERNAME PASSWORD; do
+    for key in ISSUER PORT PID DIR LOG CLIENT_ID CONFIDENTIAL_CLIENT_ID CONFIDENTIAL_CLIENT_SECRET \
+        REDIRECT_URI POST_LOGOUT_REDIRECT_URI USERNAME PASSWORD; do
         key="${prefix}_$key"
         printf '%s=%s\n' "$key" "${!key}"
     done >"$dir/env"
@@ -248,8 +253,9 @@ _providers_stop_django() {
 }
 
 # Exports DJANGO_OIDC_PROVIDER_ISSUER (http://127.0.0.1:PORT/openid), DJANGO_OIDC_PROVIDER_PORT,
-# _PID, _DIR, _LOG, _CLIENT_ID (public, com.example.app), _REDIRECT_URI,
-# _POST_LOGOUT_REDIRECT_URI, _USERNAME, _PASSWORD. See providers/django_oidc_provider.py.
+# _PID, _DIR, _LOG, _CLIENT_ID (public, com.example.app), _CONFIDENTIAL_CLIENT_ID,
+# _CONFIDENTIAL_CLIENT_SECRET, _REDIRECT_URI, _POST_LOGOUT_REDIRECT_URI, _USERNAME, _PASSWORD.
+# See providers/django_oidc_provider.py.
 start_django_oidc_provider() {
     _providers_start_django django-oidc-provider django_oidc_provider.py DJANGO_OIDC_PROVIDER \
         /openid/.well-known/openid-configuration "${1:?usage: start_django_oidc_provider DIR}" \
@@ -261,8 +267,9 @@ stop_django_oidc_provider() {
 }
 
 # Exports DJANGO_ALLAUTH_ISSUER (http://127.0.0.1:PORT, no path), DJANGO_ALLAUTH_PORT, _PID,
-# _DIR, _LOG, _CLIENT_ID (public, com.example.app), _REDIRECT_URI, _POST_LOGOUT_REDIRECT_URI,
-# _USERNAME, _PASSWORD. See providers/django_allauth_idp.py.
+# _DIR, _LOG, _CLIENT_ID (public, com.example.app), _CONFIDENTIAL_CLIENT_ID,
+# _CONFIDENTIAL_CLIENT_SECRET, _REDIRECT_URI, _POST_LOGOUT_REDIRECT_URI, _USERNAME, _PASSWORD.
+# See providers/django_allauth_idp.py.
 start_django_allauth() {
     _providers_start_django django-allauth django_allauth_idp.py DJANGO_ALLAUTH \
         /.well-known/openid-configuration "${1:?usage: start_django_allauth DIR}" \
@@ -278,4 +285,8 @@ stop_providers() {
     stop_oidc_provider_mock
     stop_django_oidc_provider
     stop_django_allauth
+    stop_pyop
 }
+
+# shellcheck source=pyop.sh
+source "$PROVIDERS_DIR/pyop.sh"
