@@ -41,6 +41,9 @@ public struct Expectation: Hashable, Sendable {
         /// Whether the app's last sign-out has evidence that the issuer ended its session (the
         /// post-logout redirect with the `state` sent, RP-Initiated Logout 1.0 §3).
         case signedOutAtIssuer(Bool, app: String?)
+        /// How many login forms the person has submitted in the app's web sheets: whether the
+        /// issuer asked for the password again, without knowing the path its form posts to.
+        case loginForms(Int, app: String?)
 
         public var needsEmbeddedIssuer: Bool {
             switch self {

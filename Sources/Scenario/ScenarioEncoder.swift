@@ -335,6 +335,9 @@ public enum ScenarioEncoder {
             case .signedOutAtIssuer(let ended, let app):
                 members["signed_out_at_issuer"] = .bool(ended)
                 noteApp(app, &members)
+            case .loginForms(let count, let app):
+                members["login_forms"] = .int(Int64(count))
+                noteApp(app, &members)
             }
         }
         if !requests.isEmpty { members["requests"] = .array(requests) }

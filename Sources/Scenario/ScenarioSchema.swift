@@ -830,6 +830,11 @@ public enum ScenarioSchema {
                             }
                           ]
                         },
+                        "login_forms": {
+                          "description": "How many login forms the person has submitted in the app's web sheets (retries included), whatever path the issuer's form posts to.",
+                          "minimum": 0,
+                          "type": "integer"
+                        },
                         "refresh_token": {
                           "enum": [
                             "present",

@@ -571,7 +571,7 @@ struct StepDecoder {
             allowed: [
                 "app", "session", "claims", "refresh_token", "token_type", "scopes", "error", "requests",
                 "keychain", "cookies", "issuer_user", "app_phase", "issuer_refresh_tokens",
-                "apple_credential", "signed_out_at_issuer",
+                "apple_credential", "signed_out_at_issuer", "login_forms",
             ])
         let app = try app(mapping, "expect")
         var result: [Expectation] = []
@@ -627,6 +627,8 @@ struct StepDecoder {
                 kind = .appPhase(try reader.string(value, "expect.app_phase"), app: app)
             case "signed_out_at_issuer":
                 kind = .signedOutAtIssuer(try reader.bool(value, "expect.signed_out_at_issuer"), app: app)
+            case "login_forms":
+                kind = .loginForms(try reader.int(value, "expect.login_forms", range: 0...10_000), app: app)
             default:
                 if case .sequence(let items) = value {
                     for item in items.items {

@@ -183,6 +183,13 @@ struct ExpectationChecker {
                     "whether the issuer ended its session at the last sign-out", expected: "\(ended)",
                     actual: Self.describe(outcome.endSession))
             }
+        case .loginForms(let expected, let app):
+            let actual = world.app(app).loginFormsSubmitted
+            guard actual == expected else {
+                throw fail(
+                    "login forms submitted in the app's web sheets", expected: "\(expected)",
+                    actual: "\(actual)")
+            }
         }
         return nil
     }

@@ -28,6 +28,7 @@ public final class SimulatedApp: Sendable {
         var appleCancels = false
         var activeSession: WebAuthenticationHandle?
         var lastTrace: [WebPageVisit] = []
+        var loginFormsSubmitted = 0
         var operations: [UInt64: Task<Void, Never>] = [:]
         var nextOperation: UInt64 = 0
         var configureError: SignInError?
@@ -67,6 +68,11 @@ public final class SimulatedApp: Sendable {
 
     /// The pages the last web sheet visited.
     public var lastWebTrace: [WebPageVisit] { runtime.withLock { $0.lastTrace } }
+
+    /// How many login forms the person has submitted in this app's web sheets since the app was
+    /// installed on this phone, retries after a refused password included: how often the issuer
+    /// asked for the password, whatever path its form posts to.
+    public var loginFormsSubmitted: Int { runtime.withLock { $0.loginFormsSubmitted } }
 
     /// Why the last launch's `configure(options:)` failed (discovery offline, …), if it did.
     public var configureError: SignInError? { runtime.withLock { $0.configureError } }
@@ -294,6 +300,9 @@ public final class SimulatedApp: Sendable {
         runtime.withLock {
             if $0.activeSession === handle { $0.activeSession = nil }
             $0.lastTrace = outcome.trace
+            $0.loginFormsSubmitted += outcome.trace.count { visit in
+                if case .submittedLogin = visit.action { true } else { false }
+            }
         }
         do {
             return try outcome.callbackURL()

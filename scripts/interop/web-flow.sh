@@ -76,12 +76,12 @@ PY
     fi
 }
 
-# provider NAME PREFIX ALGORITHM LOGIN-PATH METHODS: what a QA engineer runs against any
+# provider NAME PREFIX ALGORITHM METHODS: what a QA engineer runs against any
 # provider, with only what its client registrations hold: the one-shot sign-in with refresh and
 # sign-out (public client, then the confidential one with each secret METHOD it accepts),
 # refusals that name their cause, and the smoke scenarios with each client (the last METHOD).
 provider() {
-    local name="$1" prefix="$2" algorithm="$3" login_path="$4" methods="$5" method
+    local name="$1" prefix="$2" algorithm="$3" methods="$4" method
     local issuer_var="${prefix}_ISSUER" secret_var="${prefix}_CONFIDENTIAL_CLIENT_SECRET"
     local confidential_var="${prefix}_CONFIDENTIAL_CLIENT_ID"
     local issuer="${!issuer_var}" secret="${!secret_var}" confidential="${!confidential_var}"
@@ -107,7 +107,7 @@ provider() {
         -- sign-in "${client[@]}" --client-id com.example.app "${user[@]}" --deny-consent
     local settings=(-e ISSUER="$issuer" -e REDIRECT_URI=com.example.app://auth/callback
         -e POST_LOGOUT_REDIRECT_URI=com.example.app://auth/signed-out -e USERNAME=alice
-        -e PASSWORD=alice-password -e LOGIN_PATH="$login_path")
+        -e PASSWORD=alice-password)
     smoke "$name: the smoke scenarios pass unchanged (public client)" "${settings[@]}" -e CLIENT_ID=com.example.app
     smoke "$name: the smoke scenarios pass unchanged (confidential client, $method)" \
         "${settings[@]}" -e CLIENT_ID="$confidential" -e CLIENT_SECRET="$secret" \
@@ -115,11 +115,11 @@ provider() {
 }
 
 both="client_secret_basic client_secret_post"
-provider django-oauth-toolkit DJANGO_OIDC RS256 /accounts/login/ "$both"
-provider django-oidc-provider DJANGO_OIDC_PROVIDER RS256 /accounts/login/ "$both"
-provider django-allauth DJANGO_ALLAUTH RS256 /accounts/login/ "$both"
+provider django-oauth-toolkit DJANGO_OIDC RS256 "$both"
+provider django-oidc-provider DJANGO_OIDC_PROVIDER RS256 "$both"
+provider django-allauth DJANGO_ALLAUTH RS256 "$both"
 # pyop accepts only the one method registered for the client (client_secret_basic here).
-provider pyop PYOP ES256 "$PYOP_LOGIN_PATH" "$PYOP_CONFIDENTIAL_AUTH_METHOD"
+provider pyop PYOP ES256 "$PYOP_CONFIDENTIAL_AUTH_METHOD"
 
 # What only django-oauth-toolkit shows: its logout confirmation, no prompt, exact issuers.
 dot=(--issuer "$DJANGO_OIDC_ISSUER" --redirect-uri "$DJANGO_OIDC_REDIRECT_URI")
