@@ -501,7 +501,7 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         print(
             "      busiest threads during the flows: \(row.flowThreads.busiest(3, over: row.flows.seconds))")
     }
-    if selected?.contains("timeline") ?? true {
+    if selected?.contains("timeline") ?? true, let identity = world.identity {
         // The lone round trip of this run, or a fresh measurement when the web row was skipped.
         let lone: Double
         if let pooled = loopback[1] {
@@ -511,7 +511,7 @@ func benchClient(seconds: Double, devices: Int, concurrency: Int, rows selected:
         }
         let timeline = try await onPhoneThread {
             try await FlowTimeline.measure(
-                count: 500, app: webApps[0], issuer: world.identity!.issuer, flow: { try await webFlow(0) })
+                count: 500, app: webApps[0], issuer: identity.issuer, flow: { try await webFlow(0) })
         }
         print("")
         for line in timeline.report(trivialRoundTrip: 1e6 / lone) { print(line) }

@@ -47,7 +47,7 @@ enum ECDSASignatureEncoding {
         else { return nil }
         var content = reader.prefix(length)
         reader = reader.dropFirst(length)
-        guard content.first! & 0x80 == 0 else { return nil }
+        guard let first = content.first, first & 0x80 == 0 else { return nil }
         content = content.drop { $0 == 0 }
         guard content.count <= width, !content.isEmpty else { return nil }
         return [UInt8](repeating: 0, count: width - content.count) + content

@@ -140,7 +140,9 @@ enum KeyCoding {
         let (object, consumed) = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
             let object = body(&cursor, buffer.count)
-            return (object, cursor.map { $0 - buffer.baseAddress! } ?? 0)
+            let consumed: Int
+            if let cursor, let start = buffer.baseAddress { consumed = cursor - start } else { consumed = 0 }
+            return (object, consumed)
         }
         guard let object else {
             throw OpenSSLError.error(.invalidPEM, "\(what) DER is malformed")

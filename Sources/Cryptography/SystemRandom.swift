@@ -48,7 +48,7 @@ public struct SystemRandom: RandomSource {
             while offset < count {
                 let chunk = min(count - offset, 1 << 30)
                 // An unseedable CSPRNG leaves no safe way to continue: keys and nonces would be predictable.
-                guard RAND_bytes(buffer.baseAddress! + offset, Int32(chunk)) == 1 else {
+                guard RAND_bytes(buffer.baseAddress.map { $0 + offset }, Int32(chunk)) == 1 else {
                     fatalError("RAND_bytes failed: \(OpenSSLError.drain() ?? "unknown error")")
                 }
                 offset += chunk

@@ -202,7 +202,8 @@ public final class ConditionedTransport: HTTPTransport {
             case .offline:
                 throw HTTPError(.connectionFailed, "\(described()): the device is offline")
             case .captivePortal:
-                outcome = .success(portal!.response)
+                // The portal was read with the condition, under the same lock.
+                outcome = .success(portal?.response ?? HTTPResponse(status: 511))
             case .fault(.connectionFailure):
                 throw HTTPError(.connectionFailed, "\(described()): injected connection failure")
             case .fault(.serverError(let status)):

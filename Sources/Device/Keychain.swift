@@ -150,16 +150,15 @@ public final class Keychain: Sendable {
     @discardableResult
     public func deleteAll(accessGroup: String) throws(KeychainError) -> Int {
         try mutate { (items, lockState) throws(KeychainError) -> Int in
-            let keys = items.keys.filter { $0.accessGroup == accessGroup }.sorted()
-            guard !keys.isEmpty else {
+            let matching = items.filter { $0.key.accessGroup == accessGroup }.sorted { $0.key < $1.key }
+            guard !matching.isEmpty else {
                 throw KeychainError(.itemNotFound, "no item in access group \(accessGroup)")
             }
-            for key in keys {
-                try Self.checkAvailable(
-                    items[key]!.accessibility, key: key, lockState: lockState, action: "delete")
+            for (key, item) in matching {
+                try Self.checkAvailable(item.accessibility, key: key, lockState: lockState, action: "delete")
             }
-            for key in keys { items[key] = nil }
-            return keys.count
+            for (key, _) in matching { items[key] = nil }
+            return matching.count
         }
     }
 

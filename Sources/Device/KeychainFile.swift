@@ -97,8 +97,8 @@ enum KeychainFile {
         }
         var written = 0
         while written < bytes.count {
-            let result = bytes.withUnsafeBytes { buffer in
-                systemWrite(descriptor, buffer.baseAddress! + written, buffer.count - written)
+            let result = bytes[written...].withUnsafeBytes { rest in
+                systemWrite(descriptor, rest.baseAddress, rest.count)
             }
             if result < 0 {
                 if errno == EINTR { continue }
@@ -121,7 +121,7 @@ enum KeychainFile {
     private static func errorText() -> String { String(cString: strerror(errno)) }
 }
 
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
     #if canImport(Glibc)
         Glibc.write(descriptor, bytes, count)
     #else

@@ -210,12 +210,13 @@ public final class SimulatedDevice: Sendable {
             let action = try event(&state.device)
             var transitions: [AppTransition] = []
             for bundleID in state.apps.keys.sorted() {
-                guard let phase = state.apps[bundleID]?.phase else { continue }
+                guard var app = state.apps[bundleID] else { continue }
+                defer { state.apps[bundleID] = app }
                 switch action {
-                case .terminateAllApps where phase.isRunning:
-                    transitions.append(try state.apps[bundleID]!.terminate())
-                case .moveForegroundAppsToBackground where phase.isForeground:
-                    transitions.append(try state.apps[bundleID]!.background())
+                case .terminateAllApps where app.phase.isRunning:
+                    transitions.append(try app.terminate())
+                case .moveForegroundAppsToBackground where app.phase.isForeground:
+                    transitions.append(try app.background())
                 default:
                     break
                 }

@@ -70,8 +70,12 @@ extension Issuer {
                 state.codes[codeHash] = nil
                 throw problem
             }
+            guard let user else {
+                state.codes[codeHash] = nil
+                throw .invalidGrant("the user of the authorization code no longer exists")
+            }
             let grant = TokenGrant(
-                kind: .authorizationCode, user: user!, client: client, scopes: record.scopes,
+                kind: .authorizationCode, user: user, client: client, scopes: record.scopes,
                 audience: record.audience, nonce: record.nonce, authTime: record.authTime,
                 sessionID: record.sessionID, dpopKeyThumbprint: proof?.thumbprint)
             var refresh: (token: String, familyID: RefreshFamily.ID)?

@@ -203,7 +203,11 @@ struct JSONParser {
                 throw error("invalid surrogate pair in a \\u escape")
             }
             let value = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-            return Unicode.Scalar(value)!
+            guard let scalar = Unicode.Scalar(value) else {
+                index = escapeStart
+                throw error("invalid surrogate pair in a \\u escape")
+            }
+            return scalar
         }
         guard let scalar = Unicode.Scalar(high) else {
             index = escapeStart

@@ -82,14 +82,14 @@ extension JSONValue {
                 return
             }
             output.append(UInt8(ascii: "{"))
-            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (index, key) in keys.enumerated() {
+            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (index, (key, value)) in sorted.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 JSONValue.newline(into: &output, indent: indent, level: level + 1)
                 JSONValue.writeString(key, into: &output)
                 output.append(UInt8(ascii: ":"))
                 if indent != nil { output.append(UInt8(ascii: " ")) }
-                members[key]!.write(into: &output, indent: indent, level: level + 1)
+                value.write(into: &output, indent: indent, level: level + 1)
             }
             JSONValue.newline(into: &output, indent: indent, level: level)
             output.append(UInt8(ascii: "}"))

@@ -124,22 +124,25 @@ public struct DPoPProof: Sendable, Hashable {
         } catch {
             throw .invalidDPoPProof("the DPoP proof's payload is not a JSON object")
         }
-        func string(_ name: String, required: Bool) throws(OAuthError) -> String? {
-            guard let value = claims[name] else {
-                if required { throw .invalidDPoPProof("the DPoP proof has no \(name) claim") }
-                return nil
-            }
+        func optionalString(_ name: String) throws(OAuthError) -> String? {
+            guard let value = claims[name] else { return nil }
             guard let text = value.stringValue, !text.isEmpty else {
                 throw .invalidDPoPProof("the DPoP proof's \(name) must be a non-empty string")
             }
             return text
         }
-        let id = try string("jti", required: true)!
+        func string(_ name: String) throws(OAuthError) -> String {
+            guard let text = try optionalString(name) else {
+                throw .invalidDPoPProof("the DPoP proof has no \(name) claim")
+            }
+            return text
+        }
+        let id = try string("jti")
         guard id.utf8.count <= maximumIDLength else {
             throw .invalidDPoPProof("the DPoP proof's jti is longer than \(maximumIDLength) bytes")
         }
-        let method = try string("htm", required: true)!
-        let url = try string("htu", required: true)!
+        let method = try string("htm")
+        let url = try string("htu")
         guard let iatValue = claims["iat"] else { throw .invalidDPoPProof("the DPoP proof has no iat claim") }
         guard let seconds = iatValue.doubleValue, seconds.isFinite, abs(seconds) < 1e15 else {
             throw .invalidDPoPProof("the DPoP proof's iat must be a NumericDate")
@@ -148,8 +151,8 @@ public struct DPoPProof: Sendable, Hashable {
             algorithm: algorithm, key: key.publicKey, thumbprint: thumbprint, id: id, method: method,
             url: url,
             issuedAt: Int64(seconds.rounded(.towardZero)),
-            accessTokenHash: try string("ath", required: false),
-            nonce: try string("nonce", required: false))
+            accessTokenHash: try optionalString("ath"),
+            nonce: try optionalString("nonce"))
     }
 
     /// Checks the proof against the request it came with (RFC 9449 §4.3 checks 8–12, less the

@@ -415,16 +415,18 @@ struct StepDecoder {
                 "fault", "count", "path", "delay_ms", "status", "error", "error_description", "clear_faults",
                 "rotate_keys", "user", "clock",
             ])
-        let actions = ["fault", "clear_faults", "rotate_keys", "user", "clock"].filter { mapping[$0] != nil }
-        guard actions.count == 1 else {
+        let actions = ["fault", "clear_faults", "rotate_keys", "user", "clock"].compactMap { key in
+            mapping[key].map { (key: key, value: $0) }
+        }
+        guard actions.count == 1, let action = actions.first else {
             throw reader.error(
                 node,
                 "issuer takes one action of fault, clear_faults, rotate_keys, user, clock; found \(actions.count)"
             )
         }
-        switch actions[0] {
+        switch action.key {
         case "fault":
-            let id = try reader.string(mapping["fault"]!, "issuer.fault")
+            let id = try reader.string(action.value, "issuer.fault")
             let count =
                 try mapping["count"].map { (n: YAMLNode) throws(ScenarioError) in
                     try reader.int(n, "issuer.count", range: 1...1_000_000)
@@ -444,7 +446,7 @@ struct StepDecoder {
         case "clear_faults":
             return .clearFaults
         case "clock":
-            let clock = try reader.mapping(mapping["clock"]!, "issuer.clock", allowed: ["advance", "offset"])
+            let clock = try reader.mapping(action.value, "issuer.clock", allowed: ["advance", "offset"])
             switch (clock["advance"], clock["offset"]) {
             case (let advance?, nil):
                 let seconds = try reader.seconds(advance, "issuer.clock.advance")
@@ -455,14 +457,14 @@ struct StepDecoder {
             case (nil, let offset?):
                 return .clock(.offset(seconds: try reader.seconds(offset, "issuer.clock.offset")))
             default:
-                throw reader.error(mapping["clock"]!, "issuer.clock takes one of advance or offset")
+                throw reader.error(action.value, "issuer.clock takes one of advance or offset")
             }
         case "rotate_keys":
-            let value = mapping["rotate_keys"]!
+            let value = action.value
             if value.bool != nil { return .rotateKeys(algorithm: nil) }
             return .rotateKeys(algorithm: try reader.string(value, "issuer.rotate_keys"))
         default:
-            let user = mapping["user"]!
+            let user = action.value
             guard case .object(let fields) = try reader.json(user), fields["email"]?.stringValue != nil else {
                 throw reader.error(user, "issuer.user must be a mapping with at least an email")
             }

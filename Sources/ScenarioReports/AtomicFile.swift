@@ -104,8 +104,8 @@ public enum AtomicFile {
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(ReportError) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer in
-                posixWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            let written = bytes[offset...].withUnsafeBytes { rest in
+                posixWrite(descriptor, rest.baseAddress, rest.count)
             }
             if written < 0 {
                 let number = errno
@@ -133,7 +133,7 @@ public enum AtomicFile {
 }
 
 /// `write(2)`, named apart from `AtomicFile.write`.
-private func posixWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+private func posixWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
     #if canImport(Glibc)
         Glibc.write(descriptor, buffer, count)
     #else

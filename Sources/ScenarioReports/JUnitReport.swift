@@ -136,6 +136,6 @@ public enum JUnitReport {
             if groups[result.file] == nil { order.append(result.file) }
             groups[result.file, default: []].append(result)
         }
-        return order.map { ($0, groups[$0]!) }
+        return order.map { ($0, groups[$0] ?? []) }
     }
 }

@@ -28,7 +28,7 @@ struct ExpectationChecker {
                 throw fail(
                     "expected the session to be \(present ? "present" : "absent")",
                     expected: present ? "present" : "absent",
-                    actual: session == nil ? "absent" : describe(session!))
+                    actual: session.map(describe) ?? "absent")
             }
         case .refreshToken(let present, let app):
             let session = try await storedSession(app, step: step, location: expectation.location)

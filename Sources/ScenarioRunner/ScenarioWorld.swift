@@ -72,7 +72,7 @@ final class ScenarioWorld: Sendable {
                 }
             }
             world = try await SimulationWorld.embedded(tenant: tenant, seed: seed)
-            issuerURL = world.identity!.issuerURL
+            issuerURL = world.identity?.issuerURL ?? ""
         case .external(let external):
             world = SimulationWorld.external(seed: seed)
             issuerURL = external.url
@@ -165,8 +165,19 @@ final class ScenarioWorld: Sendable {
             privateRelay: setup.privateRelay)
     }
 
-    func app(_ id: String?) -> SimulatedApp { apps[id ?? firstApp]! }
-    func setup(_ id: String?) -> AppSetup { setups[id ?? firstApp]! }
+    /// The app with bundle id `id`, or the first app. Every `app:` of a scenario is checked
+    /// against the header's apps when the file is read (`StepDecoder`), so no id from a file
+    /// reaches here unknown.
+    func app(_ id: String?) -> SimulatedApp {
+        guard let app = apps[id ?? firstApp] else { preconditionFailure("unknown app \(id ?? firstApp)") }
+        return app
+    }
+
+    /// The header's settings of the app with bundle id `id`, or of the first app.
+    func setup(_ id: String?) -> AppSetup {
+        guard let setup = setups[id ?? firstApp] else { preconditionFailure("unknown app \(id ?? firstApp)") }
+        return setup
+    }
 
     /// The issuer's admin API (embedded issuer only).
     func admin(_ method: HTTPMethod, _ path: String, body: JSONValue? = nil) async throws -> HTTPResponse {

@@ -34,7 +34,8 @@ extension SignInClient {
             state: randomToken(), nonce: randomToken(), codeVerifier: randomToken(),
             redirectURI: options.redirectURI, scopes: request.scopes ?? options.scopes,
             createdAt: environment.clock.now())
-        let url = authorizeURL(record: record, request: request, endpoint: metadata.authorizationEndpoint)
+        let url = Self.authorizeURL(
+            options: options, record: record, request: request, endpoint: metadata.authorizationEndpoint)
         pending.authorizationStarted(record, now: record.createdAt)
 
         // Field bug 6: presenting from a scene that is not foreground-active fails at once.
@@ -70,9 +71,9 @@ extension SignInClient {
     /// §3.1.2.1): the parameters the SDK owns, then `audience`, `prompt` (the configured rule or
     /// the call's), `login_hint`, `ui_locales`, `organization`, `max_age`, `acr_values` when
     /// set, then the extra parameters by name. The call's values replace the configured ones.
-    func authorizeURL(record: PendingAuthorization, request: SignInRequestOptions, endpoint: String) -> String
-    {
-        let options = self.options!
+    static func authorizeURL(
+        options: SignInOptions, record: PendingAuthorization, request: SignInRequestOptions, endpoint: String
+    ) -> String {
         var parameters = FormParameters()
         parameters.append("response_type", "code")
         parameters.append("client_id", options.clientID)

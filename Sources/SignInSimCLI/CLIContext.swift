@@ -60,7 +60,7 @@ private func writeAll(_ text: String, to descriptor: Int32) {
     text.withUTF8 { bytes in
         var offset = 0
         while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
             if written > 0 {
                 offset += written
             } else if written < 0 && errno == EINTR {

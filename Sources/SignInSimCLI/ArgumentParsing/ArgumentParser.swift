@@ -14,6 +14,7 @@ enum ArgumentParser {
 
     static func parse(_ arguments: [String], root: CommandSpec) -> Result<ParseOutcome, Failure> {
         var path = [root]
+        var command = root
         var index = 0
         // Walk down subcommands first; `help` as a word shows help for what follows it.
         var wantsHelp = false
@@ -24,12 +25,12 @@ enum ArgumentParser {
                 index += 1
                 continue
             }
-            guard let next = path.last!.subcommand(named: word) else { break }
+            guard let next = command.subcommand(named: word) else { break }
             path.append(next)
+            command = next
             index += 1
         }
         if wantsHelp { return .success(.help(path: path)) }
-        let command = path.last!
         var parsed = ParsedArguments(commandPath: path.map(\.name))
         var onlyPositionals = false
         while index < arguments.count {

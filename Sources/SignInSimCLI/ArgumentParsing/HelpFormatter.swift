@@ -3,7 +3,7 @@ enum HelpFormatter {
     private static let labelWidth = 24
 
     static func usage(for path: [CommandSpec]) -> String {
-        let command = path.last!
+        guard let command = path.last else { return "" }
         var parts = [path.map(\.name).joined(separator: " ")]
         if command.run == nil {
             parts.append("<subcommand>")
@@ -19,7 +19,7 @@ enum HelpFormatter {
     }
 
     static func help(for path: [CommandSpec]) -> String {
-        let command = path.last!
+        guard let command = path.last else { return "" }
         var lines: [String] = ["OVERVIEW: \(command.abstract)"]
         if let discussion = command.discussion {
             lines.append("")

@@ -18,7 +18,9 @@ extension SignInSimCLI {
         ],
         run: { arguments, context in
             // `required` and `allowed` are enforced by the parser before this runs.
-            let algorithm = JWSAlgorithm(rawValue: arguments.value("alg")!)!
+            guard let name = arguments.value("alg"), let algorithm = JWSAlgorithm(rawValue: name) else {
+                throw UsageError("Missing or unknown value for '--alg <alg>'")
+            }
             var jwk: JWK
             do {
                 switch algorithm {

@@ -178,7 +178,7 @@ struct SignInRun {
     func run(context: CLIContext) async throws -> ExitCode {
         var options = try options(issuer: issuer ?? "", context: context)
         let world = try await OneShotWorld.start(issuer: issuer, apple: nil, seed: seed)
-        if issuer == nil { options.issuer = world.identity!.issuerURL }
+        if issuer == nil, let identity = world.identity { options.issuer = identity.issuerURL }
         let app = try await OneShotWorld.launchApp(in: world, options: options)
         app.webUser = user
         var report: [String: JSONValue] = [:]
@@ -263,7 +263,7 @@ struct AppleSignInRun {
     func run(context: CLIContext) async throws -> ExitCode {
         var options = try options(issuer: issuer ?? "", context: context)
         let world = try await OneShotWorld.start(issuer: issuer, apple: apple, seed: seed)
-        if issuer == nil { options.issuer = world.identity!.issuerURL }
+        if issuer == nil, let identity = world.identity { options.issuer = identity.issuerURL }
         let app = try await OneShotWorld.launchApp(in: world, options: options, appleURL: apple)
         app.phone.appleAccount = account
         do {
