@@ -134,6 +134,27 @@ struct ServeTests {
         #expect(try await serve.waitForExit().isCleanExit)
     }
 
+    /// Issue 27: a path over the log's 512 bytes cut inside a multi-byte character made the
+    /// access-log line force-unwrap `nil` and killed the server. The line now ends at the last
+    /// whole character, and the server keeps answering.
+    @Test("a long path cut inside a UTF-8 character is logged, not fatal")
+    func longMultiBytePath() async throws {
+        let (serve, issuer) = try await Self.startServe()
+        let port = try #require(Self.port(of: issuer))
+        // "/" and 510 "a" are 511 bytes: byte 512 is the first of "é"'s two.
+        let path = "/" + String(repeating: "a", count: 510) + "é"
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        let answer = try #require(await RawSocket.exchange(port: port, request: request))
+        #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 404"))
+        let logged = try await serve.standardErrorLine(containing: "GET /aaaa")
+        #expect(logged.wholeMatch(of: /GET \/a{510}… 404 \d+\.\dms/) != nil, "\(logged)")
+        // Still serving.
+        _ = try await Self.getJSON(issuer + "/.well-known/openid-configuration")
+        serve.send(SIGTERM)
+        let exit = try await serve.waitForExit()
+        #expect(exit.isCleanExit, "\(exit); stderr: \(serve.standardError.suffix(2000))")
+    }
+
     /// A bad tenant file is refused with its place before anything listens: exit 1, no URL.
     @Test("a bad tenant file exits 1 with file and line")
     func badTenant() throws {
