@@ -129,6 +129,8 @@ extension Issuer {
     }
 
     /// `POST /_admin/clock` with `{"advance": s}` or `{"offset": s}`: answers `{"now": epoch}`.
+    /// A move that would take the clock out of `WallClockRange.times` (years 0001 to 9999) is
+    /// refused with 400 `invalid_request` and leaves the clock where it was.
     func adminClock(_ request: HTTPRequest) -> HTTPResponse {
         do {
             let body = try Issuer.adminBody(request)
@@ -139,12 +141,20 @@ extension Issuer {
                 guard let seconds = advance.int64Value else {
                     throw OAuthError.invalidRequest("advance must be an integer")
                 }
-                clock.advance(by: seconds)
+                do throws(ClockError) {
+                    try clock.checkedAdvance(by: seconds)
+                } catch {
+                    throw OAuthError.invalidRequest("advance: \(error.message)")
+                }
             } else if let offset = body["offset"] {
                 guard let seconds = offset.int64Value else {
                     throw OAuthError.invalidRequest("offset must be an integer")
                 }
-                clock.setOffset(seconds)
+                do throws(ClockError) {
+                    try clock.checkedSetOffset(seconds)
+                } catch {
+                    throw OAuthError.invalidRequest("offset: \(error.message)")
+                }
             } else if !body.isEmpty {
                 throw OAuthError.invalidRequest("expected {\"advance\": seconds} or {\"offset\": seconds}")
             }

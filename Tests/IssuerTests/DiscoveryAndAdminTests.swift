@@ -64,6 +64,33 @@ struct DiscoveryAndAdminTests {
         }
     }
 
+    /// Issue 27: a move that would overflow the clock (an offset of Int64.max, two advances
+    /// of 2^62) is a 400 `invalid_request` that names the range, and the clock stays put.
+    @Test("admin clock refuses moves out of range", arguments: Deployment.allCases)
+    func clockOutOfRange(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            let bodies: [JSONValue] = [
+                ["offset": .int(.max)], ["offset": .int(.min)], ["advance": .int(1 << 62)],
+                ["advance": .int(1 << 62)], ["advance": .int(.max)], ["advance": .int(.min)],
+            ]
+            for body in bodies {
+                let refused = try await fixture.postJSON("/_admin/clock", body)
+                #expect(refused.status == 400, "\(body)")
+                let error = try refused.jsonBody()
+                #expect(error["error"] == "invalid_request")
+                #expect(error["error_description"]?.stringValue?.contains("years 0001 to 9999") == true)
+                #expect(fixture.clock.now() == testEpoch)
+            }
+            // The last second in range is still reachable.
+            let latest = try await fixture.postJSON(
+                "/_admin/clock", ["offset": .int(253_402_300_799 - testEpoch)])
+            #expect(try latest.jsonBody()["now"] == .int(253_402_300_799))
+            let beyond = try await fixture.postJSON("/_admin/clock", ["advance": 1])
+            #expect(beyond.status == 400)
+            #expect(fixture.clock.now() == 253_402_300_799)
+        }
+    }
+
     /// Users and clients can be added and listed; reset restores the tenant.
     @Test("admin users, clients and reset", arguments: Deployment.allCases)
     func usersAndClients(deployment: Deployment) async throws {

@@ -107,6 +107,41 @@ struct CommandLineTests {
         }
     }
 
+    /// Issue 27: `--leeway` and `--now` at the ends of Int64 overflowed the time checks and
+    /// crashed; values out of range are usage errors now (exit 64), and the largest accepted
+    /// ones are judged without overflow.
+    @Test("extreme --leeway and --now are usage errors, not crashes")
+    func extremeTimes() throws {
+        let generated = try SignInSimBinary.run(["jwk", "generate", "--alg", "ES256"])
+        let keyFile = try TemporaryDirectory.shared.write(generated.standardOutput, named: "key-extreme.json")
+        let publicResult = try SignInSimBinary.run(["jwk", "public"], input: generated.standardOutput)
+        let jwksFile = try TemporaryDirectory.shared.write(
+            publicResult.standardOutput, named: "jwks-extreme.json")
+        let signed = try SignInSimBinary.run([
+            "jwt", "sign", "--key", keyFile, "--claims", #"{"exp":1000,"nbf":900,"iat":900}"#,
+        ])
+        let token = signed.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let refused: [[String]] = [
+            ["--leeway", "9223372036854775807"],
+            ["--now", "-9223372036854775808", "--leeway", "1"],
+            ["--now", "9223372036854775807"],
+            ["--now", "253402300800"],
+        ]
+        for extra in refused {
+            let result = try SignInSimBinary.run(["jwt", "verify", token, "--jwks", jwksFile] + extra)
+            #expect(result.status == 64, "\(extra): \(result.standardError)")
+            #expect(result.standardError.hasPrefix("Error: The value '"), "\(extra): \(result.standardError)")
+        }
+        // The widest window accepted: a leeway of the whole range at either end of it.
+        let widest = String(253_402_300_799 + 62_135_596_800)
+        for now in ["-62135596800", "253402300799"] {
+            let result = try SignInSimBinary.run([
+                "jwt", "verify", token, "--jwks", jwksFile, "--now", now, "--leeway", widest,
+            ])
+            #expect(result.status == 0, "--now \(now): \(result.standardError)")
+        }
+    }
+
     /// Bad input (not a key, not JSON, not a token) exits 1 with a clear message, never a crash.
     @Test("bad input is a clear error")
     func badInput() throws {

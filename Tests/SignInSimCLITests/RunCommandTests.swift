@@ -67,7 +67,10 @@ struct RunCommandTests {
 
     @Test(
         "usage mistakes exit 64",
-        arguments: [["--shard-split", "3/2"], ["--jobs", "0"], ["--seed", "x"], ["-e", "NOEQUALS"]])
+        arguments: [
+            ["--shard-split", "3/2"], ["--jobs", "0"], ["--seed", "x"], ["-e", "NOEQUALS"],
+            ["--timeout", "9223372036854775807"],
+        ])
     func usage(arguments: [String]) throws {
         let folder = try Self.folder(["a.yaml": Self.passing])
         let result = try SignInSimBinary.run(["run", folder.url.path] + arguments)

@@ -155,6 +155,34 @@ struct ServeTests {
         #expect(exit.isCleanExit, "\(exit); stderr: \(serve.standardError.suffix(2000))")
     }
 
+    /// Issue 27: an offset or advance that overflowed the clock killed the server. Each is now
+    /// a 400 `invalid_request` with a description, the clock stays where it was, and the
+    /// server keeps answering.
+    @Test("/_admin/clock refuses moves out of range")
+    func clockOutOfRange() async throws {
+        let (serve, issuer) = try await Self.startServe()
+        let bodies: [JSONValue] = [
+            ["offset": .int(.max)], ["offset": .int(.min)], ["advance": .int(1 << 62)],
+            ["advance": .int(1 << 62)], ["advance": .int(.min)],
+        ]
+        for body in bodies {
+            let response = try await Self.transport.send(
+                .json(.post, url: issuer + "/_admin/clock", body: body))
+            #expect(response.status == 400, "\(body)")
+            let error = try response.jsonBody()
+            #expect(error["error"] == "invalid_request")
+            #expect(
+                error["error_description"]?.stringValue?.contains("years 0001 to 9999") == true, "\(error)")
+        }
+        let before = Int64(Date().timeIntervalSince1970)
+        let unmoved = try await Self.transport.send(.json(.post, url: issuer + "/_admin/clock", body: [:]))
+        let now = try #require(try unmoved.jsonBody()["now"]?.int64Value)
+        #expect(abs(now - before) < 60)
+        serve.send(SIGTERM)
+        let exit = try await serve.waitForExit()
+        #expect(exit.isCleanExit, "\(exit); stderr: \(serve.standardError.suffix(2000))")
+    }
+
     /// A bad tenant file is refused with its place before anything listens: exit 1, no URL.
     @Test("a bad tenant file exits 1 with file and line")
     func badTenant() throws {

@@ -1,3 +1,4 @@
+import Clocks
 import Cryptography
 import Foundation
 import HTTPClient
@@ -84,7 +85,18 @@ extension SignInSimCLI {
             let token = try readToken(arguments.positional(0)!, context: context)
             let leeway = try arguments.integer("leeway", valueName: "seconds") ?? 0
             guard leeway >= 0 else { throw UsageError("--leeway must not be negative") }
+            // Bounded so that `now ± leeway` stays far inside Int64 (years 0001 to 9999).
+            guard leeway <= WallClockRange.longestMove else {
+                throw UsageError(
+                    "The value '\(leeway)' is invalid for '--leeway <seconds>': expected 0 to "
+                        + "\(WallClockRange.longestMove)")
+            }
             let now = try arguments.integer("now", valueName: "epoch") ?? context.now()
+            guard WallClockRange.times.contains(now) else {
+                throw UsageError(
+                    "The value '\(now)' is invalid for '--now <epoch>': expected \(WallClockRange.earliest) "
+                        + "to \(WallClockRange.latest) (years 0001 to 9999)")
+            }
             let keys = try await loadKeys(arguments.value("jwks")!, context: context)
             let validation = JWTValidation(
                 now: now, leeway: leeway, issuer: arguments.value("iss"), audience: arguments.value("aud"),

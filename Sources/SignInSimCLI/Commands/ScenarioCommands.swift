@@ -181,6 +181,11 @@ struct RunCommand {
         }
         if let limit = try arguments.integer("timeout", valueName: "seconds") {
             guard limit > 0 else { throw UsageError("The value for '--timeout <seconds>' must be positive") }
+            guard limit <= Scenario.longestTimeLimitSeconds else {
+                throw UsageError(
+                    "The value for '--timeout <seconds>' must be at most \(Scenario.longestTimeLimitSeconds) (366 days)"
+                )
+            }
             options.timeLimitSeconds = Double(limit)
         }
         options.failFast = arguments.flag("fail-fast")
