@@ -306,8 +306,8 @@ extension ClientRegistration {
             } catch {
                 throw OAuthError.invalidRequest("jwks is not a JWK Set: \(error.message)")
             }
-            if keys?.keys.contains(where: \.isPrivate) == true {
-                throw OAuthError.invalidRequest("jwks holds a private key; register public keys only")
+            if let problem = JWKSet.privateKeyProblem(in: value) {
+                throw OAuthError.invalidRequest("jwks: \(problem); register public keys only")
             }
         }
         if let value = body["token_endpoint_auth_method"] {

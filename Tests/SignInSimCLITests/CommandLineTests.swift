@@ -142,6 +142,50 @@ struct CommandLineTests {
         }
     }
 
+    /// Issue 27: `--jwks` took a private JWK, or a set holding one, as if it were public. A
+    /// verification key set holds public keys only: private members and secret keys are refused.
+    @Test("--jwks with a private or secret key is refused")
+    func privateKeysRefused() throws {
+        let generated = try SignInSimBinary.run(["jwk", "generate", "--alg", "ES256", "--kid", "leaked"])
+        let keyFile = try TemporaryDirectory.shared.write(generated.standardOutput, named: "key-private.json")
+        let signed = try SignInSimBinary.run(["jwt", "sign", "--key", keyFile, "--claims", #"{"exp":1000}"#])
+        let token = signed.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let publicResult = try SignInSimBinary.run(["jwk", "public"], input: generated.standardOutput)
+        let publicKey = publicResult.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let secret = #"{"kty":"oct","kid":"hmac","k":"c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0"}"#
+        let rsaFactor =
+            try JSONValue.parse(publicKey).objectValue.map { object -> String in
+                var members = object
+                members["p"] = "AQAB"
+                return JSONValue.object(members).serializedString()
+            } ?? ""
+        let cases: [(name: String, text: String, reason: String)] = [
+            ("private JWK", generated.standardOutput, "the JWK (kid \"leaked\") is a private key: it has d;"),
+            (
+                "set with a private key", #"{"keys":[\#(publicKey),\#(generated.standardOutput)]}"#,
+                "key 2 (kid \"leaked\")"
+            ),
+            (
+                "set with a secret key", #"{"keys":[\#(publicKey),\#(secret)]}"#,
+                "is a secret (symmetric) key: it has k;"
+            ),
+            ("an RSA factor without d", #"{"keys":[\#(rsaFactor)]}"#, "it has p;"),
+        ]
+        for (index, item) in cases.enumerated() {
+            let file = try TemporaryDirectory.shared.write(item.text, named: "jwks-private-\(index).json")
+            let result = try SignInSimBinary.run(["jwt", "verify", token, "--jwks", file, "--now", "999"])
+            #expect(result.status == 1, "\(item.name): \(result.standardError)")
+            #expect(result.standardError.contains(item.reason), "\(item.name): \(result.standardError)")
+            #expect(
+                result.standardError.contains("a verification key set holds public keys only"),
+                "\(item.name): \(result.standardError)")
+        }
+        let good = try TemporaryDirectory.shared.write(
+            #"{"keys":[\#(publicKey)]}"#, named: "jwks-public.json")
+        let verified = try SignInSimBinary.run(["jwt", "verify", token, "--jwks", good, "--now", "999"])
+        #expect(verified.status == 0, "\(verified.standardError)")
+    }
+
     /// Bad input (not a key, not JSON, not a token) exits 1 with a clear message, never a crash.
     @Test("bad input is a clear error")
     func badInput() throws {
