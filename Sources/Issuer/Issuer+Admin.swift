@@ -289,7 +289,9 @@ extension ClientRegistration {
             return array.compactMap(\.stringValue)
         }
         let redirectURIs = try strings("redirect_uris") ?? []
-        for uri in redirectURIs {
+        let postLogoutRedirectURIs = try strings("post_logout_redirect_uris") ?? []
+        // The same rules as a tenant file's (TenantLoader+Schema), for both lists.
+        for uri in redirectURIs + postLogoutRedirectURIs {
             if let problem = RedirectURIPolicy.registrationProblem(uri) {
                 throw OAuthError.invalidRequest(problem)
             }
@@ -297,7 +299,7 @@ extension ClientRegistration {
         self.init(
             id: id, name: body["client_name"]?.stringValue, secret: body["client_secret"]?.stringValue,
             redirectURIs: redirectURIs,
-            postLogoutRedirectURIs: try strings("post_logout_redirect_uris") ?? [],
+            postLogoutRedirectURIs: postLogoutRedirectURIs,
             grantTypes: Set(try strings("grant_types") ?? ["authorization_code", "refresh_token"]),
             requireDPoP: body["dpop_bound_access_tokens"]?.boolValue ?? false)
         if let value = body["jwks"] {

@@ -91,6 +91,25 @@ struct DiscoveryAndAdminTests {
         }
     }
 
+    /// Issue 27: a redirect URI with user information is refused at registration, in either
+    /// list, as a tenant file refuses it.
+    @Test("admin clients refuse redirect URIs with user information", arguments: Deployment.allCases)
+    func clientUserInfo(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            for (list, uri) in [
+                ("redirect_uris", "http://x@127.0.0.1/callback"),
+                ("redirect_uris", "https://user:password@app.example/cb"),
+                ("post_logout_redirect_uris", "com.example.app://x@auth/signed-out"),
+            ] {
+                let refused = try await fixture.postJSON(
+                    "/_admin/clients", ["client_id": "userinfo", list: [.string(uri)]])
+                #expect(refused.status == 400, "\(uri)")
+                let description = try refused.jsonBody()["error_description"]?.stringValue ?? ""
+                #expect(description.contains("must not have user information"), "\(description)")
+            }
+        }
+    }
+
     /// Users and clients can be added and listed; reset restores the tenant.
     @Test("admin users, clients and reset", arguments: Deployment.allCases)
     func usersAndClients(deployment: Deployment) async throws {
