@@ -1,4 +1,5 @@
 import Clocks
+import Cryptography
 import HTTPCore
 import Issuer
 import JOSE
@@ -107,6 +108,44 @@ struct DiscoveryAndAdminTests {
                 let description = try refused.jsonBody()["error_description"]?.stringValue ?? ""
                 #expect(description.contains("must not have user information"), "\(description)")
             }
+        }
+    }
+
+    /// A client's `jwks` holds public keys only: a private EC key, RSA factors without `d`
+    /// and a symmetric `oct` key (which the set's parser skips as unusable) are all refused.
+    @Test("admin clients refuse private and secret keys in jwks", arguments: Deployment.allCases)
+    func clientPrivateKeys(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            let key = try P256PrivateKey(random: SeededRandom(seed: 27))
+            let publicKey = JWK(key.publicKey, keyID: "public").json
+            var factor = publicKey.objectValue ?? [:]
+            factor["p"] = "AQAB"
+            let secret: JSONValue = ["kty": "oct", "kid": "hmac", "k": "c2VjcmV0"]
+            let cases: [(JSONValue, String)] = [
+                (JWK(key, keyID: "leaked").json, "it has d;"),
+                (.object(factor), "it has p;"),
+                (secret, "is a secret (symmetric) key: it has k;"),
+            ]
+            for (extra, reason) in cases {
+                let refused = try await fixture.postJSON(
+                    "/_admin/clients",
+                    [
+                        "client_id": "signed", "redirect_uris": ["com.example.signed://cb"],
+                        "token_endpoint_auth_method": "private_key_jwt",
+                        "jwks": ["keys": [publicKey, extra]],
+                    ])
+                #expect(refused.status == 400, "\(reason)")
+                let description = try refused.jsonBody()["error_description"]?.stringValue ?? ""
+                #expect(description.contains("key 2"), "\(description)")
+                #expect(description.contains(reason), "\(description)")
+            }
+            let accepted = try await fixture.postJSON(
+                "/_admin/clients",
+                [
+                    "client_id": "signed", "redirect_uris": ["com.example.signed://cb"],
+                    "token_endpoint_auth_method": "private_key_jwt", "jwks": ["keys": [publicKey]],
+                ])
+            #expect(accepted.status == 201)
         }
     }
 

@@ -269,6 +269,11 @@ struct TenantLoaderErrorTests {
                 "clients:\n  - client_id: web\n    jwks: {keys: [{kty: EC, crv: P-256, x: \(ecX), y: \(ecY), d: \(ecD)}]}\n",
             line: 3, column: 19, message: "this key has a private part (d); list public keys only"),
         BadTenantFile(
+            name: "a client key with private factors but no d",
+            text:
+                "clients:\n  - client_id: web\n    jwks: {keys: [{kty: EC, crv: P-256, x: \(ecX), y: \(ecY), p: AQAB}]}\n",
+            line: 3, column: 19, message: "this key has private members (p); list public keys only"),
+        BadTenantFile(
             name: "a secret given to a private_key_jwt client later",
             text:
                 "clients:\n  - client_id: web\n    jwks: {keys: [{kty: EC, crv: P-256, x: \(ecX), y: \(ecY)}]}\n"
