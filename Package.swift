@@ -108,7 +108,7 @@ let package = Package(
         // MARK: Scenarios
         // The scenario format and results (pure values), the runner that drives a world, and
         // the reports written from results.
-        .target(name: "Scenario", dependencies: ["YAML", "JSON"], swiftSettings: strictSettings),
+        .target(name: "Scenario", dependencies: ["YAML", "JSON", "Clocks"], swiftSettings: strictSettings),
         .target(
             name: "ScenarioRunner",
             dependencies: [

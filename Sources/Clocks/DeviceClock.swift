@@ -39,4 +39,25 @@ public final class DeviceClock: AdjustableWallClock {
     /// Sets the skew to `seconds` (the origin is the world's time); returns the device's new time.
     @discardableResult
     public func setOffset(_ seconds: Int64) -> Int64 { setSkew(seconds) }
+
+    /// Moves the device's clock (its skew) by `seconds`; refuses a device time out of range.
+    @discardableResult
+    public func checkedAdvance(by seconds: Int64) throws(ClockError) -> Int64 {
+        try skewSeconds.withLock { (skew: inout Int64) throws(ClockError) -> Int64 in
+            let world = scheduler.wallClock.now()
+            let time = try WallClockRange.time(WallClockRange.time(world, movedBy: skew), movedBy: seconds)
+            skew = time - world
+            return time
+        }
+    }
+
+    /// Sets the skew to `seconds`; refuses a device time out of range.
+    @discardableResult
+    public func checkedSetOffset(_ seconds: Int64) throws(ClockError) -> Int64 {
+        try skewSeconds.withLock { (skew: inout Int64) throws(ClockError) -> Int64 in
+            let time = try WallClockRange.time(scheduler.wallClock.now(), movedBy: seconds)
+            skew = seconds
+            return time
+        }
+    }
 }

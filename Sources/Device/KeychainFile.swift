@@ -88,13 +88,13 @@ enum KeychainFile {
     }
 
     /// Writes the items to `path` through a temporary file and `rename(2)`.
+    ///
+    /// The temporary file is hidden and unique (`.<name>.<pid>.<random>.tmp`, created with
+    /// `O_EXCL`): two writers never share one, and a writer killed before the rename leaves no
+    /// visible `<name>.tmp` beside the keychain.
     static func write(_ items: [KeychainItemKey: KeychainItem], to path: String) throws(DeviceError) {
-        let temporary = path + ".tmp"
         let bytes = encode(items)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard descriptor >= 0 else {
-            throw DeviceError(.storage, "cannot create \(temporary): \(errorText())")
-        }
+        let (descriptor, temporary) = try createTemporaryFile(beside: path)
         var written = 0
         while written < bytes.count {
             let result = bytes[written...].withUnsafeBytes { rest in
@@ -116,6 +116,25 @@ enum KeychainFile {
             unlink(temporary)
             throw DeviceError(.storage, "cannot replace keychain file \(path): \(text)")
         }
+    }
+
+    /// A new, hidden file in the directory of `path`, opened with `O_EXCL`.
+    static func createTemporaryFile(beside path: String) throws(DeviceError) -> (Int32, String) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        var lastError: Int32 = EEXIST
+        for _ in 0..<16 {
+            let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            let candidate = "\(directory).\(name).\(getpid()).\(suffix).tmp"
+            let descriptor = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { return (descriptor, candidate) }
+            lastError = errno
+            if lastError != EEXIST { break }
+        }
+        throw DeviceError(
+            .storage, "cannot create a temporary file beside \(path): \(String(cString: strerror(lastError)))"
+        )
     }
 
     private static func errorText() -> String { String(cString: strerror(errno)) }

@@ -78,6 +78,13 @@ extension AuthorizationRequest {
             throw .untrustedRedirect(
                 "The request has no redirect_uri (required by OpenID Connect Core §3.1.2.1).")
         }
+        // Before the registered list is consulted: such a URI must never be redirected to, nor
+        // lead to the login page (RFC 6749 §4.1.2.1, RFC 3986 §3.2.1).
+        guard !RedirectURIPolicy.hasUserInfo(redirectURI) else {
+            throw .untrustedRedirect(
+                "The redirect_uri has user information before its host (RFC 3986 §3.2.1), "
+                    + "which no registered redirect URI may have.")
+        }
         guard RedirectURIPolicy.matches(redirectURI, registered: client.redirectURIs) else {
             throw .untrustedRedirect("The redirect_uri is not registered for this application.")
         }

@@ -129,6 +129,8 @@ extension Issuer {
     }
 
     /// `POST /_admin/clock` with `{"advance": s}` or `{"offset": s}`: answers `{"now": epoch}`.
+    /// A move that would take the clock out of `WallClockRange.times` (years 0001 to 9999) is
+    /// refused with 400 `invalid_request` and leaves the clock where it was.
     func adminClock(_ request: HTTPRequest) -> HTTPResponse {
         do {
             let body = try Issuer.adminBody(request)
@@ -139,12 +141,20 @@ extension Issuer {
                 guard let seconds = advance.int64Value else {
                     throw OAuthError.invalidRequest("advance must be an integer")
                 }
-                clock.advance(by: seconds)
+                do throws(ClockError) {
+                    try clock.checkedAdvance(by: seconds)
+                } catch {
+                    throw OAuthError.invalidRequest("advance: \(error.message)")
+                }
             } else if let offset = body["offset"] {
                 guard let seconds = offset.int64Value else {
                     throw OAuthError.invalidRequest("offset must be an integer")
                 }
-                clock.setOffset(seconds)
+                do throws(ClockError) {
+                    try clock.checkedSetOffset(seconds)
+                } catch {
+                    throw OAuthError.invalidRequest("offset: \(error.message)")
+                }
             } else if !body.isEmpty {
                 throw OAuthError.invalidRequest("expected {\"advance\": seconds} or {\"offset\": seconds}")
             }
@@ -279,7 +289,9 @@ extension ClientRegistration {
             return array.compactMap(\.stringValue)
         }
         let redirectURIs = try strings("redirect_uris") ?? []
-        for uri in redirectURIs {
+        let postLogoutRedirectURIs = try strings("post_logout_redirect_uris") ?? []
+        // The same rules as a tenant file's (TenantLoader+Schema), for both lists.
+        for uri in redirectURIs + postLogoutRedirectURIs {
             if let problem = RedirectURIPolicy.registrationProblem(uri) {
                 throw OAuthError.invalidRequest(problem)
             }
@@ -287,7 +299,7 @@ extension ClientRegistration {
         self.init(
             id: id, name: body["client_name"]?.stringValue, secret: body["client_secret"]?.stringValue,
             redirectURIs: redirectURIs,
-            postLogoutRedirectURIs: try strings("post_logout_redirect_uris") ?? [],
+            postLogoutRedirectURIs: postLogoutRedirectURIs,
             grantTypes: Set(try strings("grant_types") ?? ["authorization_code", "refresh_token"]),
             requireDPoP: body["dpop_bound_access_tokens"]?.boolValue ?? false)
         if let value = body["jwks"] {
@@ -296,8 +308,8 @@ extension ClientRegistration {
             } catch {
                 throw OAuthError.invalidRequest("jwks is not a JWK Set: \(error.message)")
             }
-            if keys?.keys.contains(where: \.isPrivate) == true {
-                throw OAuthError.invalidRequest("jwks holds a private key; register public keys only")
+            if let problem = JWKSet.privateKeyProblem(in: value) {
+                throw OAuthError.invalidRequest("jwks: \(problem); register public keys only")
             }
         }
         if let value = body["token_endpoint_auth_method"] {

@@ -449,6 +449,13 @@ extension TenantDecoder {
             if key.isPrivate {
                 throw failure("this key has a private part (d); list public keys only", at: item.mark)
             }
+            // RSA factors without `d` are private all the same (RFC 7518 §6.3.2).
+            let secrets = JWK.privateMembers(in: value)
+            if !secrets.isEmpty {
+                throw failure(
+                    "this key has private members (\(secrets.joined(separator: ", "))); list public keys only",
+                    at: item.mark)
+            }
             keys.append(key)
         }
         return JWKSet(keys: keys)

@@ -51,6 +51,19 @@ public struct JWK: Sendable, Hashable {
 
     public var isPrivate: Bool { d != nil }
 
+    /// Members that hold private or secret key material: EC's `d` (RFC 7518 §6.2.2), RSA's `d`,
+    /// `p`, `q`, `dp`, `dq`, `qi` and `oth` (RFC 7518 §6.3.2), and a symmetric key's `k`
+    /// (RFC 7518 §6.4.1: an `oct` key is nothing but its secret, so it is never a public key).
+    public static let privateMemberNames = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"]
+
+    /// The members of `privateMemberNames` that a JWK's JSON object holds, in that order; empty
+    /// for a public key and for a value that is not an object. Read from the JSON rather than a
+    /// parsed `JWK`, which drops keys of types it does not model and keeps `p` without `d`.
+    public static func privateMembers(in json: JSONValue) -> [String] {
+        guard let members = json.objectValue else { return [] }
+        return privateMemberNames.filter { members[$0] != nil }
+    }
+
     /// The same key without private members.
     public var publicKey: JWK {
         var copy = self

@@ -49,6 +49,27 @@ public struct JWKSet: Sendable, Hashable {
 
     public var json: JSONValue { .object(["keys": .array(keys.map(\.json))]) }
 
+    /// Why `json`, a JWK Set or a single JWK, is not a set of public keys, or `nil` when no key
+    /// in it holds a private or secret member (`JWK.privateMemberNames`).
+    ///
+    /// A set that verifies signatures, or is published at a `jwks_uri`, holds public keys only
+    /// (RFC 7517 §5, RFC 7518 §6): a private key in it is a leaked secret, and a symmetric
+    /// (`oct`) key would let whoever has the set forge tokens. Every member of `keys` is looked
+    /// at, including ones that `init(json:)` would skip as unusable.
+    public static func privateKeyProblem(in json: JSONValue) -> String? {
+        let candidates = json["keys"]?.arrayValue ?? [json]
+        for (index, candidate) in candidates.enumerated() {
+            let found = JWK.privateMembers(in: candidate)
+            guard !found.isEmpty else { continue }
+            let name = candidate["kid"]?.stringValue.map { " (kid \"\($0.prefix(64))\")" } ?? ""
+            let which = json["keys"] == nil ? "the JWK\(name)" : "key \(index + 1)\(name)"
+            let type = candidate["kty"]?.stringValue == "oct" ? "a secret (symmetric) key" : "a private key"
+            return "\(which) is \(type): it has \(found.joined(separator: ", ")); "
+                + "a verification key set holds public keys only (RFC 7517 §5, RFC 7518 §6)"
+        }
+        return nil
+    }
+
     /// The set with every private member removed, fit to publish.
     public var publicKeys: JWKSet { JWKSet(keys: keys.map(\.publicKey)) }
 }

@@ -65,23 +65,28 @@ extension JWTClaims {
         let now = validation.now
         let leeway = max(0, validation.leeway)
         guard let expiresAt else { throw JOSEError(.missingClaim, "the token has no exp") }
-        guard now < expiresAt + leeway else {
+        // The sums saturate: a leeway or a time as large as Int64 allows (given on a command
+        // line, say) must widen the window as far as it goes, never trap.
+        guard now < Self.saturatingSum(expiresAt, leeway) else {
             throw JOSEError(.expired, "the token expired at \(expiresAt); now is \(now) (leeway \(leeway) s)")
         }
-        if let notBefore, now + leeway < notBefore {
+        if let notBefore, Self.saturatingSum(now, leeway) < notBefore {
             throw JOSEError(
                 .notYetValid, "the token is not valid before \(notBefore); now is \(now) (leeway \(leeway) s)"
             )
         }
         if let issuedAt {
             let tolerance = max(0, validation.issuedAtFutureTolerance ?? leeway)
-            if issuedAt > now + tolerance {
+            if issuedAt > Self.saturatingSum(now, tolerance) {
                 throw JOSEError(
                     .issuedInFuture,
                     "the token was issued at \(issuedAt), in the future; now is \(now) (tolerance \(tolerance) s)"
                 )
             }
-            if let past = validation.issuedAtPastTolerance, issuedAt < now - max(0, past) {
+            // `-past` cannot overflow: `past` is not negative.
+            if let past = validation.issuedAtPastTolerance,
+                issuedAt < Self.saturatingSum(now, -max(0, past))
+            {
                 throw JOSEError(
                     .issuedTooLongAgo,
                     "the token was issued at \(issuedAt), more than \(max(0, past)) s before now (\(now))")
@@ -121,5 +126,12 @@ extension JWTClaims {
                 throw JOSEError(.nonceMismatch, "nonce does not match the one sent")
             }
         }
+    }
+
+    /// `a + b`, or the nearest end of `Int64`'s range when the sum overflows.
+    static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        guard overflow else { return sum }
+        return b > 0 ? .max : .min
     }
 }

@@ -26,10 +26,15 @@ struct HeaderDecoder {
             scenario.seed = UInt64(value)
         }
         if let node = header["timeout"] {
-            scenario.timeLimitSeconds = Double(try reader.seconds(node, "timeout"))
-            guard (scenario.timeLimitSeconds ?? 0) > 0 else {
-                throw reader.error(node, "timeout must be positive")
+            let limit = try reader.seconds(node, "timeout")
+            guard limit > 0 else { throw reader.error(node, "timeout must be positive") }
+            guard limit <= Scenario.longestTimeLimitSeconds else {
+                throw reader.error(
+                    node,
+                    "timeout must be at most \(Scenario.longestTimeLimitSeconds) s (366 days), found \(limit)"
+                )
             }
+            scenario.timeLimitSeconds = Double(limit)
         }
         var externalClient: YAMLMapping?
         if let node = header["issuer"] {

@@ -20,6 +20,10 @@ public struct Scenario: Hashable, Sendable {
     public var steps: [Step]
     /// Wall-clock limit for the whole scenario, in seconds (`timeout`).
     public var timeLimitSeconds: Double?
+
+    /// The longest time limit a scenario or `run --timeout` may set: 366 days. A sleep that
+    /// long is still a deadline every clock can hold in nanoseconds; longer ones trapped.
+    public static let longestTimeLimitSeconds: Int64 = 366 * 86_400
     /// Where the scenario starts (the document's first key).
     public var location: SourceLocation
 

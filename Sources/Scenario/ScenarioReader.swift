@@ -1,3 +1,4 @@
+import Clocks
 import JSON
 import YAML
 
@@ -81,7 +82,7 @@ struct ScenarioReader {
 
     /// Seconds, as an integer or with a unit: `90`, `90s`, `15m`, `2h`, `1d` (negative allowed).
     func seconds(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> Int64 {
-        if let value = node.int { return Int64(value) }
+        if let value = node.int { return try bounded(Int64(value), node, context) }
         guard let text = node.string, let unit = text.last, let amount = Int64(text.dropLast()) else {
             throw error(
                 node, "\(context) must be seconds: an integer or a number with s, m, h or d (\"15m\")")
@@ -97,6 +98,20 @@ struct ScenarioReader {
         }
         let (seconds, overflow) = amount.multipliedReportingOverflow(by: factor)
         guard !overflow else { throw error(node, "\(context) is too large") }
+        return try bounded(seconds, node, context)
+    }
+
+    /// `seconds` when no longer than `WallClockRange.longestMove` either way (the span of years
+    /// 0001 to 9999): a clock moved, skewed or given a leeway by that much still shows a time
+    /// far inside `Int64`.
+    private func bounded(_ seconds: Int64, _ node: YAMLNode, _ context: String) throws(ScenarioError) -> Int64
+    {
+        let longest = WallClockRange.longestMove
+        guard (-longest...longest).contains(seconds) else {
+            throw error(
+                node,
+                "\(context) must be at most \(longest) s either way (years 0001 to 9999), found \(seconds)")
+        }
         return seconds
     }
 

@@ -98,7 +98,10 @@ struct StepDecoder {
             guard let arguments else {
                 throw reader.error(node, "advance needs a duration: advance: 3600 or 1h")
             }
-            return .advance(seconds: try reader.seconds(arguments, "advance"))
+            // World time only moves forward: the scheduler refuses to go back.
+            let seconds = try reader.seconds(arguments, "advance")
+            guard seconds >= 0 else { throw reader.error(arguments, "advance must not be negative") }
+            return .advance(seconds: seconds)
         case "skew":
             guard let arguments else { throw reader.error(node, "skew needs a duration: skew: -5m") }
             return .skew(seconds: try reader.seconds(arguments, "skew"))

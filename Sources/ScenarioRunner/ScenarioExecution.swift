@@ -1,4 +1,5 @@
 import AppleID
+import Clocks
 import Device
 import Foundation
 import HTTPCore
@@ -196,7 +197,9 @@ final class ScenarioExecution: Sendable {
             guard world.ownsIssuerClock else {
                 throw StepSkip(reason: "needs the embedded issuer's clock: a real issuer keeps its own time")
             }
-            world.world.advance(by: seconds)
+            // Checked: advances add up, and a world pushed past the year 9999 fails this step
+            // instead of overflowing the scheduler's time.
+            try world.world.clock.checkedAdvance(by: seconds)
             // Work woken by the advance (latency sleeps, deadlines) gets to run.
             await Task.yield()
             return nil
@@ -229,8 +232,8 @@ final class ScenarioExecution: Sendable {
                 guard case .clock(let move) = action else { throw StepSkip(reason: Self.replaySkipsIssuer) }
                 let clock = world.world.clock
                 switch move {
-                case .advance(let seconds): clock.advance(by: seconds)
-                case .offset(let seconds): clock.setOffset(seconds)
+                case .advance(let seconds): try clock.checkedAdvance(by: seconds)
+                case .offset(let seconds): try clock.checkedSetOffset(seconds)
                 }
                 await Task.yield()
                 return nil

@@ -21,4 +21,28 @@ public struct WorldClock: AdjustableWallClock {
         let target = scheduler.epochSeconds + seconds
         return advance(by: target - now())
     }
+
+    /// Moves the world forward by `seconds` (a negative amount leaves it where it is);
+    /// refuses a time out of range.
+    @discardableResult
+    public func checkedAdvance(by seconds: Int64) throws(ClockError) -> Int64 {
+        let current = now()
+        let target = try WallClockRange.time(current, movedBy: seconds)
+        // Both in range: the move is shorter than `WallClockRange.longestMove`, whose
+        // milliseconds fit the scheduler's instants.
+        if target > current { _ = scheduler.advance(by: .seconds(target - current)) }
+        return now()
+    }
+
+    /// Moves the world to its epoch plus `seconds` when that is ahead of it; refuses a time
+    /// out of range.
+    @discardableResult
+    public func checkedSetOffset(_ seconds: Int64) throws(ClockError) -> Int64 {
+        let target = try WallClockRange.time(scheduler.epochSeconds, movedBy: seconds)
+        let current = now()
+        guard target > current else { return current }
+        let (distance, overflow) = target.subtractingReportingOverflow(current)
+        guard !overflow else { throw ClockError("the world's time \(current) is out of range") }
+        return try checkedAdvance(by: distance)
+    }
 }

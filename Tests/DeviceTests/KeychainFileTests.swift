@@ -51,6 +51,24 @@ struct KeychainFileTests {
             ])
     }
 
+    /// Issue 27: the temporary file was the visible, shared `keychain.json.tmp`, which a
+    /// killed writer left behind and which blocked every later write if something else took
+    /// the name. It is hidden and unique now: a `keychain.json.tmp` in the way changes nothing.
+    @Test func temporaryFileIsHiddenAndUnique() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/keychain.json"
+        try FileManager.default.createDirectory(atPath: path + ".tmp", withIntermediateDirectories: false)
+        let keychain = try Keychain(persistingTo: path)
+        try keychain.add([1], for: Self.key, accessibility: .always)
+        try keychain.update([1, 2], for: Self.key)
+        #expect(try Keychain(persistingTo: path).read(Self.key) == [1, 2])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
+                "keychain.json", "keychain.json.tmp",
+            ])
+    }
+
     /// A corrupt file is refused at load with an error naming the file.
     @Test(arguments: [
         "{not json", #"{"format":"other","version":1,"items":[]}"#,

@@ -116,6 +116,26 @@ struct AuthorizeTests {
         }
     }
 
+    /// Issue 27: a loopback redirect URI with user information (`http://x@127.0.0.1/…`) matched
+    /// the registered loopback URI by host and reached the login page. It is an error page
+    /// now, never the login page and never a redirect (RFC 6749 §4.1.2.1, RFC 3986 §3.2.1).
+    @Test("redirect_uri with user information is a page, not a login", arguments: Deployment.allCases)
+    func redirectURIWithUserInfo(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            var browser = Browser(fixture)
+            for uri in [
+                "http://x@127.0.0.1/callback", "http://x@127.0.0.1:5000/callback",
+                "http://x:secret@127.0.0.1:5000/callback", "http://@127.0.0.1/callback",
+                "http://127.0.0.1@127.0.0.1/callback",
+            ] {
+                let response = try await browser.authorize(NativeApp.authorization(["redirect_uri": uri]))
+                #expect(response.headers["Location"] == nil, "\(uri)")
+                let page = try expectErrorPage(response)
+                #expect(page.source.contains("user information"), "\(uri)")
+            }
+        }
+    }
+
     /// A loopback redirect URI may use any port (RFC 8252 §7.3); the code goes to that port.
     @Test("loopback redirect on any port", arguments: Deployment.allCases)
     func loopbackAnyPort(deployment: Deployment) async throws {

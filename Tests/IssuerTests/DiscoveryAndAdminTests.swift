@@ -1,4 +1,5 @@
 import Clocks
+import Cryptography
 import HTTPCore
 import Issuer
 import JOSE
@@ -61,6 +62,90 @@ struct DiscoveryAndAdminTests {
             let bad = try await fixture.postJSON("/_admin/clock", ["advance": "soon"])
             #expect(bad.status == 400)
             #expect(try bad.jsonBody()["error"] == "invalid_request")
+        }
+    }
+
+    /// Issue 27: a move that would overflow the clock (an offset of Int64.max, two advances
+    /// of 2^62) is a 400 `invalid_request` that names the range, and the clock stays put.
+    @Test("admin clock refuses moves out of range", arguments: Deployment.allCases)
+    func clockOutOfRange(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            let bodies: [JSONValue] = [
+                ["offset": .int(.max)], ["offset": .int(.min)], ["advance": .int(1 << 62)],
+                ["advance": .int(1 << 62)], ["advance": .int(.max)], ["advance": .int(.min)],
+            ]
+            for body in bodies {
+                let refused = try await fixture.postJSON("/_admin/clock", body)
+                #expect(refused.status == 400, "\(body)")
+                let error = try refused.jsonBody()
+                #expect(error["error"] == "invalid_request")
+                #expect(error["error_description"]?.stringValue?.contains("years 0001 to 9999") == true)
+                #expect(fixture.clock.now() == testEpoch)
+            }
+            // The last second in range is still reachable.
+            let latest = try await fixture.postJSON(
+                "/_admin/clock", ["offset": .int(253_402_300_799 - testEpoch)])
+            #expect(try latest.jsonBody()["now"] == .int(253_402_300_799))
+            let beyond = try await fixture.postJSON("/_admin/clock", ["advance": 1])
+            #expect(beyond.status == 400)
+            #expect(fixture.clock.now() == 253_402_300_799)
+        }
+    }
+
+    /// Issue 27: a redirect URI with user information is refused at registration, in either
+    /// list, as a tenant file refuses it.
+    @Test("admin clients refuse redirect URIs with user information", arguments: Deployment.allCases)
+    func clientUserInfo(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            for (list, uri) in [
+                ("redirect_uris", "http://x@127.0.0.1/callback"),
+                ("redirect_uris", "https://user:password@app.example/cb"),
+                ("post_logout_redirect_uris", "com.example.app://x@auth/signed-out"),
+            ] {
+                let refused = try await fixture.postJSON(
+                    "/_admin/clients", ["client_id": "userinfo", list: [.string(uri)]])
+                #expect(refused.status == 400, "\(uri)")
+                let description = try refused.jsonBody()["error_description"]?.stringValue ?? ""
+                #expect(description.contains("must not have user information"), "\(description)")
+            }
+        }
+    }
+
+    /// A client's `jwks` holds public keys only: a private EC key, RSA factors without `d`
+    /// and a symmetric `oct` key (which the set's parser skips as unusable) are all refused.
+    @Test("admin clients refuse private and secret keys in jwks", arguments: Deployment.allCases)
+    func clientPrivateKeys(deployment: Deployment) async throws {
+        try await withIssuer(deployment) { fixture in
+            let key = try P256PrivateKey(random: SeededRandom(seed: 27))
+            let publicKey = JWK(key.publicKey, keyID: "public").json
+            var factor = publicKey.objectValue ?? [:]
+            factor["p"] = "AQAB"
+            let secret: JSONValue = ["kty": "oct", "kid": "hmac", "k": "c2VjcmV0"]
+            let cases: [(JSONValue, String)] = [
+                (JWK(key, keyID: "leaked").json, "it has d;"),
+                (.object(factor), "it has p;"),
+                (secret, "is a secret (symmetric) key: it has k;"),
+            ]
+            for (extra, reason) in cases {
+                let refused = try await fixture.postJSON(
+                    "/_admin/clients",
+                    [
+                        "client_id": "signed", "redirect_uris": ["com.example.signed://cb"],
+                        "token_endpoint_auth_method": "private_key_jwt",
+                        "jwks": ["keys": [publicKey, extra]],
+                    ])
+                #expect(refused.status == 400, "\(reason)")
+                let description = try refused.jsonBody()["error_description"]?.stringValue ?? ""
+                #expect(description.contains("key 2"), "\(description)")
+                #expect(description.contains(reason), "\(description)")
+            }
+            let accepted = try await fixture.postJSON(
+                "/_admin/clients",
+                [
+                    "client_id": "signed", "redirect_uris": ["com.example.signed://cb"],
+                    "token_endpoint_auth_method": "private_key_jwt", "jwks": ["keys": [publicKey]],
+                ])
+            #expect(accepted.status == 201)
         }
     }
 

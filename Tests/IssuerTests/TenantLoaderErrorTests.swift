@@ -64,6 +64,19 @@ struct TenantLoaderErrorTests {
             line: 3,
             column: 35, message: "must be a reverse domain name"),
         BadTenantFile(
+            name: "redirect URI with user information",
+            text: "clients:\n  - client_id: a.b\n    redirect_uris: [\"http://x@127.0.0.1/callback\"]\n",
+            line: 3, column: 21,
+            message:
+                "redirect_uris: redirect URI \"http://x@127.0.0.1/callback\" must not have user information"),
+        BadTenantFile(
+            name: "logout URI with user information",
+            text: "clients:\n  - client_id: a.b\n    post_logout_redirect_uris: [\"https://u:p@a.b/bye\"]\n",
+            line: 3, column: 33,
+            message:
+                "post_logout_redirect_uris: redirect URI \"https://u:p@a.b/bye\" must not have user information"
+        ),
+        BadTenantFile(
             name: "logout URI with a fragment",
             text: "clients:\n  - client_id: a.b\n    post_logout_redirect_uris: [\"https://a.b/x#y\"]\n",
             line: 3,
@@ -255,6 +268,11 @@ struct TenantLoaderErrorTests {
             text:
                 "clients:\n  - client_id: web\n    jwks: {keys: [{kty: EC, crv: P-256, x: \(ecX), y: \(ecY), d: \(ecD)}]}\n",
             line: 3, column: 19, message: "this key has a private part (d); list public keys only"),
+        BadTenantFile(
+            name: "a client key with private factors but no d",
+            text:
+                "clients:\n  - client_id: web\n    jwks: {keys: [{kty: EC, crv: P-256, x: \(ecX), y: \(ecY), p: AQAB}]}\n",
+            line: 3, column: 19, message: "this key has private members (p); list public keys only"),
         BadTenantFile(
             name: "a secret given to a private_key_jwt client later",
             text:

@@ -19,6 +19,41 @@ struct JWTClaimsTests {
         issuer: "https://issuer.example", clientID: "com.example.app", nonce: "n-0S6_WzA2Mj", now: now,
         leeway: 60)
 
+    /// Issue 27: a leeway, a tolerance or a time at the ends of Int64 overflowed `exp + leeway`,
+    /// `now + leeway` and `now - tolerance` and trapped. The sums saturate instead: the window
+    /// is as wide as it can be, and a token outside it is still refused.
+    @Test("extreme times and leeways saturate instead of trapping")
+    func extremeTimes() throws {
+        var widest = JWTClaimsTests.validation
+        widest.leeway = .max
+        try JWTClaimsTests.claims().validate(widest)
+        try JWTClaimsTests.claims { $0.notBefore = JWTClaimsTests.now + 3_600 }.validate(widest)
+
+        var earliest = JWTClaimsTests.validation
+        earliest.now = .min
+        earliest.leeway = 1
+        earliest.issuedAtPastTolerance = .max
+        let early = try #require(throws: JOSEError.self) { try JWTClaimsTests.claims().validate(earliest) }
+        #expect(early.code == .issuedInFuture)
+
+        var latest = JWTClaimsTests.validation
+        latest.now = .max
+        latest.leeway = .max
+        latest.issuedAtFutureTolerance = .max
+        latest.issuedAtPastTolerance = .max
+        let late = try #require(throws: JOSEError.self) { try JWTClaimsTests.claims().validate(latest) }
+        #expect(late.code == .expired)
+
+        var ancient = JWTClaimsTests.validation
+        ancient.now = .min + 10
+        ancient.leeway = 0
+        ancient.issuedAtPastTolerance = .max
+        try JWTClaimsTests.claims {
+            $0.issuedAt = .min
+            $0.expiresAt = .max
+        }.validate(ancient)
+    }
+
     /// A well-formed ID token passes every check.
     @Test("valid claims pass")
     func valid() throws {

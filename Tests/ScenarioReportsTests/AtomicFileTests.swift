@@ -76,6 +76,40 @@ struct AtomicFileTests {
         }
     }
 
+    /// Issue 27: the hidden temporary files of writers that died are removed; those of live
+    /// processes (this one included) and every other file are left alone.
+    @Test("removes stale temporary files only")
+    func removesStale() throws {
+        try withDirectory { directory in
+            let dead = "99999999"  // above Linux's largest pid_max (2^22): no such process
+            let stale = [".report.xml.\(dead).1a2b.tmp", ".a.b.har.\(dead).0.tmp"]
+            let kept = [
+                ".report.xml.\(getpid()).1a2b.tmp", ".report.xml.1.zz.tmp", "report.xml.\(dead).1a.tmp",
+                ".report.xml.\(dead).tmp", ".report.xml.\(dead).A.tmp", ".report.xml.\(dead).1a",
+                "report.xml",
+            ]
+            for name in stale + kept {
+                _ = FileManager.default.createFile(atPath: "\(directory)/\(name)", contents: Data("x".utf8))
+            }
+            let removed = AtomicFile.removeStaleTemporaryFiles(in: directory)
+            #expect(Set(removed) == Set(stale.map { "\(directory)/\($0)" }))
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory)
+            #expect(Set(left) == Set(kept))
+            #expect(AtomicFile.removeStaleTemporaryFiles(in: "\(directory)/missing").isEmpty)
+        }
+    }
+
+    /// The owner is read back from names `write` makes, and from nothing else.
+    @Test("temporary file owners")
+    func owners() {
+        #expect(AtomicFile.temporaryFileOwner(".run.json.4242.3w5e11264sgsg.tmp") == 4242)
+        #expect(AtomicFile.temporaryFileOwner(".a.b.c.7.0.tmp") == 7)
+        #expect(AtomicFile.temporaryFileOwner(".run.json.0.abc.tmp") == nil)
+        #expect(AtomicFile.temporaryFileOwner(".run.json.-4.abc.tmp") == nil)
+        #expect(AtomicFile.temporaryFileOwner("..4.abc.tmp") == nil)
+        #expect(AtomicFile.temporaryFileOwner(".run.json.99999999999.abc.tmp") == nil)
+    }
+
     /// The directory the temporary file goes in, for absolute, relative and root paths (a
     /// bare name is in the current directory, so tests need not change it).
     @Test("parent directories")

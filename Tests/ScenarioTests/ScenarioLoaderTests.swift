@@ -194,6 +194,41 @@ import Testing
         }
     }
 
+    /// Issue 27: durations that would overflow a clock when applied (an advance of 2^62 s, a
+    /// skew of Int64.max), a negative advance (the world cannot go back) and a timeout no sleep
+    /// can hold were accepted and trapped at run time. They are refused where they are written.
+    @Test("durations out of range are refused at their place")
+    func durationsOutOfRange() throws {
+        let cases: [(text: String, message: String)] = [
+            ("steps:\n  - advance: 4611686018427387904", "advance must be at most 315537897599 s either way"),
+            ("steps:\n  - advance: -1m", "advance must not be negative"),
+            ("steps:\n  - skew: 9223372036854775807", "skew must be at most"),
+            ("steps:\n  - skew: -3652500d", "skew must be at most"),
+            (
+                "steps:\n  - issuer: {clock: {offset: 9223372036854775807}}",
+                "issuer.clock.offset must be at most"
+            ),
+            (
+                "steps:\n  - issuer: {clock: {advance: 4611686018427387904}}",
+                "issuer.clock.advance must be at most"
+            ),
+            ("device: {skew: -9223372036854775808}\nsteps: [launch]", "device.skew must be at most"),
+            ("apps: [{leeway: 9223372036854775807}]\nsteps: [launch]", "leeway must be at most"),
+            ("timeout: 9223372036854775807\nsteps: [launch]", "timeout must be at most"),
+            ("timeout: 367d\nsteps: [launch]", "timeout must be at most 31622400 s"),
+        ]
+        for (text, message) in cases {
+            let refused = error("name: x\n" + text)
+            #expect(refused?.message.contains(message) == true, "\(text): \(String(describing: refused))")
+        }
+        let longest = try parse("name: x\ntimeout: 366d\nsteps:\n  - advance: 3652058d\n  - skew: -3652058d")
+        #expect(longest.timeLimitSeconds == 31_622_400)
+        #expect(
+            longest.steps.map(\.action) == [
+                .advance(seconds: 315_537_811_200), .skew(seconds: -315_537_811_200),
+            ])
+    }
+
     @Test("an app's leeway: a duration, not negative, unset by default")
     func appLeeway() throws {
         let scenario = try parse(

@@ -107,6 +107,85 @@ struct CommandLineTests {
         }
     }
 
+    /// Issue 27: `--leeway` and `--now` at the ends of Int64 overflowed the time checks and
+    /// crashed; values out of range are usage errors now (exit 64), and the largest accepted
+    /// ones are judged without overflow.
+    @Test("extreme --leeway and --now are usage errors, not crashes")
+    func extremeTimes() throws {
+        let generated = try SignInSimBinary.run(["jwk", "generate", "--alg", "ES256"])
+        let keyFile = try TemporaryDirectory.shared.write(generated.standardOutput, named: "key-extreme.json")
+        let publicResult = try SignInSimBinary.run(["jwk", "public"], input: generated.standardOutput)
+        let jwksFile = try TemporaryDirectory.shared.write(
+            publicResult.standardOutput, named: "jwks-extreme.json")
+        let signed = try SignInSimBinary.run([
+            "jwt", "sign", "--key", keyFile, "--claims", #"{"exp":1000,"nbf":900,"iat":900}"#,
+        ])
+        let token = signed.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let refused: [[String]] = [
+            ["--leeway", "9223372036854775807"],
+            ["--now", "-9223372036854775808", "--leeway", "1"],
+            ["--now", "9223372036854775807"],
+            ["--now", "253402300800"],
+        ]
+        for extra in refused {
+            let result = try SignInSimBinary.run(["jwt", "verify", token, "--jwks", jwksFile] + extra)
+            #expect(result.status == 64, "\(extra): \(result.standardError)")
+            #expect(result.standardError.hasPrefix("Error: The value '"), "\(extra): \(result.standardError)")
+        }
+        // The widest window accepted: a leeway of the whole range at either end of it.
+        let widest = String(253_402_300_799 + 62_135_596_800)
+        for now in ["-62135596800", "253402300799"] {
+            let result = try SignInSimBinary.run([
+                "jwt", "verify", token, "--jwks", jwksFile, "--now", now, "--leeway", widest,
+            ])
+            #expect(result.status == 0, "--now \(now): \(result.standardError)")
+        }
+    }
+
+    /// Issue 27: `--jwks` took a private JWK, or a set holding one, as if it were public. A
+    /// verification key set holds public keys only: private members and secret keys are refused.
+    @Test("--jwks with a private or secret key is refused")
+    func privateKeysRefused() throws {
+        let generated = try SignInSimBinary.run(["jwk", "generate", "--alg", "ES256", "--kid", "leaked"])
+        let keyFile = try TemporaryDirectory.shared.write(generated.standardOutput, named: "key-private.json")
+        let signed = try SignInSimBinary.run(["jwt", "sign", "--key", keyFile, "--claims", #"{"exp":1000}"#])
+        let token = signed.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let publicResult = try SignInSimBinary.run(["jwk", "public"], input: generated.standardOutput)
+        let publicKey = publicResult.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let secret = #"{"kty":"oct","kid":"hmac","k":"c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0"}"#
+        let rsaFactor =
+            try JSONValue.parse(publicKey).objectValue.map { object -> String in
+                var members = object
+                members["p"] = "AQAB"
+                return JSONValue.object(members).serializedString()
+            } ?? ""
+        let cases: [(name: String, text: String, reason: String)] = [
+            ("private JWK", generated.standardOutput, "the JWK (kid \"leaked\") is a private key: it has d;"),
+            (
+                "set with a private key", #"{"keys":[\#(publicKey),\#(generated.standardOutput)]}"#,
+                "key 2 (kid \"leaked\")"
+            ),
+            (
+                "set with a secret key", #"{"keys":[\#(publicKey),\#(secret)]}"#,
+                "is a secret (symmetric) key: it has k;"
+            ),
+            ("an RSA factor without d", #"{"keys":[\#(rsaFactor)]}"#, "it has p;"),
+        ]
+        for (index, item) in cases.enumerated() {
+            let file = try TemporaryDirectory.shared.write(item.text, named: "jwks-private-\(index).json")
+            let result = try SignInSimBinary.run(["jwt", "verify", token, "--jwks", file, "--now", "999"])
+            #expect(result.status == 1, "\(item.name): \(result.standardError)")
+            #expect(result.standardError.contains(item.reason), "\(item.name): \(result.standardError)")
+            #expect(
+                result.standardError.contains("a verification key set holds public keys only"),
+                "\(item.name): \(result.standardError)")
+        }
+        let good = try TemporaryDirectory.shared.write(
+            #"{"keys":[\#(publicKey)]}"#, named: "jwks-public.json")
+        let verified = try SignInSimBinary.run(["jwt", "verify", token, "--jwks", good, "--now", "999"])
+        #expect(verified.status == 0, "\(verified.standardError)")
+    }
+
     /// Bad input (not a key, not JSON, not a token) exits 1 with a clear message, never a crash.
     @Test("bad input is a clear error")
     func badInput() throws {

@@ -67,7 +67,10 @@ struct RunCommandTests {
 
     @Test(
         "usage mistakes exit 64",
-        arguments: [["--shard-split", "3/2"], ["--jobs", "0"], ["--seed", "x"], ["-e", "NOEQUALS"]])
+        arguments: [
+            ["--shard-split", "3/2"], ["--jobs", "0"], ["--seed", "x"], ["-e", "NOEQUALS"],
+            ["--timeout", "9223372036854775807"],
+        ])
     func usage(arguments: [String]) throws {
         let folder = try Self.folder(["a.yaml": Self.passing])
         let result = try SignInSimBinary.run(["run", folder.url.path] + arguments)
@@ -102,6 +105,46 @@ struct RunCommandTests {
         let text = try String(contentsOfFile: out + "/har/" + hars[0], encoding: .utf8)
         #expect(!text.contains("alice-password"), "passwords are redacted")
         #expect(text.contains("<REDACTED:password:1>"))
+    }
+
+    /// Issue 27: a run killed while writing (SIGKILL) left its temporary file in the HAR folder.
+    /// The next run removes the temporary files of dead writers from the folders it writes to,
+    /// and leaves alone those of live processes and every other file.
+    @Test("a run removes stale temporary files from its output folders")
+    func staleTemporaryFiles() throws {
+        let folder = try Self.folder(["a.yaml": Self.passing])
+        let out = folder.url.path
+        // No process has an id this large (Linux caps pid_max at 2^22).
+        let dead = "99999999"
+        let live = String(getpid())
+        let stale = [
+            "har/.a.har.\(dead).1x2y3z.tmp", "har/.scenarios-b.har.\(dead).0.tmp",
+            "reports/.run.json.\(dead).k9.tmp",
+        ]
+        let kept = [
+            "har/.c.har.\(live).abc.tmp", "har/notes.tmp", "har/.hidden", "har/.x.\(dead).tmp",
+            "har/.x.\(dead).UPPER.tmp", "reports/keep.json",
+        ]
+        for name in stale + kept {
+            try FileManager.default.createDirectory(
+                atPath: out + "/" + name.split(separator: "/")[0], withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: out + "/" + name, contents: Data("partial".utf8))
+        }
+        let result = try SignInSimBinary.run([
+            "run", out + "/a.yaml", "--har-dir", out + "/har", "--report-json", out + "/reports/run.json",
+        ])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        for name in stale {
+            #expect(!FileManager.default.fileExists(atPath: out + "/" + name), "\(name)")
+        }
+        for name in kept {
+            #expect(FileManager.default.fileExists(atPath: out + "/" + name), "\(name)")
+        }
+        let visible = try FileManager.default.contentsOfDirectory(atPath: out + "/har").filter {
+            !$0.hasPrefix(".")
+        }
+        #expect(visible.count == 2 && visible.contains("notes.tmp"), "\(visible)")
+        #expect(visible.contains { $0.hasSuffix(".har") }, "\(visible)")
     }
 
     @Test("tags select any-of; shards split the files with no overlap")

@@ -134,6 +134,55 @@ struct ServeTests {
         #expect(try await serve.waitForExit().isCleanExit)
     }
 
+    /// Issue 27: a path over the log's 512 bytes cut inside a multi-byte character made the
+    /// access-log line force-unwrap `nil` and killed the server. The line now ends at the last
+    /// whole character, and the server keeps answering.
+    @Test("a long path cut inside a UTF-8 character is logged, not fatal")
+    func longMultiBytePath() async throws {
+        let (serve, issuer) = try await Self.startServe()
+        let port = try #require(Self.port(of: issuer))
+        // "/" and 510 "a" are 511 bytes: byte 512 is the first of "é"'s two.
+        let path = "/" + String(repeating: "a", count: 510) + "é"
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        let answer = try #require(await RawSocket.exchange(port: port, request: request))
+        #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 404"))
+        let logged = try await serve.standardErrorLine(containing: "GET /aaaa")
+        #expect(logged.wholeMatch(of: /GET \/a{510}… 404 \d+\.\dms/) != nil, "\(logged)")
+        // Still serving.
+        _ = try await Self.getJSON(issuer + "/.well-known/openid-configuration")
+        serve.send(SIGTERM)
+        let exit = try await serve.waitForExit()
+        #expect(exit.isCleanExit, "\(exit); stderr: \(serve.standardError.suffix(2000))")
+    }
+
+    /// Issue 27: an offset or advance that overflowed the clock killed the server. Each is now
+    /// a 400 `invalid_request` with a description, the clock stays where it was, and the
+    /// server keeps answering.
+    @Test("/_admin/clock refuses moves out of range")
+    func clockOutOfRange() async throws {
+        let (serve, issuer) = try await Self.startServe()
+        let bodies: [JSONValue] = [
+            ["offset": .int(.max)], ["offset": .int(.min)], ["advance": .int(1 << 62)],
+            ["advance": .int(1 << 62)], ["advance": .int(.min)],
+        ]
+        for body in bodies {
+            let response = try await Self.transport.send(
+                .json(.post, url: issuer + "/_admin/clock", body: body))
+            #expect(response.status == 400, "\(body)")
+            let error = try response.jsonBody()
+            #expect(error["error"] == "invalid_request")
+            #expect(
+                error["error_description"]?.stringValue?.contains("years 0001 to 9999") == true, "\(error)")
+        }
+        let before = Int64(Date().timeIntervalSince1970)
+        let unmoved = try await Self.transport.send(.json(.post, url: issuer + "/_admin/clock", body: [:]))
+        let now = try #require(try unmoved.jsonBody()["now"]?.int64Value)
+        #expect(abs(now - before) < 60)
+        serve.send(SIGTERM)
+        let exit = try await serve.waitForExit()
+        #expect(exit.isCleanExit, "\(exit); stderr: \(serve.standardError.suffix(2000))")
+    }
+
     /// A bad tenant file is refused with its place before anything listens: exit 1, no URL.
     @Test("a bad tenant file exits 1 with file and line")
     func badTenant() throws {

@@ -1,3 +1,4 @@
+import Clocks
 import Cryptography
 import Foundation
 import HTTPClient
@@ -67,11 +68,13 @@ extension SignInSimCLI {
         name: "verify", abstract: "Verify a JWT's signature and claims.",
         discussion: """
             Exits 0 and prints the claims when the token is valid; exits 1 with the precise
-            reason when it is not. exp is always checked.
+            reason when it is not. exp is always checked. A key set holding a private or secret
+            key (d, p, q, dp, dq, qi, oth or k) is refused: verification needs public keys only.
             """,
         options: [
             .option(
-                "jwks", value: "file-or-url", help: "A JWK Set or a single JWK: a file, or an http(s) URL.",
+                "jwks", value: "file-or-url",
+                help: "A JWK Set or a single JWK of public keys: a file, or an http(s) URL.",
                 required: true),
             .option("iss", value: "issuer", help: "The expected issuer (trailing slashes ignored)."),
             .option("aud", value: "audience", help: "An audience the token must be for."),
@@ -84,7 +87,18 @@ extension SignInSimCLI {
             let token = try readToken(arguments.positional(0)!, context: context)
             let leeway = try arguments.integer("leeway", valueName: "seconds") ?? 0
             guard leeway >= 0 else { throw UsageError("--leeway must not be negative") }
+            // Bounded so that `now ± leeway` stays far inside Int64 (years 0001 to 9999).
+            guard leeway <= WallClockRange.longestMove else {
+                throw UsageError(
+                    "The value '\(leeway)' is invalid for '--leeway <seconds>': expected 0 to "
+                        + "\(WallClockRange.longestMove)")
+            }
             let now = try arguments.integer("now", valueName: "epoch") ?? context.now()
+            guard WallClockRange.times.contains(now) else {
+                throw UsageError(
+                    "The value '\(now)' is invalid for '--now <epoch>': expected \(WallClockRange.earliest) "
+                        + "to \(WallClockRange.latest) (years 0001 to 9999)")
+            }
             let keys = try await loadKeys(arguments.value("jwks")!, context: context)
             let validation = JWTValidation(
                 now: now, leeway: leeway, issuer: arguments.value("iss"), audience: arguments.value("aud"),
@@ -166,6 +180,11 @@ extension SignInSimCLI {
             json = try JSONValue.parse(bytes, maximumSize: JWKSet.maximumSize)
         } catch {
             throw CommandFailure("\(source): not JSON: \(error.message)")
+        }
+        // A private or secret key has no business in a verification key set: refused, not
+        // silently reduced to its public part, so that a leaked key file is noticed.
+        if let problem = JWKSet.privateKeyProblem(in: json) {
+            throw CommandFailure("\(source): \(problem)")
         }
         do {
             let set = json["keys"] != nil ? try JWKSet(json: json) : JWKSet(keys: [try JWK(json: json)])

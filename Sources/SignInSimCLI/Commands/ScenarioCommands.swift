@@ -181,6 +181,11 @@ struct RunCommand {
         }
         if let limit = try arguments.integer("timeout", valueName: "seconds") {
             guard limit > 0 else { throw UsageError("The value for '--timeout <seconds>' must be positive") }
+            guard limit <= Scenario.longestTimeLimitSeconds else {
+                throw UsageError(
+                    "The value for '--timeout <seconds>' must be at most \(Scenario.longestTimeLimitSeconds) (366 days)"
+                )
+            }
             options.timeLimitSeconds = Double(limit)
         }
         options.failFast = arguments.flag("fail-fast")
@@ -202,6 +207,14 @@ struct RunCommand {
             files.contains($0.location.file) && selection.admits(tags: $0.tags)
         }
         let harDirectory = arguments.value("har-dir")
+        // A run killed while writing (SIGKILL gives no chance to clean up) leaves its hidden
+        // temporary file beside the HAR or report it was writing: the next run removes those
+        // of dead processes from the folders it writes to.
+        var outputDirectories = Set([harDirectory].compactMap { $0 })
+        for report in [arguments.value("report-json"), arguments.value("junit")].compactMap({ $0 }) {
+            outputDirectories.insert(AtomicFile.parentDirectory(of: report))
+        }
+        for directory in outputDirectories { AtomicFile.removeStaleTemporaryFiles(in: directory) }
         let isTerminal = isatty(STDOUT_FILENO) == 1
         let console = ConsoleReporter(isTerminal: isTerminal, environment: context.environment)
         let suite = ScenarioSuite(options: options)
