@@ -13,6 +13,19 @@ struct ParsedArguments: Sendable {
         positionals.indices.contains(index) ? positionals[index] : nil
     }
 
+    /// An option the parser made required: its value, or the parser's usage error should a
+    /// command ever be declared without `required: true`.
+    func requiredValue(_ long: String) throws(UsageError) -> String {
+        guard let text = value(long) else { throw UsageError("Missing expected argument '--\(long)'") }
+        return text
+    }
+
+    /// A positional argument the parser made required: its value, or a usage error.
+    func requiredPositional(_ index: Int, name: String) throws(UsageError) -> String {
+        guard let text = positional(index) else { throw UsageError("Missing expected argument '<\(name)>'") }
+        return text
+    }
+
     /// An integer option, or a usage error naming the option.
     func integer(_ long: String, valueName: String) throws(UsageError) -> Int64? {
         guard let text = value(long) else { return nil }

@@ -26,7 +26,7 @@ extension SignInSimCLI {
         run: { arguments, context in
             let claims = try jsonObjectOption(arguments.value("claims"), name: "claims") ?? [:]
             var header = try jsonObjectOption(arguments.value("header"), name: "header") ?? [:]
-            let keyBytes = try context.readFile(arguments.value("key")!)
+            let keyBytes = try context.readFile(try arguments.requiredValue("key"))
             var requested: JWSAlgorithm?
             if let alg = header.removeValue(forKey: "alg") {
                 guard let name = alg.stringValue else {
@@ -38,7 +38,8 @@ extension SignInSimCLI {
                     throw CommandFailure(error.message)
                 }
             }
-            let signer = try makeSigner(keyBytes, path: arguments.value("key")!, algorithm: requested)
+            let signer = try makeSigner(
+                keyBytes, path: try arguments.requiredValue("key"), algorithm: requested)
             if header["typ"] == nil { header["typ"] = "JWT" }
             do {
                 let token = try JWS.sign(
@@ -54,7 +55,7 @@ extension SignInSimCLI {
         name: "decode", abstract: "Print a JWT's header and claims without verifying it.",
         arguments: [.argument("token", help: "The compact JWT, or - to read it from standard input.")],
         run: { arguments, context in
-            let token = try readToken(arguments.positional(0)!, context: context)
+            let token = try readToken(try arguments.requiredPositional(0, name: "token"), context: context)
             do {
                 let decoded = try JWT.decodeUnverified(token)
                 context.printJSON(["header": decoded.header, "claims": decoded.claims])
@@ -84,7 +85,7 @@ extension SignInSimCLI {
         ],
         arguments: [.argument("token", help: "The compact JWT, or - to read it from standard input.")],
         run: { arguments, context in
-            let token = try readToken(arguments.positional(0)!, context: context)
+            let token = try readToken(try arguments.requiredPositional(0, name: "token"), context: context)
             let leeway = try arguments.integer("leeway", valueName: "seconds") ?? 0
             guard leeway >= 0 else { throw UsageError("--leeway must not be negative") }
             // Bounded so that `now ± leeway` stays far inside Int64 (years 0001 to 9999).
@@ -99,7 +100,7 @@ extension SignInSimCLI {
                     "The value '\(now)' is invalid for '--now <epoch>': expected \(WallClockRange.earliest) "
                         + "to \(WallClockRange.latest) (years 0001 to 9999)")
             }
-            let keys = try await loadKeys(arguments.value("jwks")!, context: context)
+            let keys = try await loadKeys(try arguments.requiredValue("jwks"), context: context)
             let validation = JWTValidation(
                 now: now, leeway: leeway, issuer: arguments.value("iss"), audience: arguments.value("aud"),
                 nonce: arguments.value("nonce"))
