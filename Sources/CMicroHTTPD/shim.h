@@ -34,6 +34,19 @@ static inline struct MHD_Daemon *sis_mhd_start_daemon(
         MHD_OPTION_END);
 }
 
+/* The size of the request line and header block of the request being served, or 0. */
+static inline size_t sis_mhd_request_header_size(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
+}
+
+/* Adds an empty Cookie header field to the connection's request; the key and value are
+   literals, which outlive every connection as MHD_set_connection_value_n requires. */
+static inline enum MHD_Result sis_mhd_add_empty_cookie_field(struct MHD_Connection *connection) {
+    return MHD_set_connection_value_n(connection, MHD_HEADER_KIND, "Cookie", 6, "", 0);
+}
+
 /* The port the daemon listens on, or 0. */
 static inline int sis_mhd_bind_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);

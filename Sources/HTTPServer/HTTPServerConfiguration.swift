@@ -33,15 +33,22 @@ public struct HTTPServerConfiguration: Sendable {
     /// leaves the other half to every other address (IPv4 clients may come from any address of
     /// 127.0.0.0/8). It must not be higher than `connectionLimit`.
     public var perClientConnectionLimit: Int = 256
+    /// Longest request target (path and query) accepted; a longer one is answered 414 URI Too
+    /// Long (RFC 9110 §15.5.15) before the headers are looked at. RFC 9110 §4.1 asks for at
+    /// least 8,000 octets; 8 KiB leaves most of a connection's memory to the headers and the
+    /// response (which may repeat the target in `Location`).
+    public var maximumTargetLength: Int = 8 * 1024
     /// libmicrohttpd threads doing the network IO and the immediate answers (other handlers
     /// run on Swift's task pool); 1 means a single polling thread, more means a pool sharing
     /// the listening socket.
     public var ioThreads: Int = 1
     /// Bytes each connection may use for the request line, the headers and the response
-    /// headers (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); a header block that does not fit is
-    /// answered 431. libmicrohttpd zeroes the whole area before every request on a kept-alive
-    /// connection, so it costs time per request: 32 KiB, libmicrohttpd's own default, holds
-    /// headers up to about 16 KiB, more than browsers send (8 KiB is the common server limit).
+    /// headers (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`). A request line and header block larger
+    /// than half of it is answered 431 Request Header Fields Too Large (RFC 6585 §5), so that
+    /// the other half is left for the response's headers. libmicrohttpd zeroes the whole area
+    /// before every request on a kept-alive connection, so it costs time per request: 32 KiB,
+    /// libmicrohttpd's own default, takes headers up to 16 KiB, more than browsers send (8 KiB
+    /// is the common server limit).
     public var connectionMemoryLimit: Int = 32 * 1024
 
     public init() {}

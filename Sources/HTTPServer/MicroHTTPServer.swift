@@ -36,7 +36,9 @@ public final class MicroHTTPServer: Sendable {
     ) {
         self.configuration = configuration
         self.core = ServerCore(
-            handler: handler, immediate: immediate, maximumBodySize: configuration.maximumBodySize)
+            handler: handler, immediate: immediate, maximumBodySize: configuration.maximumBodySize,
+            maximumTargetLength: configuration.maximumTargetLength,
+            maximumHeaderSize: configuration.connectionMemoryLimit / 2)
     }
 
     deinit {
@@ -81,6 +83,9 @@ public final class MicroHTTPServer: Sendable {
         guard (1...configuration.connectionLimit).contains(configuration.perClientConnectionLimit) else {
             throw HTTPServerError(
                 .invalidConfiguration, "perClientConnectionLimit must be between 1 and connectionLimit")
+        }
+        guard configuration.maximumTargetLength >= 1 else {
+            throw HTTPServerError(.invalidConfiguration, "maximumTargetLength must be at least 1")
         }
         let (socket, isIPv6) = try ListeningSocket.open(host: configuration.host, port: configuration.port)
         let boundPort = Self.localPort(of: socket)
