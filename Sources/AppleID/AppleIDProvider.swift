@@ -26,6 +26,8 @@ public final class AppleIDProvider: Sendable {
     /// The path the provider's routes sit under (`/apple`), or empty.
     public let pathPrefix: String
     public let configuration: AppleConfiguration
+    /// Who may use the `/_admin/` routes: programs on this machine, never a web page.
+    let adminPolicy: LocalAdminPolicy
     let clock: any WallClock
     let random: any RandomSource
     let state: Mutex<AppleProviderState>
@@ -46,6 +48,7 @@ public final class AppleIDProvider: Sendable {
         while prefix.hasSuffix("/") { prefix.removeLast() }
         if !prefix.isEmpty && !prefix.hasPrefix("/") { prefix = "/" + prefix }
         self.pathPrefix = prefix
+        adminPolicy = LocalAdminPolicy(serviceURL: base)
         self.configuration = configuration
         self.clock = clock
         self.random = random
@@ -84,8 +87,17 @@ public final class AppleIDProvider: Sendable {
         Path.adminTransfer: [.post: { provider, request in provider.adminTransfer(request) }],
     ]
 
-    /// Answers one request. Bad input is a 400 with a JSON body, never a 5xx.
+    /// Answers one request. Bad input is a 400 with a JSON body, never a 5xx. The `/_admin/`
+    /// routes answer only requests `LocalAdminPolicy` lets through (403 or 415 otherwise).
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if let path = routePath(of: request.path), path.hasPrefix("/_admin/"),
+            let refusal = adminPolicy.refusal(of: request)
+        {
+            return AppleAdminError(
+                error: refusal.error, description: refusal.description, status: refusal.status
+            )
+            .response
+        }
         guard let path = routePath(of: request.path), let methods = Self.endpoints[path] else {
             return AppleAdminError(
                 error: "not_found", description: "no endpoint at \(request.path.prefix(200))", status: 404

@@ -36,7 +36,9 @@ public final class MicroHTTPServer: Sendable {
     ) {
         self.configuration = configuration
         self.core = ServerCore(
-            handler: handler, immediate: immediate, maximumBodySize: configuration.maximumBodySize)
+            handler: handler, immediate: immediate, maximumBodySize: configuration.maximumBodySize,
+            maximumTargetLength: configuration.maximumTargetLength,
+            maximumHeaderSize: configuration.connectionMemoryLimit / 2)
     }
 
     deinit {
@@ -75,6 +77,16 @@ public final class MicroHTTPServer: Sendable {
         guard configuration.connectionMemoryLimit >= 4 * 1024 else {
             throw HTTPServerError(.invalidConfiguration, "connectionMemoryLimit must be at least 4 KiB")
         }
+        guard configuration.connectionLimit >= max(1, configuration.ioThreads) else {
+            throw HTTPServerError(.invalidConfiguration, "connectionLimit must be at least 1 per IO thread")
+        }
+        guard (1...configuration.connectionLimit).contains(configuration.perClientConnectionLimit) else {
+            throw HTTPServerError(
+                .invalidConfiguration, "perClientConnectionLimit must be between 1 and connectionLimit")
+        }
+        guard configuration.maximumTargetLength >= 1 else {
+            throw HTTPServerError(.invalidConfiguration, "maximumTargetLength must be at least 1")
+        }
         let (socket, isIPv6) = try ListeningSocket.open(host: configuration.host, port: configuration.port)
         let boundPort = Self.localPort(of: socket)
         let hostInURL = isIPv6 ? "[\(configuration.host)]" : configuration.host
@@ -90,7 +102,8 @@ public final class MicroHTTPServer: Sendable {
             let daemon = sis_mhd_start_daemon(
                 flags, socket, serverAccessCallback, context, serverRequestCompleted, context, serverURILog,
                 context, timeoutSeconds, UInt32(clamping: max(1, configuration.ioThreads)),
-                configuration.connectionMemoryLimit)
+                configuration.connectionMemoryLimit, UInt32(clamping: configuration.connectionLimit),
+                UInt32(clamping: configuration.perClientConnectionLimit))
         else {
             close(socket)
             throw HTTPServerError(.startFailed, "libmicrohttpd could not start on \(core.baseURL)")

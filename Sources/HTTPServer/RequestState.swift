@@ -24,6 +24,8 @@ final class RequestState: @unchecked Sendable {
     var body: [UInt8] = []
     var received = 0
     var tooLarge = false
+    /// Whether an empty `Cookie` field was added ahead of the request's own (`ServerCore`).
+    var hasEmptyCookieField = false
     private let lock = NSLock()
     private var response: HTTPResponse?
 

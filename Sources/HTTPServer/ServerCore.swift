@@ -22,6 +22,10 @@ final class ServerCore: @unchecked Sendable {
     let handler: HTTPHandler
     let immediate: ImmediateHTTPHandler?
     let maximumBodySize: Int
+    /// Longest request target answered; longer ones get 414.
+    let maximumTargetLength: Int
+    /// Largest request line and header block answered; larger ones get 431.
+    let maximumHeaderSize: Int
     /// Written only before the daemon starts (thread creation orders it before every read by
     /// the daemon's threads); other readers go through `address`.
     private var daemonBaseURL = ""
@@ -51,10 +55,15 @@ final class ServerCore: @unchecked Sendable {
     /// stop), no handler takes a connection out, and the stop waits for those resuming.
     private let suspended = Mutex(Suspended())
 
-    init(handler: @escaping HTTPHandler, immediate: ImmediateHTTPHandler?, maximumBodySize: Int) {
+    init(
+        handler: @escaping HTTPHandler, immediate: ImmediateHTTPHandler?, maximumBodySize: Int,
+        maximumTargetLength: Int, maximumHeaderSize: Int
+    ) {
         self.handler = handler
         self.immediate = immediate
         self.maximumBodySize = maximumBodySize
+        self.maximumTargetLength = maximumTargetLength
+        self.maximumHeaderSize = maximumHeaderSize
     }
 
     /// Records where the daemon is about to listen. Call before `MHD_start_daemon` only.
@@ -94,6 +103,42 @@ final class ServerCore: @unchecked Sendable {
         return Unmanaged.passRetained(RequestState(target: target)).toOpaque()
     }
 
+    /// The URI log callback's work: the request's state, made as soon as its request line is
+    /// read, and libmicrohttpd kept from parsing what the server never reads.
+    ///
+    /// libmicrohttpd 0.9.75 parses the query into one record per parameter, and later the
+    /// `Cookie` header into one record per cookie after a copy of the whole field, all in the
+    /// connection's memory (`connectionMemoryLimit`), about 56 bytes a record. When they do not
+    /// fit, it queues a 431 and then carries on with the request as if it had not: a GET with
+    /// 463 query parameters (a 3.1 KB target) was never answered, or held until the connection
+    /// timed out, and a 17 KB or 500-pair `Cookie` header got a 431 whose status line and
+    /// headers were sent twice (`connection_add_header` and `parse_cookie_header`, whose
+    /// failures their callers ignore). Handlers read the query from `HTTPRequest.url` and
+    /// cookies from the header, so both parses are turned off: a request then costs its raw
+    /// bytes only, and one too large for the connection's memory gets libmicrohttpd's 414 or
+    /// 431 (sent once, from the path that reads the request line and headers) or ours
+    /// (`access`, for `maximumTargetLength` and `maximumHeaderSize`).
+    ///
+    /// - The query: right after this callback libmicrohttpd ends the target at its first `?`
+    ///   and parses what follows. `uri` points into the connection's read buffer, which
+    ///   libmicrohttpd writes into itself at that point; ending the string right after the `?`
+    ///   leaves it no parameter to parse. The target was copied into the state before.
+    /// - Cookies: libmicrohttpd parses the first `Cookie` field only, and this callback runs
+    ///   before any header is read, so an empty field added here comes first, is what gets
+    ///   parsed (into one empty cookie), and is left out of the handler's headers.
+    func requestStarted(uri: UnsafePointer<CChar>?, connection: OpaquePointer?) -> UnsafeMutableRawPointer {
+        let target = uri.map { String(cString: $0) } ?? "/"
+        if let uri, let question = strchr(uri, Int32(UInt8(ascii: "?"))), question[1] != 0 {
+            question[1] = 0
+        }
+        counters.withLock { $0.inFlight += 1 }
+        let state = RequestState(target: target)
+        if let connection {
+            state.hasEmptyCookieField = sis_mhd_add_empty_cookie_field(connection) == .YES
+        }
+        return Unmanaged.passRetained(state).toOpaque()
+    }
+
     func requestEnded(_ state: UnsafeMutableRawPointer) {
         Unmanaged<RequestState>.fromOpaque(state).release()
         counters.withLock { $0.inFlight -= 1 }
@@ -107,6 +152,19 @@ final class ServerCore: @unchecked Sendable {
         case .new:
             state.phase = .body
             state.isHead = strcmp(method, "HEAD") == 0
+            if state.target.utf8.count > maximumTargetLength {
+                state.phase = .responded
+                return queue(
+                    Self.refusal(414, "the request target exceeds \(maximumTargetLength) bytes"),
+                    on: connection,
+                    state: state)
+            }
+            if sis_mhd_request_header_size(connection) > maximumHeaderSize {
+                state.phase = .responded
+                return queue(
+                    Self.refusal(431, "the request line and headers exceed \(maximumHeaderSize) bytes"),
+                    on: connection, state: state)
+            }
             guard let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let length = Int(String(cString: declared))
             else { return .YES }
@@ -152,7 +210,8 @@ final class ServerCore: @unchecked Sendable {
             state.phase = .handling
             let request = HTTPRequest(
                 method: HTTPMethod(rawValue: String(cString: method)), url: url(for: state.target),
-                headers: Self.headers(of: connection), body: state.body)
+                headers: Self.headers(of: connection, skippingFirst: state.hasEmptyCookieField),
+                body: state.body)
             state.body = []
             let later: @Sendable () async -> HTTPResponse
             switch immediate?(request) {
@@ -215,14 +274,26 @@ final class ServerCore: @unchecked Sendable {
         return baseURL + "/" + target
     }
 
-    private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
+    /// The request's header fields in order; `skippingFirst` leaves out the empty `Cookie` field
+    /// added ahead of them (`requestStarted(uri:connection:)`).
+    private static func headers(of connection: OpaquePointer, skippingFirst: Bool) -> HTTPHeaders {
         var fields: [HTTPField] = []
         // Room for a usual request's fields, so that collecting them does not regrow the array.
         fields.reserveCapacity(12)
         withUnsafeMutablePointer(to: &fields) { pointer in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectField, pointer)
         }
+        if skippingFirst, let first = fields.first, first.name == "Cookie", first.value.isEmpty {
+            fields.removeFirst()
+        }
         return HTTPHeaders(fields)
+    }
+
+    /// A 414 or 431: a JSON error body as for 413, and the connection closed after it.
+    private static func refusal(_ status: Int, _ description: String) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: ["Content-Type": MediaType.json, "Connection": "close"],
+            body: Array((#"{"error":"invalid_request","error_description":""# + description + #""}"#).utf8))
     }
 
     private static let stoppingResponse = HTTPResponse(
@@ -339,5 +410,5 @@ func serverURILog(
 ) -> UnsafeMutableRawPointer? {
     guard let context else { return nil }
     let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
-    return core.requestStarted(target: uri.map { String(cString: $0) } ?? "/")
+    return core.requestStarted(uri: uri, connection: connection)
 }

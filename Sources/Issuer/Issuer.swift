@@ -35,6 +35,8 @@ public final class Issuer: Sendable {
     /// the same successor without the issuer storing any token in the clear. `nil` for other
     /// profiles (no random bytes drawn for it).
     let successorKey: HMACSHA256Key?
+    /// Who may use the admin API: programs on this machine, never a web page.
+    let adminPolicy: LocalAdminPolicy
 
     /// Creates an issuer serving `tenant` at `baseURL`.
     public init(
@@ -45,6 +47,7 @@ public final class Issuer: Sendable {
         while identifier.hasSuffix("/") { identifier.removeLast() }
         self.identifier = identifier
         userInfoURL = identifier + Path.userInfo
+        adminPolicy = LocalAdminPolicy(serviceURL: identifier)
         self.tenant = tenant
         self.clock = clock
         self.random = random
@@ -93,7 +96,13 @@ public final class Issuer: Sendable {
         }
         let path = request.path
         var fault: FaultInjection?
-        if !path.hasPrefix("/_admin/") {
+        if path.hasPrefix("/_admin/") {
+            // Before the route is looked up: a page learns nothing, not even which routes exist.
+            if let refusal = adminPolicy.refusal(of: request) {
+                return .response(
+                    logged(OAuthError(refusal.error, refusal.description, status: refusal.status).response))
+            }
+        } else {
             fault = state.withLock { state in
                 state.faults.take { $0.fault.isTransportFault && ($0.path == nil || $0.path == path) }
             }

@@ -179,11 +179,15 @@ final class ScenarioWorld: Sendable {
         return setup
     }
 
-    /// The issuer's admin API (embedded issuer only).
+    /// The issuer's admin API (embedded issuer only), over loopback: libcurl sends the loopback
+    /// `Host` it requires, and a `POST` always carries a JSON body (`{}` when none is given),
+    /// because the admin API takes no other (`LocalAdminPolicy`).
     func admin(_ method: HTTPMethod, _ path: String, body: JSONValue? = nil) async throws -> HTTPResponse {
         let url = issuerURL + "/_admin/" + path
+        var json = body
+        if case .none = json, method == .post { json = .object([:]) }
         let request =
-            body.map { HTTPRequest.json(method, url: url, body: $0) } ?? HTTPRequest(method: method, url: url)
+            json.map { HTTPRequest.json(method, url: url, body: $0) } ?? HTTPRequest(method: method, url: url)
         return try await world.curl.send(request)
     }
 

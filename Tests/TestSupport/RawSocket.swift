@@ -28,6 +28,60 @@ public enum RawSocket {
         }
     }
 
+    /// Opens `count` TCP connections to 127.0.0.1:`port` that send nothing, from the source
+    /// address `source` (Linux answers on every address of 127.0.0.0/8, so `127.0.0.2` is a
+    /// second client as far as the server can tell). Returns their descriptors, for
+    /// `closeAll`, or `nil` when the source address cannot be bound or a connection fails (the
+    /// ones made are closed then). Each connect is bounded by `timeout`.
+    public static func openIdle(count: Int, port: Int, from source: String, timeout: Duration = .seconds(3))
+        async -> [Int32]?
+    {
+        await onThread {
+            var opened: [Int32] = []
+            opened.reserveCapacity(count)
+            var failed = false
+            for _ in 0..<count {
+                let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                guard descriptor >= 0 else {
+                    failed = true
+                    break
+                }
+                opened.append(descriptor)
+                setTimeouts(descriptor, timeout)
+                var local = loopback(port: 0)
+                guard inet_pton(AF_INET, source, &local.sin_addr) == 1 else {
+                    failed = true
+                    break
+                }
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+                var address = loopback(port: port)
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+                guard bound == 0, connected == 0 else {
+                    failed = true
+                    break
+                }
+            }
+            guard !failed else {
+                closeAll(opened)
+                return nil
+            }
+            return opened
+        }
+    }
+
+    /// Closes connections `openIdle` made.
+    public static func closeAll(_ descriptors: [Int32]) {
+        for descriptor in descriptors { close(descriptor) }
+    }
+
     /// Whether a TCP connection to 127.0.0.1:`port` is accepted.
     public static func canConnect(port: Int) async -> Bool {
         await onThread {

@@ -1,0 +1,116 @@
+import HTTPCore
+import HTTPServer
+import TestSupport
+import Testing
+
+/// Requests at the edges of a connection's memory get exactly one well-formed answer, in time.
+@Suite("MicroHTTPServer request framing")
+struct RequestFramingTests {
+    /// What a raw exchange got back: the text, how many status lines it holds, how long it took.
+    struct Reply {
+        let text: String
+        let elapsed: Duration
+
+        /// Status lines: lines that start a response, wherever they are (a response's headers
+        /// sent twice show as two).
+        var statusLines: [Substring] {
+            text.split(separator: "\r\n", omittingEmptySubsequences: false).filter { $0.hasPrefix("HTTP/1.") }
+        }
+
+        var status: Substring? { statusLines.first?.split(separator: " ").dropFirst().first }
+    }
+
+    /// Sends `head` (a request line and headers, no body) on a connection of its own with
+    /// `Connection: close`, and reads until the server closes or 20 s pass in silence. The
+    /// bound checked on each reply is 15 s: far above an answer's time, even when a loaded
+    /// machine keeps a handler waiting for a thread (11 s seen with the whole suite running),
+    /// and below the 30 s that an unanswered request used to be held.
+    static func exchange(_ port: Int, _ head: String) async -> Reply {
+        let started = ContinuousClock.now
+        let raw = await RawSocket.exchange(
+            port: port, request: Array((head + "Connection: close\r\n\r\n").utf8), timeout: .seconds(20))
+        return Reply(
+            text: raw.map { String(decoding: $0, as: UTF8.self) } ?? "",
+            elapsed: ContinuousClock.now - started)
+    }
+
+    /// A query of `count` parameters `pN=vN`.
+    static func query(_ count: Int) -> String {
+        (0..<count).map { "p\($0)=v\($0)" }.joined(separator: "&")
+    }
+
+    /// A GET with 463 and with 500 query parameters (3.1 and 3.4 KB targets) is answered once,
+    /// and the handler sees every parameter; libmicrohttpd alone used to run out of connection
+    /// memory parsing them and never answer.
+    @Test("many query parameters are answered once", arguments: [463, 500, 700])
+    func manyQueryParameters(count: Int) async throws {
+        let seen = Recorder<Int>()
+        let server = MicroHTTPServer { request in
+            seen.record((try? request.queryParameters())?.count ?? -1)
+            return .text("ok")
+        }
+        try server.start()
+        let reply = await Self.exchange(server.port, "GET /page?\(Self.query(count)) HTTP/1.1\r\nHost: x\r\n")
+        await server.shutdown()
+        #expect(reply.statusLines == ["HTTP/1.1 200 OK"], "\(reply.text.prefix(300))")
+        #expect(reply.text.hasSuffix("ok"))
+        #expect(reply.elapsed < .seconds(15))
+        #expect(seen.values == [count])
+    }
+
+    /// A target over `maximumTargetLength` gets one 414 with a JSON body, and so does one too
+    /// long for the connection's memory (libmicrohttpd's own answer then).
+    @Test("a target too long is answered 414 once")
+    func targetTooLong() async throws {
+        let server = MicroHTTPServer { _ in .text("ok") }
+        try server.start()
+        let limit = server.configuration.maximumTargetLength
+        let fits = await Self.exchange(
+            server.port, "GET /p?q=" + String(repeating: "a", count: limit - 5) + " HTTP/1.1\r\nHost: x\r\n")
+        let over = await Self.exchange(
+            server.port, "GET /p?q=" + String(repeating: "a", count: limit - 4) + " HTTP/1.1\r\nHost: x\r\n")
+        let huge = await Self.exchange(
+            server.port, "GET /p?q=" + String(repeating: "a", count: 64 * 1024) + " HTTP/1.1\r\nHost: x\r\n")
+        await server.shutdown()
+        #expect(fits.statusLines == ["HTTP/1.1 200 OK"])
+        #expect(over.statusLines == ["HTTP/1.1 414 URI Too Long"], "\(over.text.prefix(300))")
+        #expect(over.text.hasSuffix("the request target exceeds \(limit) bytes\"}"))
+        #expect(huge.statusLines.count == 1, "\(huge.text.prefix(300))")
+        #expect(huge.status == "414")
+        for reply in [fits, over, huge] { #expect(reply.elapsed < .seconds(15)) }
+    }
+
+    /// A 17 KB `Cookie` header gets one 431 (headers over half the connection's memory), and
+    /// one of 500 pairs reaches the handler whole; libmicrohttpd's own cookie parsing used to
+    /// answer both 431 with the status line and headers sent twice.
+    @Test("big Cookie headers are answered once")
+    func bigCookies() async throws {
+        let seen = Recorder<HTTPHeaders>()
+        let server = MicroHTTPServer { request in
+            seen.record(request.headers)
+            return .text("ok")
+        }
+        try server.start()
+        let large = "c=" + String(repeating: "v", count: 17 * 1024)
+        let pairs = (0..<500).map { "cookie\($0)=value\($0)" }.joined(separator: "; ")
+        let big = await Self.exchange(server.port, "GET / HTTP/1.1\r\nHost: x\r\nCookie: \(large)\r\n")
+        let many = await Self.exchange(server.port, "GET / HTTP/1.1\r\nHost: x\r\nCookie: \(pairs)\r\n")
+        let huge = await Self.exchange(
+            server.port,
+            "GET / HTTP/1.1\r\nHost: x\r\nCookie: c=\(String(repeating: "v", count: 40 * 1024))\r\n")
+        await server.shutdown()
+        #expect(
+            big.statusLines == ["HTTP/1.1 431 Request Header Fields Too Large"], "\(big.text.prefix(400))")
+        #expect(big.text.components(separatedBy: "\r\nContent-Length: ").count == 2)
+        #expect(big.text.hasSuffix("the request line and headers exceed 16384 bytes\"}"))
+        #expect(many.statusLines == ["HTTP/1.1 200 OK"], "\(many.text.prefix(400))")
+        #expect(huge.statusLines.count == 1, "\(huge.text.prefix(400))")
+        #expect(huge.status == "431")
+        for reply in [big, many, huge] { #expect(reply.elapsed < .seconds(15)) }
+        // The handler saw the client's own fields only, the one Cookie field whole.
+        let headers = try #require(seen.values.first)
+        #expect(seen.values.count == 1)
+        #expect(headers.fields.map(\.name) == ["Host", "Cookie", "Connection"])
+        #expect(headers["Cookie"] == pairs)
+    }
+}
