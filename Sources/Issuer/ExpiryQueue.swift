@@ -44,6 +44,9 @@ struct ExpiryQueue<Key: Sendable>: Sendable {
         }
     }
 
+    /// When the earliest key expires.
+    var nextExpiry: Int64? { count > 0 ? self[0].expiresAt : nil }
+
     /// Removes and returns the earliest key when it has expired at `now` (`expiresAt <= now`).
     mutating func popExpired(now: Int64) -> Key? {
         guard count > 0 else { return nil }

@@ -10,9 +10,9 @@ extension Issuer {
     func adminReset(_ request: HTTPRequest) -> HTTPResponse {
         state.withLock { state in
             let keys = state.keys
-            state = IssuerState(tenant: tenant, keys: keys)
+            state = IssuerState(tenant: tenant, keys: keys, limits: limits)
         }
-        recentRequests.withLock { $0 = RequestLog(capacity: $0.capacity) }
+        recentRequests.withLock { $0 = RequestLog(capacity: $0.capacity, byteBudget: $0.byteBudget) }
         return .json(["reset": true])
     }
 

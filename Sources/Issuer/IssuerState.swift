@@ -11,8 +11,9 @@ struct IssuerState: Sendable {
     private(set) var users: [String: UserAccount] = [:]
     var keys: SigningKeyRing
 
-    /// Login transactions by id: an authorization request waiting for the user.
-    var transactions: [String: AuthorizationTransaction] = [:]
+    /// Login transactions by id: an authorization request waiting for the user. At most
+    /// `IssuerLimits.pendingTransactions`, the oldest forgotten first.
+    var transactions: BoundedTable<String, AuthorizationTransaction>
     /// Authorization codes by hash.
     var codes: [String: AuthorizationCodeRecord] = [:]
     /// Issuer sessions (the SSO cookie) by hash of the cookie value.
@@ -36,13 +37,13 @@ struct IssuerState: Sendable {
     /// Access tokens revoked before their expiry, by `jti`, with that expiry.
     var revokedAccessTokens: [String: Int64] = [:]
     /// DPoP proof `jti`s seen within the window (RFC 9449 §11.1); forgets by generation, not by sweep.
-    var dpopProofIDs = DPoPReplayCache()
+    var dpopProofIDs: DPoPReplayCache
     /// The current DPoP server nonce and the previous one (both accepted).
     var dpopNonces: [String] = []
     /// When the current DPoP nonce was minted.
     var dpopNonceIssuedAt: Int64 = 0
     /// `private_key_jwt` assertion `jti`s seen and not yet expired (OpenID Connect Core §9).
-    var clientAssertionIDs = ClientAssertionReplayCache()
+    var clientAssertionIDs: ClientAssertionReplayCache
 
     var faults = FaultPlan()
     /// How the JWKS is shown while kid-less tokens from an RP fault are out.
@@ -50,8 +51,11 @@ struct IssuerState: Sendable {
     /// When `sweep` last ran.
     var lastSweep: Int64 = 0
 
-    init(tenant: Tenant, keys: SigningKeyRing) {
+    init(tenant: Tenant, keys: SigningKeyRing, limits: IssuerLimits = .default) {
         self.keys = keys
+        transactions = BoundedTable(capacity: limits.pendingTransactions)
+        dpopProofIDs = DPoPReplayCache(capacity: limits.dpopProofIDs)
+        clientAssertionIDs = ClientAssertionReplayCache(capacity: limits.clientAssertionIDs)
         for client in tenant.clients { clients[client.id] = client }
         for user in tenant.users { store(user) }
     }
@@ -82,7 +86,7 @@ struct IssuerState: Sendable {
     /// Forgets what has expired, so memory stays bounded under load.
     mutating func sweep(now: Int64) {
         lastSweep = now
-        transactions = transactions.filter { $0.value.expiresAt > now }
+        transactions.removeAll { $0.expiresAt <= now }
         codes = codes.filter { $0.value.expiresAt > now }
         sessions = sessions.filter { $0.value.expiresAt > now }
         revokedAccessTokens = revokedAccessTokens.filter { $0.value > now }
