@@ -315,10 +315,14 @@ extension Issuer {
     /// What the token endpoint would make of a refresh token now, for tests and scenarios:
     /// `active`, `rotated` (replaced by a newer one of its family), `revoked` (its family was
     /// revoked: reuse detected, or revoked by the client) or `unknown` (never issued, expired
-    /// and swept).
+    /// and swept). A rotated token the issuer no longer stores is still `rotated` (or `revoked`)
+    /// while its family lives (`IssuerState.retireRefreshToken`).
     public func refreshTokenStatus(_ token: String) -> String {
-        state.withLock { state in
-            guard let record = state.refreshTokens[TokenHash(of: token)] else { return "unknown" }
+        let now = clock.now()
+        return state.withLock { state in
+            guard
+                let record = state.presentedRefreshToken(TokenHash(of: token), token: token, now: now)?.record
+            else { return "unknown" }
             switch state.refreshTokenStatus(record) {
             case .active: return "active"
             case .rotated: return "rotated"
