@@ -8,25 +8,50 @@ import OAuthCore
 /// A proof is only accepted while its `iat` is within `window` of now, and an id is recorded no
 /// earlier than `iat − window`; so a replay can arrive at most `2 × window` after the id was
 /// recorded, and an id survives at least one full generation after the one it was recorded in.
+/// The oldest ids go first: a whole generation at a time, once it has aged out.
+///
+/// **Bound.** At most `capacity` ids (`IssuerLimits.dpopProofIDs`, 1,000,000 by default), each
+/// kept as a 32-byte SHA-256 digest of the key thumbprint and `jti` (a `jti` may be 256 bytes),
+/// so about 32 MB of digests at the bound, plus the sets' slack. When it is full a new proof is
+/// refused (`.full`, answered 503 with `Retry-After`) instead of an id being forgotten early:
+/// §11.1 has the server remember a `jti` for as long as its proof would be accepted, and an id
+/// forgotten inside that time could be replayed. Refusing trades availability for that: a flood
+/// of more than `capacity` proofs within four windows (more than about 4,000 a second at the
+/// default 60 s) makes DPoP requests wait, but never lets a captured proof be used twice.
 struct DPoPReplayCache: Sendable {
     enum Outcome: Sendable, Equatable {
         case recorded
         case replayed
-        /// The hard cap is reached; the proof is refused rather than forgetting ids early.
+        /// The cap is reached; the proof is refused rather than forgetting ids early.
         case full
     }
 
     /// The most ids held, across both generations.
-    static let capacity = 1_000_000
+    let capacity: Int
 
-    private var current: Set<String> = []
-    private var previous: Set<String> = []
+    private var current: Set<TokenHash> = []
+    private var previous: Set<TokenHash> = []
     private var generationStart: Int64?
+
+    init(capacity: Int = IssuerLimits.default.dpopProofIDs) { self.capacity = capacity }
 
     var count: Int { current.count + previous.count }
 
-    /// Records `id` unless it was seen within the window.
+    /// When the oldest ids held will have aged out (for `Retry-After` when full).
+    func nextForgetting(window: Int64) -> Int64? {
+        guard let start = generationStart else { return nil }
+        let span = max(1, 2 * window)
+        // The next generation change drops `previous`; with none, the one after drops `current`.
+        return previous.isEmpty ? start + 2 * span : start + span
+    }
+
+    /// Records `id` (the proof's key thumbprint and `jti`) unless it was seen within the window.
     mutating func record(_ id: String, now: Int64, window: Int64) -> Outcome {
+        record(TokenHash(of: id), now: now, window: window)
+    }
+
+    /// Records an id's digest unless it was seen within the window.
+    mutating func record(_ id: TokenHash, now: Int64, window: Int64) -> Outcome {
         let span = max(1, 2 * window)
         if let start = generationStart, now >= start {
             if now - start >= 2 * span {
@@ -43,7 +68,7 @@ struct DPoPReplayCache: Sendable {
             generationStart = now
         }
         if current.contains(id) || previous.contains(id) { return .replayed }
-        guard count < DPoPReplayCache.capacity else { return .full }
+        guard count < capacity else { return .full }
         current.insert(id)
         return .recorded
     }
@@ -93,6 +118,8 @@ extension Issuer {
         // How long a proof stays acceptable: the window either side of `iat`, or the age of the
         // oldest nonce accepted; the replay cache keeps ids for at least twice that.
         let window = requireNonce ? 3 * Issuer.dpopNonceLifetime : tenant.lifetimes.dpopProofWindow
+        // Hashed outside the lock: the cache keeps digests, not the (up to 300-byte) ids.
+        let proofID = TokenHash(of: proof.thumbprint + "." + proof.id)
         let outcome = state.withLock { state -> Result<Void, OAuthError> in
             if requireNonce {
                 let current = currentDPoPNonce(now: now, in: &state)
@@ -104,15 +131,16 @@ extension Issuer {
                             headers: ["DPoP-Nonce": current]))
                 }
             }
-            switch state.dpopProofIDs.record(proof.thumbprint + "." + proof.id, now: now, window: window) {
+            switch state.dpopProofIDs.record(proofID, now: now, window: window) {
             case .recorded: return .success(())
             case .replayed:
                 return .failure(.invalidDPoPProof("the DPoP proof's jti was already used (RFC 9449 §11.1)"))
             case .full:
+                let retry = max(1, (state.dpopProofIDs.nextForgetting(window: window) ?? now) - now)
                 return .failure(
                     OAuthError(
                         "temporarily_unavailable", "too many DPoP proofs within the window; retry shortly",
-                        status: 503, headers: ["Retry-After": "1"]))
+                        status: 503, headers: ["Retry-After": String(retry)]))
             }
         }
         try outcome.get()

@@ -44,6 +44,9 @@ struct ExpiryQueue<Key: Sendable>: Sendable {
         }
     }
 
+    /// When the earliest key expires.
+    var nextExpiry: Int64? { count > 0 ? self[0].expiresAt : nil }
+
     /// Removes and returns the earliest key when it has expired at `now` (`expiresAt <= now`).
     mutating func popExpired(now: Int64) -> Key? {
         guard count > 0 else { return nil }
@@ -54,17 +57,43 @@ struct ExpiryQueue<Key: Sendable>: Sendable {
         count -= 1
         guard count > 0 else { return first.key }
         self[0] = last
-        var parent = 0
+        siftDown(from: 0)
+        return first.key
+    }
+
+    /// Removes every entry whose key `shouldRemove` picks, and restores the heap: O(n).
+    mutating func removeAll(where shouldRemove: (Key) -> Bool) {
+        var kept: [Entry] = []
+        kept.reserveCapacity(count)
+        for chunk in chunks { kept += chunk.lazy.filter { !shouldRemove($0.key) } }
+        chunks = []
+        count = 0
+        for start in stride(from: 0, to: kept.count, by: Self.chunkSize) {
+            var chunk: [Entry] = []
+            chunk.reserveCapacity(Self.chunkSize)
+            chunk += kept[start..<min(start + Self.chunkSize, kept.count)]
+            chunks.append(chunk)
+        }
+        count = kept.count
+        // Floyd's heap construction: sift down every parent, the last first.
+        var parent = count / 2 - 1
+        while parent >= 0 {
+            siftDown(from: parent)
+            parent -= 1
+        }
+    }
+
+    private mutating func siftDown(from index: Int) {
+        var parent = index
         while true {
             let left = 2 * parent + 1
             let right = left + 1
             var smallest = parent
             if left < count, self[left].expiresAt < self[smallest].expiresAt { smallest = left }
             if right < count, self[right].expiresAt < self[smallest].expiresAt { smallest = right }
-            guard smallest != parent else { break }
+            guard smallest != parent else { return }
             swapAt(parent, smallest)
             parent = smallest
         }
-        return first.key
     }
 }

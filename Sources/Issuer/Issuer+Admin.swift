@@ -10,9 +10,9 @@ extension Issuer {
     func adminReset(_ request: HTTPRequest) -> HTTPResponse {
         state.withLock { state in
             let keys = state.keys
-            state = IssuerState(tenant: tenant, keys: keys)
+            state = IssuerState(tenant: tenant, keys: keys, limits: limits)
         }
-        recentRequests.withLock { $0 = RequestLog(capacity: $0.capacity) }
+        recentRequests.withLock { $0 = RequestLog(capacity: $0.capacity, byteBudget: $0.byteBudget) }
         return .json(["reset": true])
     }
 
@@ -327,10 +327,14 @@ extension Issuer {
     /// What the token endpoint would make of a refresh token now, for tests and scenarios:
     /// `active`, `rotated` (replaced by a newer one of its family), `revoked` (its family was
     /// revoked: reuse detected, or revoked by the client) or `unknown` (never issued, expired
-    /// and swept).
+    /// and swept). A rotated token the issuer no longer stores is still `rotated` (or `revoked`)
+    /// while its family lives (`IssuerState.retireRefreshToken`).
     public func refreshTokenStatus(_ token: String) -> String {
-        state.withLock { state in
-            guard let record = state.refreshTokens[TokenHash(of: token)] else { return "unknown" }
+        let now = clock.now()
+        return state.withLock { state in
+            guard
+                let record = state.presentedRefreshToken(TokenHash(of: token), token: token, now: now)?.record
+            else { return "unknown" }
             switch state.refreshTokenStatus(record) {
             case .active: return "active"
             case .rotated: return "rotated"

@@ -76,24 +76,26 @@ extension Issuer {
             }
             var minted = 0
             // In batches, so that a large request does not hold the lock against live traffic;
-            // the random values and hashes are made outside it.
+            // the random values are drawn outside it.
             while minted < count {
-                let batch = (0..<min(count - minted, 2048)).map { _ in newRefreshToken() }
-                state.withLock { state in
-                    for token in batch {
-                        _ = storeRefreshToken(
-                            token, for: grant, familyID: nil, shared: shared, now: now, in: &state)
+                let seeds = (0..<min(count - minted, 2048)).map { _ in newRefreshToken() }
+                let batch = state.withLock { state in
+                    seeds.map { seed in
+                        storeRefreshToken(
+                            seed, for: grant, familyID: nil, shared: shared, now: now, in: &state
+                        )
+                        .token
                     }
                 }
                 for token in batch {
                     if plainText {
-                        output += token.token.utf8
+                        output += token.utf8
                         output.append(UInt8(ascii: "\n"))
                     } else {
                         if minted > 0 { output.append(UInt8(ascii: ",")) }
                         // base64url: nothing to escape.
                         output.append(UInt8(ascii: "\""))
-                        output += token.token.utf8
+                        output += token.utf8
                         output.append(UInt8(ascii: "\""))
                     }
                     minted += 1

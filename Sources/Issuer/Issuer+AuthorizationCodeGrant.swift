@@ -86,7 +86,7 @@ extension Issuer {
                 recordAccessToken(
                     accessTokenID, expiresAt: accessTokenExpiresAt, familyID: stored.familyID, now: now,
                     in: &state)
-                refresh = stored
+                refresh = (stored.token, stored.familyID)
             }
             state.codes[codeHash]?.redeemed = RedeemedTokens(
                 refreshFamilyID: refresh?.familyID, accessTokenID: accessTokenID,

@@ -115,15 +115,24 @@ extension Issuer {
             assertion, clientID: client.id, keys: JWKCollection(keys),
             audiences: [identifier, url(Path.token)],
             now: now, leeway: Issuer.clientAssertionLeeway)
-        let fresh = state.withLock {
-            $0.clientAssertionIDs.use(
-                clientID: client.id, id: verified.id,
-                expiresAt: verified.expiresAt + Issuer.clientAssertionLeeway, now: now)
+        let key = ClientAssertionReplayCache.key(clientID: client.id, id: verified.id)
+        let (outcome, nextExpiry) = state.withLock {
+            (
+                $0.clientAssertionIDs.use(
+                    key, expiresAt: verified.expiresAt + Issuer.clientAssertionLeeway, now: now),
+                $0.clientAssertionIDs.nextExpiry
+            )
         }
-        guard fresh else {
+        switch outcome {
+        case .recorded: return
+        case .replayed:
             throw .invalidClient(
                 "the client_assertion's jti was used before; an assertion is good for one request "
                     + "(OpenID Connect Core §9)")
+        case .full:
+            throw OAuthError(
+                "temporarily_unavailable", "too many client assertions within their lifetimes; retry later",
+                status: 503, headers: ["Retry-After": String(max(1, (nextExpiry ?? now) - now))])
         }
     }
 

@@ -34,7 +34,9 @@ extension Issuer {
 
         let outcome = try state.withLock { state throws(OAuthError) -> RefreshOutcome in
             sweepIfDue(&state, now: now)
-            guard let record = state.refreshTokens[presentedHash],
+            guard
+                let (record, binding) = state.presentedRefreshToken(
+                    presentedHash, token: presentedToken, now: now),
                 let family = state.families[record.familyID]
             else {
                 throw .invalidGrant("the refresh token is invalid")
@@ -44,8 +46,7 @@ extension Issuer {
                 throw .invalidGrant("the refresh token was issued to another client")
             }
             guard record.expiresAt > now else { throw .invalidGrant("the refresh token expired") }
-            if !state.refreshTokenBindings.isEmpty, let thumbprint = state.refreshTokenBindings[presentedHash]
-            {
+            if let thumbprint = binding {
                 guard let proof else {
                     throw .invalidDPoPProof(
                         "the refresh token is bound to a DPoP key; send a proof signed with it")
@@ -116,7 +117,7 @@ extension Issuer {
     ///
     /// - Parameter issuedAt: when the presented token was issued (Keycloak compares it).
     private func decideExchange(
-        _ record: RefreshTokenRecord, hash: TokenHash, token: String, fresh: (token: String, hash: TokenHash),
+        _ record: RefreshTokenRecord, hash: TokenHash, token: String, fresh: RefreshTokenSeed,
         profile: RefreshRotation, issuedAt: Int64, now: Int64, in state: inout IssuerState
     ) throws(OAuthError) -> RefreshExchange {
         if case .keycloak(let maxReuse) = profile {
@@ -128,7 +129,7 @@ extension Issuer {
             // A live token: rotate it, or keep it where the profile does not rotate.
             switch profile {
             case .none: return .keep
-            case .djangoOAuthToolkit: return .successor(derivedSuccessor(of: token, index: 0) ?? fresh)
+            case .djangoOAuthToolkit: return .successor(derivedSeed(of: token, index: 0) ?? fresh)
             default: return .successor(fresh)
             }
         }
@@ -161,15 +162,17 @@ extension Issuer {
             if age < gracePeriod {
                 // Within the grace, any generation: the same successor while it is live,
                 // otherwise a fresh one (django-oauth-toolkit#1617).
-                if successorUnused,
-                    let same = derivedSuccessor(of: token, index: Int(record.successorCount) - 1),
-                    same.hash == successorHash
+                if successorUnused, let successor = state.refreshTokens[successorHash],
+                    let seed = derivedSeed(of: token, index: Int(record.successorCount) - 1)
                 {
-                    return .replay(same.token)
+                    let same = RefreshTokenFormat(
+                        familyID: record.familyID, expiresAt: successor.expiresAt,
+                        bound: state.refreshTokenBindings[successorHash] != nil
+                    ).token(seed: seed.bytes, key: refreshTokenKey(in: &state))
+                    if TokenHash(of: same) == successorHash { return .replay(same) }
                 }
                 let index = Int(record.successorCount)
-                return .again(
-                    derivedSuccessor(of: token, index: index) ?? fresh, rotatedAt: at, revoking: nil)
+                return .again(derivedSeed(of: token, index: index) ?? fresh, rotatedAt: at, revoking: nil)
             }
             if reuseProtection {
                 revokeGrant(familyID: record.familyID, reason: .replayDetected, now: now, in: &state)
@@ -185,7 +188,7 @@ extension Issuer {
     /// times; another one takes its place unless it was issued before the newest refresh token.
     /// A refusal ends the client session: the family and its access tokens.
     private func keycloakExchange(
-        _ record: RefreshTokenRecord, hash: TokenHash, fresh: (token: String, hash: TokenHash), maxReuse: Int,
+        _ record: RefreshTokenRecord, hash: TokenHash, fresh: RefreshTokenSeed, maxReuse: Int,
         issuedAt: Int64, now: Int64, in state: inout IssuerState
     ) throws(OAuthError) -> RefreshExchange {
         var reuse = state.keycloakReuse[record.familyID] ?? KeycloakReuseState()
@@ -212,40 +215,47 @@ extension Issuer {
     }
 
     /// Stores what `exchange` issues and marks the presented token; the refresh token to answer.
+    /// A token that stops being live is retired (`IssuerState.retireRefreshToken`), which keeps
+    /// a family's memory bounded however often it refreshes.
     private func commit(
         _ exchange: RefreshExchange, presented: TokenHash, record: RefreshTokenRecord, grant: TokenGrant,
         now: Int64, in state: inout IssuerState
     ) -> String? {
-        let issued: (token: String, hash: TokenHash)
+        let seed: RefreshTokenSeed
         var rotatedAt = now
         switch exchange {
         case .keep:
             return nil
         case .replay(let token):
             return token
-        case .successor(let token):
-            issued = token
-        case .again(let token, let at, let lost):
-            issued = token
+        case .successor(let fresh):
+            seed = fresh
+        case .again(let fresh, let at, let lost):
+            seed = fresh
             rotatedAt = at
-            if let lost { state.refreshTokens[lost]?.status = .revoked }
+            if let lost, let successor = state.refreshTokens[lost] {
+                state.refreshTokens[lost]?.status = .revoked
+                if successor.status == .active { state.retireRefreshToken(lost, familyID: record.familyID) }
+            }
         }
-        let token = storeRefreshToken(issued, for: grant, familyID: record.familyID, now: now, in: &state)
-            .token
-        state.refreshTokens[presented]?.status = .rotated(at: rotatedAt, successor: issued.hash)
-        let count = state.refreshTokens[presented]?.successorCount ?? 0
+        let stored = storeRefreshToken(seed, for: grant, familyID: record.familyID, now: now, in: &state)
+        guard let presentedRecord = state.refreshTokens[presented] else { return stored.token }
+        state.refreshTokens[presented]?.status = .rotated(at: rotatedAt, successor: stored.hash)
+        let count = presentedRecord.successorCount
         state.refreshTokens[presented]?.successorCount = count == .max ? count : count + 1
-        return token
+        if presentedRecord.status == .active {
+            state.retireRefreshToken(presented, familyID: record.familyID)
+        }
+        return stored.token
     }
 
-    /// The `index`th successor of `token` under the `django-oauth-toolkit` profile: HMAC-SHA256
-    /// of the token and the index, so that it can be made again. `nil` without the key, for a
-    /// negative index, or past the record's count.
-    private func derivedSuccessor(of token: String, index: Int) -> (token: String, hash: TokenHash)? {
+    /// The random part of the `index`th successor of `token` under the `django-oauth-toolkit`
+    /// profile: from HMAC-SHA256 of the token and the index, so that the same successor can be
+    /// made again. `nil` without the key, for a negative index, or past the record's count.
+    private func derivedSeed(of token: String, index: Int) -> RefreshTokenSeed? {
         guard let successorKey, (0..<Int(UInt8.max)).contains(index) else { return nil }
         let code = successorKey.authenticationCode(for: Array(token.utf8) + [UInt8(index)])
-        let successor = Base64URL.encode(code)
-        return (successor, TokenHash(of: successor))
+        return RefreshTokenSeed(bytes: Array(code.prefix(RefreshTokenFormat.seedLength)))
     }
 }
 
@@ -260,11 +270,11 @@ private enum RefreshOutcome {
 private enum RefreshExchange {
     /// No rotation: no `refresh_token` in the answer, the presented one stays.
     case keep
-    /// The presented live token is rotated into this successor.
-    case successor((token: String, hash: TokenHash))
+    /// The presented live token is rotated into a successor made from this seed.
+    case successor(RefreshTokenSeed)
     /// A token already rotated is exchanged again for this successor; it keeps its first
     /// rotation time, and `revoking` names a successor to revoke (SignInSim's grace).
-    case again((token: String, hash: TokenHash), rotatedAt: Int64, revoking: TokenHash?)
+    case again(RefreshTokenSeed, rotatedAt: Int64, revoking: TokenHash?)
     /// The successor already issued for the presented token is answered again, unchanged.
     case replay(String)
 }

@@ -35,7 +35,9 @@ extension Issuer {
     private func revokeRefreshToken(_ token: String, client: ClientRegistration, now: Int64) -> Bool {
         let hash = TokenHash(of: token)
         return state.withLock { state in
-            guard let record = state.refreshTokens[hash] else { return false }
+            guard let record = state.presentedRefreshToken(hash, token: token, now: now)?.record else {
+                return false
+            }
             if state.families[record.familyID]?.grant.clientID == client.id {
                 revokeGrant(
                     familyID: record.familyID, reason: .revokedByClient, now: now,

@@ -72,7 +72,7 @@ extension Issuer {
                 recordAccessToken(
                     accessTokenID, expiresAt: accessTokenExpiresAt, familyID: stored.familyID, now: now,
                     in: &state)
-                refresh = stored
+                refresh = (stored.token, stored.familyID)
             }
             return PendingTokens(
                 grant: grant, accessTokenID: accessTokenID, refreshToken: refresh?.token,

@@ -20,6 +20,11 @@ struct TokenGrant: Sendable {
     var dpopKeyThumbprint: String?
 }
 
+/// The random part of a refresh token not yet made (`RefreshTokenFormat.seedLength` bytes).
+struct RefreshTokenSeed: Sendable {
+    var bytes: [UInt8]
+}
+
 /// Tokens minted for one grant.
 struct MintedTokens: Sendable {
     var accessToken: String
@@ -227,29 +232,42 @@ extension Issuer {
         return JWK(key.publicKey, keyID: nil, algorithm: "RS256")
     }
 
-    /// A fresh refresh token and its hash, made before the state lock is taken.
-    func newRefreshToken() -> (token: String, hash: TokenHash) {
-        let token = randomValue()
-        return (token, TokenHash(of: token))
+    /// The random part of a fresh refresh token, drawn before the state lock is taken; the
+    /// token is made when it is stored (`storeRefreshToken`), which knows its family.
+    func newRefreshToken() -> RefreshTokenSeed {
+        RefreshTokenSeed(bytes: random.bytes(count: RefreshTokenFormat.seedLength))
     }
 
     /// A fresh access token `jti`.
     func newAccessTokenID() -> AccessTokenID { AccessTokenID(bytes: random.bytes(count: 16)) }
 
-    /// Stores a refresh token for `grant` in a family: the given one, or a new family whose
-    /// grant is `shared` (one object for many families) or made from `grant`.
+    /// Makes and stores a refresh token for `grant` in a family: the given one, or a new family
+    /// whose grant is `shared` (one object for many families) or made from `grant`. The token
+    /// names its family and expiry (`RefreshTokenFormat`).
     ///
     /// A public client's token is bound to the grant's DPoP key, if it has one (RFC 9449 §5).
+    @discardableResult
     func storeRefreshToken(
-        _ token: (token: String, hash: TokenHash), for grant: TokenGrant, familyID: RefreshFamily.ID?,
+        _ seed: RefreshTokenSeed, for grant: TokenGrant, familyID: RefreshFamily.ID?,
         shared: RefreshGrant? = nil, now: Int64, in state: inout IssuerState
-    ) -> (token: String, familyID: RefreshFamily.ID) {
+    ) -> (token: String, familyID: RefreshFamily.ID, hash: TokenHash) {
         let familyID = familyID ?? state.newRefreshFamily(shared ?? RefreshGrant(grant))
-        state.storeRefreshToken(
-            token.hash, familyID: familyID,
-            dpopKeyThumbprint: grant.client.isPublic ? grant.dpopKeyThumbprint : nil,
-            expiresAt: now + lifetimes(for: grant.client).refreshToken)
-        return (token.token, familyID)
+        let binding = grant.client.isPublic ? grant.dpopKeyThumbprint : nil
+        let expiresAt = now + lifetimes(for: grant.client).refreshToken
+        let key = refreshTokenKey(in: &state)
+        let token = RefreshTokenFormat(familyID: familyID, expiresAt: expiresAt, bound: binding != nil)
+            .token(seed: seed.bytes, key: key)
+        let hash = TokenHash(of: token)
+        state.storeRefreshToken(hash, familyID: familyID, dpopKeyThumbprint: binding, expiresAt: expiresAt)
+        return (token, familyID, hash)
+    }
+
+    /// The state's refresh token key, drawn with its first refresh token.
+    func refreshTokenKey(in state: inout IssuerState) -> HMACSHA256Key {
+        if let key = state.refreshTokenKey { return key }
+        let key = HMACSHA256Key(random.bytes(count: 32))
+        state.refreshTokenKey = key
+        return key
     }
 
     /// Revokes a whole refresh token family (reuse detected, code replayed, or revocation):

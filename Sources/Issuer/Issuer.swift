@@ -23,7 +23,7 @@ public final class Issuer: Sendable {
     /// The most recent requests, under a lock of their own: every request is logged after its
     /// endpoint ran, and taking the state's lock a second time for that made the token
     /// endpoint's threads wait on each other.
-    let recentRequests = Mutex(RequestLog(capacity: 10_000))
+    let recentRequests: Mutex<RequestLog>
     /// RFC 8693 subject token types that other components verify (the Apple connection).
     let subjectTokenResolvers = SubjectTokenResolverTable()
     /// The issuer's public keys, decoded once per key ring (access token checks).
@@ -37,11 +37,14 @@ public final class Issuer: Sendable {
     let successorKey: HMACSHA256Key?
     /// Who may use the admin API: programs on this machine, never a web page.
     let adminPolicy: LocalAdminPolicy
+    /// How much of what clients create the issuer keeps.
+    public let limits: IssuerLimits
 
     /// Creates an issuer serving `tenant` at `baseURL`.
     public init(
         baseURL: String, tenant: Tenant = .default, clock: any WallClock = SystemWallClock(),
-        random: any RandomSource = SystemRandom(), keySource: SigningKeySource = .generated
+        random: any RandomSource = SystemRandom(), keySource: SigningKeySource = .generated,
+        limits: IssuerLimits = .default
     ) throws(IssuerError) {
         var identifier = baseURL
         while identifier.hasSuffix("/") { identifier.removeLast() }
@@ -51,6 +54,9 @@ public final class Issuer: Sendable {
         self.tenant = tenant
         self.clock = clock
         self.random = random
+        self.limits = limits
+        recentRequests = Mutex(
+            RequestLog(capacity: limits.requestLogEntries, byteBudget: limits.requestLogBytes))
         successorKey =
             tenant.refreshRotation.profile.name == .djangoOAuthToolkit
             ? HMACSHA256Key(random.bytes(count: 32)) : nil
@@ -60,7 +66,7 @@ public final class Issuer: Sendable {
         } catch {
             throw IssuerError("cannot create the signing key: \(error.message)")
         }
-        state = Mutex(IssuerState(tenant: tenant, keys: keys))
+        state = Mutex(IssuerState(tenant: tenant, keys: keys, limits: limits))
     }
 
     /// Largest request body accepted, in process as over HTTP (the server's own limit).

@@ -11,8 +11,9 @@ struct IssuerState: Sendable {
     private(set) var users: [String: UserAccount] = [:]
     var keys: SigningKeyRing
 
-    /// Login transactions by id: an authorization request waiting for the user.
-    var transactions: [String: AuthorizationTransaction] = [:]
+    /// Login transactions by id: an authorization request waiting for the user. At most
+    /// `IssuerLimits.pendingTransactions`, the oldest forgotten first.
+    var transactions: BoundedTable<String, AuthorizationTransaction>
     /// Authorization codes by hash.
     var codes: [String: AuthorizationCodeRecord] = [:]
     /// Issuer sessions (the SSO cookie) by hash of the cookie value.
@@ -28,21 +29,35 @@ struct IssuerState: Sendable {
     var families = ShardedTable<RefreshFamily.ID, RefreshFamily>()
     /// The id the next family gets.
     var nextFamilyID: RefreshFamily.ID = 1
-    /// Refresh token hashes by expiry, for `sweep`.
+    /// Refresh token hashes by expiry, for `sweep`. A token forgotten before it expires
+    /// (`forgetRefreshToken`) leaves a stale entry, counted in `staleRefreshTokenExpiries` and
+    /// cleared in bulk once stale entries are half of the queue.
     var refreshTokenExpiries = ExpiryQueue<TokenHash>()
+    var staleRefreshTokenExpiries = 0
+    /// The key refresh tokens are authenticated with (`RefreshTokenFormat`): drawn with the
+    /// first refresh token of this state, so a reset makes earlier tokens unknown.
+    var refreshTokenKey: HMACSHA256Key?
+    /// The tokens each family retired (rotated, or revoked on their own), oldest first, at most
+    /// `RefreshFamily.retiredLimit`; families that never rotated have no entry. What a profile
+    /// judges a rotated token by within its grace lives in these tokens' records; a token
+    /// retired longer ago is forgotten, and known again by what it says (`RefreshTokenFormat`).
+    var retiredRefreshTokens = ShardedTable<RefreshFamily.ID, [TokenHash]>()
+    /// The DPoP key thumbprint a family's bound tokens are bound to (the newest binding), for
+    /// its forgotten bound tokens.
+    var refreshFamilyBindings: [RefreshFamily.ID: String] = [:]
     /// What Keycloak keeps in a client session for refresh token reuse, per family of a client
     /// under the `keycloak` profile (`RefreshRotation.keycloak`); empty otherwise.
     var keycloakReuse: [RefreshFamily.ID: KeycloakReuseState] = [:]
     /// Access tokens revoked before their expiry, by `jti`, with that expiry.
     var revokedAccessTokens: [String: Int64] = [:]
     /// DPoP proof `jti`s seen within the window (RFC 9449 §11.1); forgets by generation, not by sweep.
-    var dpopProofIDs = DPoPReplayCache()
+    var dpopProofIDs: DPoPReplayCache
     /// The current DPoP server nonce and the previous one (both accepted).
     var dpopNonces: [String] = []
     /// When the current DPoP nonce was minted.
     var dpopNonceIssuedAt: Int64 = 0
     /// `private_key_jwt` assertion `jti`s seen and not yet expired (OpenID Connect Core §9).
-    var clientAssertionIDs = ClientAssertionReplayCache()
+    var clientAssertionIDs: ClientAssertionReplayCache
 
     var faults = FaultPlan()
     /// How the JWKS is shown while kid-less tokens from an RP fault are out.
@@ -50,8 +65,11 @@ struct IssuerState: Sendable {
     /// When `sweep` last ran.
     var lastSweep: Int64 = 0
 
-    init(tenant: Tenant, keys: SigningKeyRing) {
+    init(tenant: Tenant, keys: SigningKeyRing, limits: IssuerLimits = .default) {
         self.keys = keys
+        transactions = BoundedTable(capacity: limits.pendingTransactions)
+        dpopProofIDs = DPoPReplayCache(capacity: limits.dpopProofIDs)
+        clientAssertionIDs = ClientAssertionReplayCache(capacity: limits.clientAssertionIDs)
         for client in tenant.clients { clients[client.id] = client }
         for user in tenant.users { store(user) }
     }
@@ -82,22 +100,83 @@ struct IssuerState: Sendable {
     /// Forgets what has expired, so memory stays bounded under load.
     mutating func sweep(now: Int64) {
         lastSweep = now
-        transactions = transactions.filter { $0.value.expiresAt > now }
+        transactions.removeAll { $0.expiresAt <= now }
         codes = codes.filter { $0.value.expiresAt > now }
         sessions = sessions.filter { $0.value.expiresAt > now }
         revokedAccessTokens = revokedAccessTokens.filter { $0.value > now }
         // Refresh tokens by expiry, not by scan: a family goes with the last of its tokens.
         while let hash = refreshTokenExpiries.popExpired(now: now) {
-            guard let record = refreshTokens.removeValue(forKey: hash) else { continue }
-            if !refreshTokenBindings.isEmpty { refreshTokenBindings[hash] = nil }
-            let remaining = families[record.familyID].map { $0.tokenCount - 1 } ?? 0
-            if remaining > 0 {
-                families[record.familyID]?.tokenCount = remaining
-            } else {
-                families[record.familyID] = nil
-                if !keycloakReuse.isEmpty { keycloakReuse[record.familyID] = nil }
+            if refreshTokens[hash] == nil {
+                staleRefreshTokenExpiries = max(0, staleRefreshTokenExpiries - 1)
+                continue
+            }
+            forgetRefreshToken(hash)
+        }
+    }
+
+    /// Removes a stored refresh token (expired, or retired longer ago than a family keeps);
+    /// its family goes with its last stored token.
+    mutating func forgetRefreshToken(_ hash: TokenHash) {
+        guard let record = refreshTokens.removeValue(forKey: hash) else { return }
+        if !refreshTokenBindings.isEmpty { refreshTokenBindings[hash] = nil }
+        let remaining = families[record.familyID].map { $0.tokenCount - 1 } ?? 0
+        if remaining > 0 {
+            families[record.familyID]?.tokenCount = remaining
+        } else {
+            families[record.familyID] = nil
+            retiredRefreshTokens[record.familyID] = nil
+            if !keycloakReuse.isEmpty { keycloakReuse[record.familyID] = nil }
+            if !refreshFamilyBindings.isEmpty { refreshFamilyBindings[record.familyID] = nil }
+        }
+    }
+
+    /// Notes that a family's token stopped being live (rotated, or revoked on its own). The
+    /// family keeps the records of its last `RefreshFamily.retiredLimit` retired tokens; the one
+    /// retired before them is forgotten, so that a family's memory does not grow with its
+    /// refreshes.
+    mutating func retireRefreshToken(_ hash: TokenHash, familyID: RefreshFamily.ID) {
+        var retired = retiredRefreshTokens[familyID] ?? []
+        retired.append(hash)
+        if retired.count > RefreshFamily.retiredLimit {
+            let forgotten = retired.removeFirst()
+            if refreshTokens[forgotten] != nil {
+                forgetRefreshToken(forgotten)
+                staleRefreshTokenExpiries += 1
+                compactRefreshTokenExpiriesIfStale()
             }
         }
+        // The family may have gone with the forgotten token only if it had no other; it has
+        // the successor, so it is still here.
+        if families[familyID] != nil { retiredRefreshTokens[familyID] = retired }
+    }
+
+    /// Clears the expiry queue of forgotten tokens once they are half of it: O(n), once per
+    /// n/2 forgotten tokens.
+    private mutating func compactRefreshTokenExpiriesIfStale() {
+        guard staleRefreshTokenExpiries >= 1024, 2 * staleRefreshTokenExpiries >= refreshTokenExpiries.count
+        else { return }
+        let tokens = refreshTokens
+        refreshTokenExpiries.removeAll { tokens[$0] == nil }
+        staleRefreshTokenExpiries = 0
+    }
+
+    /// What the token endpoint knows of a presented refresh token: its stored record and DPoP
+    /// binding, or, for a token this state made and has forgotten (`retireRefreshToken`), a
+    /// stand-in: rotated long before any grace, with no successor known, bound as the token
+    /// says. `nil` for a token unknown, expired and forgotten, or of a family gone.
+    func presentedRefreshToken(_ hash: TokenHash, token: String, now: Int64) -> (
+        record: RefreshTokenRecord, binding: String?
+    )? {
+        if let record = refreshTokens[hash] {
+            return (record, refreshTokenBindings.isEmpty ? nil : refreshTokenBindings[hash])
+        }
+        guard let key = refreshTokenKey, let read = RefreshTokenFormat.read(token, key: key),
+            read.expiresAt > now, families[read.familyID] != nil
+        else { return nil }
+        let record = RefreshTokenRecord(
+            status: .rotated(at: RefreshTokenRecord.forgottenRotation, successor: TokenHash.zero),
+            familyID: read.familyID, expiresAt: read.expiresAt)
+        return (record, read.bound ? refreshFamilyBindings[read.familyID] : nil)
     }
 
     /// A new, empty refresh token family for `grant`.
@@ -115,7 +194,10 @@ struct IssuerState: Sendable {
         _ hash: TokenHash, familyID: RefreshFamily.ID, dpopKeyThumbprint: String?, expiresAt: Int64
     ) {
         refreshTokens[hash] = RefreshTokenRecord(status: .active, familyID: familyID, expiresAt: expiresAt)
-        if let dpopKeyThumbprint { refreshTokenBindings[hash] = dpopKeyThumbprint }
+        if let dpopKeyThumbprint {
+            refreshTokenBindings[hash] = dpopKeyThumbprint
+            refreshFamilyBindings[familyID] = dpopKeyThumbprint
+        }
         refreshTokenExpiries.insert(hash, expiresAt: expiresAt)
         families[familyID]?.tokenCount += 1
     }
@@ -207,6 +289,10 @@ struct RefreshTokenRecord: Sendable {
         case revoked
     }
 
+    /// The rotation time of a forgotten token's stand-in (`IssuerState.presentedRefreshToken`):
+    /// longer ago than any grace, and never "now".
+    static let forgottenRotation = Int64.min / 4
+
     var status: Status
     /// How many successors this token was exchanged for (more than one only where a profile
     /// lets a rotated token be exchanged again); fits in the record's padding.
@@ -271,6 +357,11 @@ struct RefreshFamily: Sendable {
         case revokedByClient
     }
 
+    /// How many retired tokens (rotated, or revoked on their own) a family keeps the records
+    /// of (`IssuerState.retireRefreshToken`); an older one is forgotten and judged as a token
+    /// rotated longer ago than any grace or reuse interval.
+    static let retiredLimit = 8
+
     let grant: RefreshGrant
     /// Access tokens issued in this family, with their expiry: revoked with the family
     /// (RFC 7009 §2.1).
@@ -296,6 +387,9 @@ struct TokenHash: Hashable, Sendable {
     var words: (UInt64, UInt64, UInt64, UInt64)
 
     init(words: (UInt64, UInt64, UInt64, UInt64)) { self.words = words }
+
+    /// No token's hash (all zero bits): the successor of a forgotten token's stand-in.
+    static let zero = TokenHash(words: (0, 0, 0, 0))
 
     /// The digest of the token's UTF-8 bytes.
     init(of token: String) {

@@ -130,4 +130,54 @@ struct AuthorizeCodeRecordTests {
             #expect(transactions == 0)
         }
     }
+
+    /// At most `IssuerLimits.pendingTransactions` login transactions are kept, the oldest
+    /// forgotten first; the form of a forgotten one gets the page of an expired one, and the
+    /// newer ones still sign in.
+    @Test("pending transactions are bounded, the oldest forgotten first", arguments: Deployment.allCases)
+    func boundedTransactions(deployment: Deployment) async throws {
+        var limits = IssuerLimits()
+        limits.pendingTransactions = 3
+        try await withIssuer(deployment, limits: limits) { fixture in
+            var browsers: [Browser] = []
+            var forms: [HTMLForm] = []
+            for _ in 0..<5 {
+                var browser = Browser(fixture)
+                forms.append(try expectLoginPage(try await browser.authorize()))
+                browsers.append(browser)
+                #expect(fixture.issuer.state.withLock { $0.transactions.count } <= 3)
+            }
+            let ids = forms.map { $0.hiddenFields["transaction"] }
+            let kept = fixture.issuer.state.withLock { $0.transactions.keysOldestFirst }
+            #expect(kept.map(Optional.some) == Array(ids[2...]))
+
+            let credentials = ["username": Alice.email, "password": Alice.password]
+            let forgotten = try await browsers[0].submit(forms[0], credentials)
+            try expectErrorPage(forgotten)
+            // The same page as a transaction that expired.
+            fixture.clock.advance(by: 601)
+            var late = Browser(fixture)
+            let expiring = try expectLoginPage(try await late.authorize())
+            fixture.clock.advance(by: 601)
+            let expired = try await late.submit(expiring, credentials)
+            #expect(forgotten.body == expired.body)
+            #expect(forgotten.status == expired.status)
+        }
+        try await withIssuer(deployment, limits: limits) { fixture in
+            var browsers: [Browser] = []
+            var responses: [HTTPResponse] = []
+            for _ in 0..<4 {
+                var browser = Browser(fixture)
+                responses.append(try await browser.authorize())
+                browsers.append(browser)
+            }
+            // The newest three are live: each signs in.
+            for index in 1..<4 {
+                let code = try redirectParameters(
+                    try await browsers[index].finishSignIn(from: responses[index]))[
+                        "code"]
+                #expect(code != nil)
+            }
+        }
+    }
 }

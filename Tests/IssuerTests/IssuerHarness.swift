@@ -42,14 +42,16 @@ let testEpoch: Int64 = 1_800_000_000
 
 /// Runs `body` against a fresh issuer deployed as asked, and tears it down.
 func withIssuer(
-    _ deployment: Deployment, tenant: Tenant = .default, seed: UInt64 = 1,
+    _ deployment: Deployment, tenant: Tenant = .default, seed: UInt64 = 1, limits: IssuerLimits = .default,
     _ body: @escaping @Sendable (IssuerFixture) async throws -> Void
 ) async throws {
     let clock = ManualWallClock(now: testEpoch)
     try await withDeployment(
         deployment, inProcessBaseURL: "http://issuer.test", cookies: true,
         make: { baseURL in
-            try Issuer(baseURL: baseURL, tenant: tenant, clock: clock, random: SeededRandom(seed: seed))
+            try Issuer(
+                baseURL: baseURL, tenant: tenant, clock: clock, random: SeededRandom(seed: seed),
+                limits: limits)
         },
         respond: { issuer, request in await issuer.respond(to: request) },
         respondImmediately: { issuer, request in issuer.respondImmediately(to: request) },

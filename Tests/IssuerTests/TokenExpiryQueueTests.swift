@@ -54,4 +54,23 @@ struct TokenExpiryQueueTests {
         #expect(rest == rest.sorted())
         #expect(queue.count == 0)
     }
+
+    /// Removing keys in bulk keeps the rest in expiry order, across chunks.
+    @Test("bulk removal keeps the heap")
+    func bulkRemoval() {
+        var queue = ExpiryQueue<Int>()
+        for key in 0..<10_000 { queue.insert(key, expiresAt: Int64((key * 7919) % 10_007)) }
+        queue.removeAll { $0 % 3 != 0 }
+        #expect(queue.count == 3334)
+        #expect(queue.nextExpiry == 0)
+        var last: Int64 = -1
+        var popped = 0
+        while let key = queue.popExpired(now: .max) {
+            let expiry = Int64((key * 7919) % 10_007)
+            #expect(key % 3 == 0 && expiry >= last)
+            last = expiry
+            popped += 1
+        }
+        #expect(popped == 3334)
+    }
 }
