@@ -31,8 +31,9 @@ struct BoundedTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                 compactIfStale()
                 return
             }
-            if entries[key] != nil {
-                entries[key]!.value = newValue
+            if var entry = entries[key] {
+                entry.value = newValue
+                entries[key] = entry
                 return
             }
             insert(key, newValue)
