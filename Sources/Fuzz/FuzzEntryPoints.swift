@@ -1,8 +1,8 @@
 import Foundation
 
-// libFuzzer's entry points (https://llvm.org/docs/LibFuzzer.html). The executable has no `main`:
-// libFuzzer links one in under `-sanitize=fuzzer`, which is why this target joins the package
-// only when `SIGNINSIM_FUZZ=1` is set (Package.swift, scripts/fuzz).
+// libFuzzer's entry points (https://llvm.org/docs/LibFuzzer.html), under their C names: the
+// driver that main.swift starts calls `LLVMFuzzerInitialize` once, then the callback, which
+// is `LLVMFuzzerTestOneInput`, for every input.
 
 /// The target chosen by `SIGNINSIM_FUZZ_TARGET`, read once by `LLVMFuzzerInitialize`.
 nonisolated(unsafe) private var selectedTarget: FuzzTarget?
