@@ -13,12 +13,37 @@
 //                  ScenarioReports (console, JSON, JUnit, HAR, redaction), Recordings (HAR captures
 //                  read back, redacted with ScenarioReports' rules, replayed)
 //   product        SignInSimCLI (commands), signinsim (thin executable)
+//   fuzzing        signinsim-fuzz (libFuzzer targets, Sources/Fuzz): only with SIGNINSIM_FUZZ=1
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+
+/// The libFuzzer harness (`Sources/Fuzz`, product `signinsim-fuzz`) hands its `main` over to
+/// libFuzzer's driver, whose runtime is linked only under `-sanitize=fuzzer`: in the normal
+/// build the executable would not link. So the target joins the package only when
+/// `SIGNINSIM_FUZZ=1` is set, as `scripts/fuzz` does (with its own scratch path, `.build/fuzz`).
+/// See docs/reliability.md.
+let fuzzing = Context.environment["SIGNINSIM_FUZZ"] == "1"
+
+let fuzzProducts: [Product] =
+    fuzzing ? [.executable(name: "signinsim-fuzz", targets: ["signinsim-fuzz"])] : []
+
+let fuzzTargets: [Target] =
+    fuzzing
+    ? [
+        .executableTarget(
+            name: "signinsim-fuzz",
+            dependencies: [
+                "AppleID", "Issuer", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
+                "YAML",
+                "Scenario", "Recordings", "WebAuthSession",
+            ],
+            path: "Sources/Fuzz",
+            swiftSettings: strictSettings)
+    ] : []
 
 let package = Package(
     name: "SignInSim",
@@ -31,7 +56,7 @@ let package = Package(
         .library(name: "HTTPClient", targets: ["HTTPClient"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "YAML", targets: ["YAML"]),
-    ],
+    ] + fuzzProducts,
     targets: [
         // MARK: C bridges (system libraries from Debian)
         .systemLibrary(
@@ -236,6 +261,6 @@ let package = Package(
             dependencies: [
                 "SignInSimCLI", "JOSE", "Cryptography", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport",
             ]),
-    ],
+    ] + fuzzTargets,
     swiftLanguageModes: [.v6]
 )
