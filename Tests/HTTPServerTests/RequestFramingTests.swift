@@ -21,14 +21,15 @@ struct RequestFramingTests {
     }
 
     /// Sends `head` (a request line and headers, no body) on a connection of its own with
-    /// `Connection: close`, and reads until the server closes or 20 s pass in silence. The
-    /// bound checked on each reply is 15 s: far above an answer's time, even when a loaded
-    /// machine keeps a handler waiting for a thread (11 s seen with the whole suite running),
-    /// and below the 30 s that an unanswered request used to be held.
+    /// `Connection: close`, and reads until the server closes or 60 s pass in silence. What
+    /// tells an answer from a hang is the status line: an unanswered request is closed by the
+    /// server's 10 s connection timeout with none. The bound checked on each reply, 45 s, only
+    /// catches a server that holds the connection open; it is loose because a loaded machine
+    /// kept a handler waiting 22 s with the whole suite and two other builds running.
     static func exchange(_ port: Int, _ head: String) async -> Reply {
         let started = ContinuousClock.now
         let raw = await RawSocket.exchange(
-            port: port, request: Array((head + "Connection: close\r\n\r\n").utf8), timeout: .seconds(20))
+            port: port, request: Array((head + "Connection: close\r\n\r\n").utf8), timeout: .seconds(60))
         return Reply(
             text: raw.map { String(decoding: $0, as: UTF8.self) } ?? "",
             elapsed: ContinuousClock.now - started)
@@ -54,7 +55,7 @@ struct RequestFramingTests {
         await server.shutdown()
         #expect(reply.statusLines == ["HTTP/1.1 200 OK"], "\(reply.text.prefix(300))")
         #expect(reply.text.hasSuffix("ok"))
-        #expect(reply.elapsed < .seconds(15))
+        #expect(reply.elapsed < .seconds(45))
         #expect(seen.values == [count])
     }
 
@@ -77,7 +78,7 @@ struct RequestFramingTests {
         #expect(over.text.hasSuffix("the request target exceeds \(limit) bytes\"}"))
         #expect(huge.statusLines.count == 1, "\(huge.text.prefix(300))")
         #expect(huge.status == "414")
-        for reply in [fits, over, huge] { #expect(reply.elapsed < .seconds(15)) }
+        for reply in [fits, over, huge] { #expect(reply.elapsed < .seconds(45)) }
     }
 
     /// A 17 KB `Cookie` header gets one 431 (headers over half the connection's memory), and
@@ -106,7 +107,7 @@ struct RequestFramingTests {
         #expect(many.statusLines == ["HTTP/1.1 200 OK"], "\(many.text.prefix(400))")
         #expect(huge.statusLines.count == 1, "\(huge.text.prefix(400))")
         #expect(huge.status == "431")
-        for reply in [big, many, huge] { #expect(reply.elapsed < .seconds(15)) }
+        for reply in [big, many, huge] { #expect(reply.elapsed < .seconds(45)) }
         // The handler saw the client's own fields only, the one Cookie field whole.
         let headers = try #require(seen.values.first)
         #expect(seen.values.count == 1)
