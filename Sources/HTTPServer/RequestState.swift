@@ -26,6 +26,9 @@ final class RequestState: @unchecked Sendable {
     var tooLarge = false
     /// Whether an empty `Cookie` field was added ahead of the request's own (`ServerCore`).
     var hasEmptyCookieField = false
+    /// Whether an unreadable `Content-Length` field was renamed before libmicrohttpd read it
+    /// (`ServerCore`).
+    var disarmedContentLength = false
     private let lock = NSLock()
     private var response: HTTPResponse?
 

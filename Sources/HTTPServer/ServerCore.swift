@@ -126,15 +126,28 @@ final class ServerCore: @unchecked Sendable {
     /// - Cookies: libmicrohttpd parses the first `Cookie` field only, and this callback runs
     ///   before any header is read, so an empty field added here comes first, is what gets
     ///   parsed (into one empty cookie), and is left out of the handler's headers.
+    ///
+    /// And one error path turned away: a first `Content-Length` field libmicrohttpd cannot read
+    /// (not digits only, or over 2^64 - 1) made it queue its own 400 or 413, whose status line
+    /// and headers it then sent twice (`parse_connection_headers` returns nothing, and its
+    /// caller goes on to build the header a second time). When the header block has arrived
+    /// with the request line, as clients send it, such a field is renamed in the read buffer
+    /// before libmicrohttpd reads it, and `access` answers it with a JSON 400 or 413 of ours.
     func requestStarted(uri: UnsafePointer<CChar>?, connection: OpaquePointer?) -> UnsafeMutableRawPointer {
         let target = uri.map { String(cString: $0) } ?? "/"
-        if let uri, let question = strchr(uri, Int32(UInt8(ascii: "?"))), question[1] != 0 {
-            question[1] = 0
-        }
         counters.withLock { $0.inFlight += 1 }
         let state = RequestState(target: target)
         if let connection {
             state.hasEmptyCookieField = sis_mhd_add_empty_cookie_field(connection) == .YES
+        }
+        // The scan relies on the record just added (see `sis_mhd_disarm_content_length`); a
+        // target answered 414 is not worth it.
+        if let uri, state.hasEmptyCookieField, target.utf8.count <= maximumTargetLength {
+            state.disarmedContentLength =
+                sis_mhd_disarm_content_length(UnsafeMutablePointer(mutating: uri)) != 0
+        }
+        if let uri, let question = strchr(uri, Int32(UInt8(ascii: "?"))), question[1] != 0 {
+            question[1] = 0
         }
         return Unmanaged.passRetained(state).toOpaque()
     }
@@ -165,16 +178,21 @@ final class ServerCore: @unchecked Sendable {
                     Self.refusal(431, "the request line and headers exceed \(maximumHeaderSize) bytes"),
                     on: connection, state: state)
             }
-            guard let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-                let length = Int(String(cString: declared))
-            else { return .YES }
-            if length >= 0 && length <= maximumBodySize {
+            let length: Int
+            switch Self.declaredLength(of: connection, disarmed: state.disarmedContentLength) {
+            case .none: return .YES
+            case .length(let declared): length = declared
+            case .malformed(let description):
+                state.phase = .responded
+                return queue(Self.refusal(400, description), on: connection, state: state)
+            }
+            if length <= maximumBodySize {
                 state.body.reserveCapacity(length)
                 return .YES
             }
             state.tooLarge = true
             let expectsContinue = MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") != nil
-            if expectsContinue || length < 0 || length > drainLimit {
+            if expectsContinue || length > drainLimit {
                 // Answered before the body is read: no 100 Continue, and the daemon closes the
                 // connection rather than reading what follows.
                 state.phase = .responded
@@ -289,6 +307,63 @@ final class ServerCore: @unchecked Sendable {
         return HTTPHeaders(fields)
     }
 
+    /// What a request's header fields declare about its body.
+    enum DeclaredLength: Equatable {
+        /// No `Content-Length` field (no body, or a chunked one).
+        case none
+        /// The body's length; `Int.max` for one beyond it (answered 413).
+        case length(Int)
+        /// Framing the server refuses, answered 400 (RFC 9112 §6.3, RFC 9110 §8.6).
+        case malformed(String)
+    }
+
+    /// The body length a request declares, checked against every `Content-Length` and
+    /// `Transfer-Encoding` field: libmicrohttpd 0.9.75 reads only the first of each, and
+    /// `Content-Length` only without `Transfer-Encoding`, so what it lets through here may
+    /// still be two different lengths, a second one that is not a number, a length beside
+    /// `Transfer-Encoding` (a request smuggling vector), or 2^64 - 1 (its "size unknown", read
+    /// until the client closes). `disarmed`: the first field was unreadable and renamed before
+    /// libmicrohttpd read it (`requestStarted(uri:connection:)`).
+    static func declaredLength(of connection: OpaquePointer, disarmed: Bool) -> DeclaredLength {
+        var fields = FramingFields()
+        withUnsafeMutablePointer(to: &fields) { pointer in
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectFramingField, pointer)
+        }
+        return declaredLength(of: fields, disarmed: disarmed)
+    }
+
+    static func declaredLength(of fields: FramingFields, disarmed: Bool) -> DeclaredLength {
+        var lengths = fields.contentLengths
+        if disarmed, let renamed = fields.disarmed {
+            lengths.insert(renamed, at: 0)
+        }
+        guard !lengths.isEmpty else { return .none }
+        if fields.hasTransferEncoding {
+            return .malformed("the request has both Transfer-Encoding and Content-Length")
+        }
+        var declared: UInt64?
+        for value in lengths {
+            guard !value.isEmpty,
+                value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+            else { return .malformed("the Content-Length header is not a number: \(Self.quoted(value))") }
+            // Digits beyond 2^64 - 1: too large for any body.
+            let length = UInt64(value) ?? .max
+            if let declared, declared != length {
+                return .malformed("the request has conflicting Content-Length values")
+            }
+            declared = length
+        }
+        return .length(Int(clamping: declared ?? 0))
+    }
+
+    /// A header value for an error description: 40 characters at most, JSON-safe.
+    private static func quoted(_ value: String) -> String {
+        let safe = value.unicodeScalars.prefix(40).map { scalar -> String in
+            scalar.isASCII && scalar.value >= 0x20 && scalar != "\"" && scalar != "\\" ? String(scalar) : "?"
+        }
+        return "'" + safe.joined() + (value.unicodeScalars.count > 40 ? "...'" : "'")
+    }
+
     /// A 414 or 431: a JSON error body as for 413, and the connection closed after it.
     private static func refusal(_ status: Int, _ description: String) -> HTTPResponse {
         HTTPResponse(
@@ -366,6 +441,37 @@ private func collectField(
         value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
         ?? ""
     fields.pointee.append(HTTPField(name: nameText, value: valueText))
+    return .YES
+}
+
+/// The fields `ServerCore.declaredLength(of:disarmed:)` looks at, in order.
+struct FramingFields {
+    var contentLengths: [String] = []
+    var hasTransferEncoding = false
+    /// The value of the field renamed `SIS_DISARMED_CONTENT_LENGTH`, if any.
+    var disarmed: String?
+}
+
+private func collectFramingField(
+    _ context: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ name: UnsafePointer<CChar>?,
+    _ nameSize: Int,
+    _ value: UnsafePointer<CChar>?, _ valueSize: Int
+) -> MHD_Result {
+    guard let context, let name else { return .YES }
+    let fields = context.assumingMemoryBound(to: FramingFields.self)
+    func valueText() -> String {
+        value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
+            ?? ""
+    }
+    if nameSize == 14, strncasecmp(name, "Content-Length", 14) == 0 {
+        fields.pointee.contentLengths.append(valueText())
+    } else if nameSize == 17, strncasecmp(name, "Transfer-Encoding", 17) == 0 {
+        fields.pointee.hasTransferEncoding = true
+    } else if nameSize == 14, strncmp(name, SIS_DISARMED_CONTENT_LENGTH, 14) == 0,
+        fields.pointee.disarmed == nil
+    {
+        fields.pointee.disarmed = valueText()
+    }
     return .YES
 }
 
