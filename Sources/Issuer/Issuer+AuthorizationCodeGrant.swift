@@ -42,7 +42,7 @@ extension Issuer {
         let verifier = context.parameters["code_verifier"]
         let codeHash = Issuer.hash(code)
         let (client, proof, now) = (context.client, context.proof, context.now)
-        let accessTokenID = newAccessTokenID()
+        var accessTokenID = newAccessTokenID()
         let refreshToken = newRefreshToken()
         let accessTokenExpiresAt = now + lifetimes(for: client).accessToken
 
@@ -83,9 +83,8 @@ extension Issuer {
                 client.grantTypes.contains(GrantType.refreshToken)
             {
                 let stored = storeRefreshToken(refreshToken, for: grant, familyID: nil, now: now, in: &state)
-                recordAccessToken(
-                    accessTokenID, expiresAt: accessTokenExpiresAt, familyID: stored.familyID, now: now,
-                    in: &state)
+                accessTokenID = recordAccessToken(
+                    accessTokenID, expiresAt: accessTokenExpiresAt, familyID: stored.familyID, in: &state)
                 refresh = (stored.token, stored.familyID)
             }
             state.codes[codeHash]?.redeemed = RedeemedTokens(

@@ -29,7 +29,7 @@ extension Issuer {
         let lifetimes = lifetimes(for: client)
         let rotation = refreshRotation(for: client)
         // Random values and hashes before the lock, which every token request contends for.
-        let accessTokenID = newAccessTokenID()
+        let unmarkedAccessTokenID = newAccessTokenID()
         let fresh = newRefreshToken()
 
         let outcome = try state.withLock { state throws(OAuthError) -> RefreshOutcome in
@@ -85,8 +85,8 @@ extension Issuer {
                 dpopKeyThumbprint: proof?.thumbprint)
             let refreshToken = commit(
                 exchange, presented: presentedHash, record: record, grant: grant, now: now, in: &state)
-            recordAccessToken(
-                accessTokenID, expiresAt: now + lifetimes.accessToken, familyID: record.familyID, now: now,
+            let accessTokenID = recordAccessToken(
+                unmarkedAccessTokenID, expiresAt: now + lifetimes.accessToken, familyID: record.familyID,
                 in: &state)
             grant.scopes = granted
             return .tokens(

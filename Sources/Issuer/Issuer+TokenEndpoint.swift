@@ -124,13 +124,15 @@ extension Issuer {
             tokenType: grant.dpopKeyThumbprint == nil ? "Bearer" : "DPoP")
     }
 
-    /// Notes an access token in its refresh family, so that revoking the family revokes it too
-    /// (RFC 7009 §2.1). Expired entries are dropped every 32 insertions, keeping the list short.
+    /// Ties an access token to its refresh family, so that revoking the family revokes it too
+    /// (RFC 7009 §2.1): the returned `jti` names the family, and the family remembers only when
+    /// the last of its access tokens expires. Nothing is stored per access token, so a family
+    /// refreshed thousands of times costs no more memory than one refreshed once.
     func recordAccessToken(
-        _ id: AccessTokenID, expiresAt: Int64, familyID: RefreshFamily.ID, now: Int64,
-        in state: inout IssuerState
-    ) {
-        state.families[familyID]?.recordAccessToken(id, expiresAt: expiresAt, now: now)
+        _ id: AccessTokenID, expiresAt: Int64, familyID: RefreshFamily.ID, in state: inout IssuerState
+    ) -> AccessTokenID {
+        state.families[familyID]?.noteAccessToken(expiresAt: expiresAt)
+        return id.marked(family: familyID)
     }
 
     /// Revokes a refresh family and every unexpired access token issued in it.
@@ -139,10 +141,7 @@ extension Issuer {
         in state: inout IssuerState
     ) {
         revokeFamily(familyID, reason: reason, in: &state)
-        guard let accessTokens = state.families[familyID]?.accessTokens else { return }
-        for (id, expiresAt) in accessTokens where expiresAt > now {
-            state.revokedAccessTokens[id.string] = expiresAt
-        }
-        state.families[familyID]?.accessTokens = []
+        guard let expiresBy = state.families[familyID]?.accessTokensExpireBy, expiresBy > now else { return }
+        state.revokedAccessTokenFamilies[familyID] = expiresBy
     }
 }

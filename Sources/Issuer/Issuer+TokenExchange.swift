@@ -50,7 +50,7 @@ extension Issuer {
                 parameters: parameters.dictionary.filter { $0.key != "client_secret" }, now: context.now))
 
         let now = context.now
-        let accessTokenID = newAccessTokenID()
+        var accessTokenID = newAccessTokenID()
         let refreshToken = newRefreshToken()
         let accessTokenExpiresAt = now + lifetimes(for: client).accessToken
         let refusesUnlinked = tenant.connections.contains {
@@ -69,9 +69,8 @@ extension Issuer {
             var refresh: (token: String, familyID: RefreshFamily.ID)?
             if granted.contains(StandardScope.offlineAccess) {
                 let stored = storeRefreshToken(refreshToken, for: grant, familyID: nil, now: now, in: &state)
-                recordAccessToken(
-                    accessTokenID, expiresAt: accessTokenExpiresAt, familyID: stored.familyID, now: now,
-                    in: &state)
+                accessTokenID = recordAccessToken(
+                    accessTokenID, expiresAt: accessTokenExpiresAt, familyID: stored.familyID, in: &state)
                 refresh = (stored.token, stored.familyID)
             }
             return PendingTokens(

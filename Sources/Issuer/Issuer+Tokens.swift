@@ -239,7 +239,7 @@ extension Issuer {
     }
 
     /// A fresh access token `jti`.
-    func newAccessTokenID() -> AccessTokenID { AccessTokenID(bytes: random.bytes(count: 16)) }
+    func newAccessTokenID() -> AccessTokenID { AccessTokenID(bytes: random.bytes(count: 16)).unmarked }
 
     /// Makes and stores a refresh token for `grant` in a family: the given one, or a new family
     /// whose grant is `shared` (one object for many families) or made from `grant`. The token

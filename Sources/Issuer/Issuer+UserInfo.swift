@@ -73,6 +73,11 @@ extension Issuer {
         }
         let (revoked, user, badSubject) = state.withLock { state -> (Bool, UserAccount?, Bool) in
             if state.revokedAccessTokens[verified.id] != nil { return (true, nil, false) }
+            if let family = AccessTokenID(jti: verified.id)?.family,
+                state.revokedAccessTokenFamilies[family] != nil
+            {
+                return (true, nil, false)
+            }
             guard let user = state.users[verified.subject] else { return (false, nil, false) }
             return (false, user, state.faults.take(.userInfoBadSubject))
         }

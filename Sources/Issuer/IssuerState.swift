@@ -50,6 +50,8 @@ struct IssuerState: Sendable {
     var keycloakReuse: [RefreshFamily.ID: KeycloakReuseState] = [:]
     /// Access tokens revoked before their expiry, by `jti`, with that expiry.
     var revokedAccessTokens: [String: Int64] = [:]
+    /// Families whose access tokens were revoked with them, until the last of those expires.
+    var revokedAccessTokenFamilies: [RefreshFamily.ID: Int64] = [:]
     /// DPoP proof `jti`s seen within the window (RFC 9449 §11.1); forgets by generation, not by sweep.
     var dpopProofIDs: DPoPReplayCache
     /// The current DPoP server nonce and the previous one (both accepted).
@@ -104,6 +106,7 @@ struct IssuerState: Sendable {
         codes = codes.filter { $0.value.expiresAt > now }
         sessions = sessions.filter { $0.value.expiresAt > now }
         revokedAccessTokens = revokedAccessTokens.filter { $0.value > now }
+        revokedAccessTokenFamilies = revokedAccessTokenFamilies.filter { $0.value > now }
         // Refresh tokens by expiry, not by scan: a family goes with the last of its tokens.
         while let hash = refreshTokenExpiries.popExpired(now: now) {
             if refreshTokens[hash] == nil {
@@ -363,9 +366,10 @@ struct RefreshFamily: Sendable {
     static let retiredLimit = 8
 
     let grant: RefreshGrant
-    /// Access tokens issued in this family, with their expiry: revoked with the family
-    /// (RFC 7009 §2.1).
-    var accessTokens: [(id: AccessTokenID, expiresAt: Int64)] = []
+    /// When the last access token issued in this family expires: until then, revoking the
+    /// family revokes its access tokens too (RFC 7009 §2.1), which carry the family in their
+    /// `jti` (`AccessTokenID.family`).
+    var accessTokensExpireBy: Int64 = 0
     /// How many of its tokens are still stored: the family is forgotten with the last one.
     var tokenCount: Int32 = 0
     /// Set when the family is revoked: every token of it is then revoked.
@@ -373,11 +377,8 @@ struct RefreshFamily: Sendable {
 
     init(grant: RefreshGrant) { self.grant = grant }
 
-    mutating func recordAccessToken(_ id: AccessTokenID, expiresAt: Int64, now: Int64) {
-        if !accessTokens.isEmpty, accessTokens.count % 32 == 0 {
-            accessTokens.removeAll { $0.expiresAt <= now }
-        }
-        accessTokens.append((id, expiresAt))
+    mutating func noteAccessToken(expiresAt: Int64) {
+        accessTokensExpireBy = max(accessTokensExpireBy, expiresAt)
     }
 }
 
@@ -423,6 +424,34 @@ struct AccessTokenID: Hashable, Sendable {
     var string: String {
         var words = (high, low)
         return withUnsafeBytes(of: &words) { Base64URL.encode($0) }
+    }
+
+    /// The refresh family the token was issued in, kept in the first four bytes of the `jti`
+    /// (family + 1; zero for none). The `jti` is inside the signed token, so no client can move
+    /// a token into or out of a family; the other twelve bytes stay random.
+    var family: RefreshFamily.ID? {
+        let marker = RefreshFamily.ID(truncatingIfNeeded: high)
+        return marker == 0 ? nil : marker &- 1
+    }
+
+    /// This id with no family: what `newAccessTokenID` makes.
+    var unmarked: AccessTokenID {
+        var id = self
+        id.high &= ~UInt64(UInt32.max)
+        return id
+    }
+
+    /// This id, issued in `family`.
+    func marked(family: RefreshFamily.ID) -> AccessTokenID {
+        var id = unmarked
+        id.high |= UInt64(family &+ 1)
+        return id
+    }
+
+    /// The id a `jti` claim spells, or `nil` when it is not one this issuer makes.
+    init?(jti: String) {
+        guard let bytes = try? Base64URL.decode(jti), bytes.count == 16 else { return nil }
+        self.init(bytes: bytes)
     }
 }
 

@@ -43,6 +43,35 @@ struct RefreshHistoryTests {
         }
     }
 
+    /// The access tokens of a family refreshed many times are each revoked with the family
+    /// (RFC 7009 §2.1), though the family keeps no record per access token: their `jti` names
+    /// the family. Another family's access token is untouched.
+    @Test("every access token of a long family is revoked with it, none stored")
+    func accessTokensRevokedWithFamily() async throws {
+        try await withIssuer(.inProcess, tenant: tokenTestTenant()) { fixture in
+            let other = try await fixture.signIn()
+            var sets = [try await fixture.signIn()]
+            for _ in 0..<40 {
+                let previous = try #require(sets[sets.count - 1].refreshToken)
+                sets.append(TokenSet(body: try await fixture.refresh(previous).jsonBody()))
+            }
+            let firstJTI = try #require(try claims(of: sets[0].accessToken)["jti"]?.stringValue)
+            let familyID = try #require(AccessTokenID(jti: firstJTI)?.family)
+            for set in sets {
+                let jti = try #require(try claims(of: set.accessToken)["jti"]?.stringValue)
+                #expect(AccessTokenID(jti: jti)?.family == familyID)
+            }
+            #expect(try await fixture.userInfo(bearer: sets[0].accessToken).status == 200)
+            let last = try #require(sets[sets.count - 1].refreshToken)
+            #expect(try await fixture.revoke(last, hint: "refresh_token").status == 200)
+            for set in sets {
+                expectError(try await fixture.userInfo(bearer: set.accessToken), 401, "invalid_token")
+            }
+            #expect(try await fixture.userInfo(bearer: other.accessToken).status == 200)
+            #expect(fixture.issuer.state.withLock { $0.revokedAccessTokens.isEmpty })
+        }
+    }
+
     /// A forgotten token under a profile that refuses without revoking: refused, the family
     /// goes on (django-oauth-toolkit without reuse protection).
     @Test("a forgotten token under a refusing profile leaves the family")

@@ -50,14 +50,19 @@ sample() {
     done
 }
 
-# soak NAME URL [wrk options…]
+# soak NAME URL [SCRIPT ARGUMENT…]: wrk on URL, with a Lua SCRIPT and its arguments if given.
 soak() {
     local name="$1" url="$2"
     shift 2
+    local script=()
+    if [ "$#" -gt 0 ]; then
+        script=(-s "$1")
+        shift
+    fi
     : >"$work/$name.rss"
     sample "$serve_pid" "$seconds" "$work/$name.rss" &
     local sampler=$!
-    wrk -t"$threads" -c"$connections" -d"${seconds}s" "$@" "$url" >"$work/$name.wrk"
+    wrk -t"$threads" -c"$connections" -d"${seconds}s" "${script[@]}" "$url" -- "$@" >"$work/$name.wrk"
     wait "$sampler" || true
     awk -v name="$name" -v warmup="$warmup" '
     FNR == NR {
@@ -75,5 +80,5 @@ soak() {
 }
 
 echo "signinsim serve under wrk -t$threads -c$connections -d${seconds}s, RSS sampled each second:"
-soak refresh "$issuer/oauth/token" -s scripts/benchmarks/soak-refresh.lua -- "$work/tokens.txt" "$threads" com.example.app
+soak refresh "$issuer/oauth/token" scripts/benchmarks/soak-refresh.lua "$work/tokens.txt" "$threads" com.example.app
 soak jwks "$issuer/.well-known/jwks.json"
