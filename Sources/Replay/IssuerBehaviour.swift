@@ -115,8 +115,11 @@ struct IssuerBehaviour {
                 let claims = try? JWS.parse(token).payloadObject(), let issuedAt = claims["iat"]?.int64Value,
                 let expiry = claims["exp"]?.int64Value, expiry > issuedAt
             else { continue }
-            if expiry - issuedAt != TokenLifetimes().idToken {
-                lifetimes["id_token"] = .int(expiry - issuedAt)
+            // The capture's numbers are anyone's: `exp` − `iat` may not fit in Int64.
+            let (lifetime, overflowed) = expiry.subtractingReportingOverflow(issuedAt)
+            guard !overflowed else { continue }
+            if lifetime != TokenLifetimes().idToken {
+                lifetimes["id_token"] = .int(lifetime)
             }
             break
         }

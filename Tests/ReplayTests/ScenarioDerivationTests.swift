@@ -1,3 +1,5 @@
+import JOSE
+import JSON
 import Recordings
 import Scenario
 import Testing
@@ -43,5 +45,26 @@ import Testing
         let derived = try await ScenarioDerivation.derive(capture, options: options)
         #expect(derived.passed == true, "\(derived.yaml)\(derived.notExpressed)")
         #expect(!derived.yaml.contains("oauth-error"), "\(derived.yaml)")
+    }
+
+    /// A capture's ID token whose `exp` − `iat` does not fit in Int64 (the capture's numbers
+    /// are anyone's) is read without trapping; the lifetime is simply not taken from it.
+    @Test("an ID token lifetime that overflows is skipped, not a trap")
+    func overflowingLifetime() async throws {
+        var capture = try ReplayCaptures.load("race")
+        let index = try #require(
+            capture.exchanges.indices.first { ReplayKeys.idToken(in: capture.exchanges[$0]) != nil })
+        var body = try JSONValue.parseObject(capture.exchanges[index].responseBody)
+        let header = Base64URL.encode(Array(#"{"alg":"RS256","kid":"k"}"#.utf8))
+        let claims = Base64URL.encode(
+            Array(
+                #"{"iss":"x","sub":"s","aud":"a","iat":-9223372036854775000,"exp":9223372036854775000}"#.utf8)
+        )
+        body["id_token"] = .string("\(header).\(claims).c2ln")
+        capture.exchanges[index].responseBody = JSONValue.object(body).serialized()
+        var options = ScenarioDerivation.Options()
+        options.file = "race.har"
+        let derived = try? await ScenarioDerivation.derive(capture, options: options)
+        #expect(derived.map { !$0.yaml.contains("id_token: -") } ?? true)
     }
 }
