@@ -103,7 +103,7 @@ struct RequestLogEntry: Sendable {
         let path = URLParts.path(of: request.url)
         var (kept, complete) = RequestLogEntry.cut(parameters, to: RequestLogEntry.maximumParameterBytes)
         complete = complete && bodyDecoded
-        let keptPath = RequestLogEntry.prefix(path, bytes: RequestLogEntry.maximumPathBytes)
+        let keptPath = path.utf8Prefix(RequestLogEntry.maximumPathBytes)
         url = keptPath
         decodedParameters = kept
         if !complete || keptPath.utf8.count < path.utf8.count { originalLength = length }
@@ -161,27 +161,11 @@ struct RequestLogEntry: Sendable {
                 left -= nameBytes + parameter.value.utf8.count
             } else {
                 // A name is never cut: a cut name could slip past redaction.
-                if nameBytes < left { kept[parameter.key] = prefix(parameter.value, bytes: left - nameBytes) }
+                if nameBytes < left { kept[parameter.key] = parameter.value.utf8Prefix(left - nameBytes) }
                 return (kept, false)
             }
         }
         return (kept, true)
-    }
-
-    /// The longest prefix of `text` of at most `bytes` UTF-8 bytes that ends between two
-    /// Unicode scalars.
-    static func prefix(_ text: String, bytes: Int) -> String {
-        guard text.utf8.count > bytes else { return text }
-        let scalars = text.unicodeScalars
-        var used = 0
-        var end = scalars.startIndex
-        while end < scalars.endIndex {
-            let width = UTF8.width(scalars[end])
-            guard used + width <= bytes else { break }
-            used += width
-            end = scalars.index(after: end)
-        }
-        return String(scalars[..<end])
     }
 
     /// A URL's query parameters (the last of a repeated name wins).

@@ -78,10 +78,10 @@ struct RequestLogTests {
     /// Cutting never splits a character's UTF-8 bytes, nor a name.
     @Test("cuts between characters")
     func cutBoundary() {
-        #expect(RequestLogEntry.prefix("aé€😀", bytes: 3) == "aé")
-        #expect(RequestLogEntry.prefix("aé€😀", bytes: 5) == "aé")
-        #expect(RequestLogEntry.prefix("aé€😀", bytes: 6) == "aé€")
-        #expect(RequestLogEntry.prefix("abc", bytes: 10) == "abc")
+        #expect("aé€😀".utf8Prefix(3) == "aé")
+        #expect("aé€😀".utf8Prefix(5) == "aé")
+        #expect("aé€😀".utf8Prefix(6) == "aé€")
+        #expect("abc".utf8Prefix(10) == "abc")
         let (kept, complete) = RequestLogEntry.cut(
             ["a": "1", String(repeating: "n", count: 20): "v"], to: 10)
         #expect(kept == ["a": "1"] && !complete)

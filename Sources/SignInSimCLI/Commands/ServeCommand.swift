@@ -144,20 +144,8 @@ enum RequestLogLine {
         let tenths = (hundredths + 5) / 10
         let status = response.dropsConnection ? "dropped" : String(response.status)
         var path = request.path
-        if path.utf8.count > longestPath { path = prefix(path, utf8Count: longestPath) + "…" }
+        if path.utf8.count > longestPath { path = path.utf8Prefix(longestPath) + "…" }
         return "\(request.method.rawValue) \(path) \(status) \(tenths / 10).\(tenths % 10)ms\n"
-    }
-
-    /// `text` cut to at most `limit` UTF-8 bytes at the start of a Unicode scalar, so that the
-    /// result is always valid text: the request target is the client's, and a cut inside a
-    /// multi-byte character (`String(text.utf8.prefix(limit))` is then `nil`) killed the server.
-    static func prefix(_ text: String, utf8Count limit: Int) -> String {
-        let utf8 = text.utf8
-        guard utf8.count > limit else { return text }
-        var end = utf8.index(utf8.startIndex, offsetBy: limit)
-        // Continuation bytes are 10xxxxxx (RFC 3629 §3): back up to the first byte of a scalar.
-        while end > utf8.startIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
-        return String(decoding: utf8[..<end], as: UTF8.self)
     }
 }
 
