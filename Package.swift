@@ -4,7 +4,7 @@
 //
 // Layers, bottom to top (dependencies point down only):
 //   C bridges      COpenSSL, CCurl, CMicroHTTPD, CYAML, CLibXML2
-//   pure values    JSON, Clocks, Cryptography, JOSE, OAuthCore, HTTPCore, YAML
+//   pure values    Locking, JSON, Clocks, Cryptography, JOSE, OAuthCore, HTTPCore, YAML
 //   engines        AppleID (simulated Sign in with Apple), Issuer (OpenID provider, in process
 //                  or served; its Apple connection talks to AppleID)
 //   models         SignInSDK (the app's SDK, ports only), Device (keychain, lifecycle, network)
@@ -20,6 +20,11 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+
+/// `scripts/sanitize thread` sets `SIGNINSIM_SANITIZE=thread`: the `Locking` module then builds
+/// its `Mutex` on `pthread_mutex_t`, whose hand-overs ThreadSanitizer sees (Sources/Locking).
+let lockingSettings: [SwiftSetting] =
+    Context.environment["SIGNINSIM_SANITIZE"] == "thread" ? [.define("SIGNINSIM_TSAN_VISIBLE_LOCKS")] : []
 
 /// The libFuzzer harness (`Sources/Fuzz`, product `signinsim-fuzz`) hands its `main` over to
 /// libFuzzer's driver, whose runtime is linked only under `-sanitize=fuzzer`: in the normal
@@ -72,26 +77,30 @@ let package = Package(
             name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
 
         // MARK: Pure value layers
-        .target(name: "Cryptography", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        .target(name: "Cryptography", dependencies: ["Locking", "COpenSSL"], swiftSettings: strictSettings),
         .target(name: "JOSE", dependencies: ["Cryptography", "JSON"], swiftSettings: strictSettings),
         .target(
             name: "OAuthCore", dependencies: ["Cryptography", "JOSE", "JSON", "HTTPCore"],
             swiftSettings: strictSettings),
         .target(name: "JSON", swiftSettings: strictSettings),
-        .target(name: "Clocks", swiftSettings: strictSettings),
+        // The lock every module uses (Synchronization.Mutex, or a pthread one that
+        // ThreadSanitizer can see under SIGNINSIM_SANITIZE=thread: see Sources/Locking).
+        .target(name: "Locking", swiftSettings: strictSettings + lockingSettings),
+        .target(name: "Clocks", dependencies: ["Locking"], swiftSettings: strictSettings),
         .target(name: "HTTPCore", dependencies: ["JSON"], swiftSettings: strictSettings),
         .target(name: "YAML", dependencies: ["CYAML"], swiftSettings: strictSettings),
 
         // AppleID sits below Issuer: the issuer's Apple connection redeems codes through it.
         .target(
             name: "AppleID",
-            dependencies: ["Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore"],
+            dependencies: ["Locking", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore"],
             swiftSettings: strictSettings),
 
         .target(
             name: "Issuer",
             dependencies: [
-                "AppleID", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "YAML",
+                "Locking", "AppleID", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
+                "YAML",
             ],
             swiftSettings: strictSettings),
 
@@ -99,24 +108,24 @@ let package = Package(
         // randomness, web and Apple user agents): it never learns that it runs in a simulator.
         .target(
             name: "SignInSDK",
-            dependencies: ["Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore"],
+            dependencies: ["Locking", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore"],
             swiftSettings: strictSettings),
 
         // The simulated iPhone: keychain, lifecycle, network conditions.
         .target(
-            name: "Device", dependencies: ["Clocks", "Cryptography", "HTTPCore", "JSON"],
+            name: "Device", dependencies: ["Locking", "Clocks", "Cryptography", "HTTPCore", "JSON"],
             swiftSettings: strictSettings),
 
         // MARK: IO adapters
         .target(
-            name: "HTTPClient", dependencies: ["HTTPCore", "CCurl"], swiftSettings: strictSettings),
+            name: "HTTPClient", dependencies: ["Locking", "HTTPCore", "CCurl"], swiftSettings: strictSettings),
         .target(
-            name: "HTTPServer", dependencies: ["HTTPCore", "CMicroHTTPD"],
+            name: "HTTPServer", dependencies: ["Locking", "HTTPCore", "CMicroHTTPD"],
             swiftSettings: strictSettings),
         // ASWebAuthenticationSession's model: a browser that follows redirects, keeps cookies
         // (libcurl) and renders forms (libxml2's HTML parser) for a scripted user.
         .target(
-            name: "WebAuthSession", dependencies: ["HTTPCore", "HTTPClient", "CLibXML2"],
+            name: "WebAuthSession", dependencies: ["Locking", "HTTPCore", "HTTPClient", "CLibXML2"],
             swiftSettings: strictSettings),
 
         // MARK: The simulated world: devices running apps with the SDK against the embedded
@@ -124,7 +133,8 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
-                "SignInSDK", "Device", "WebAuthSession", "HTTPClient", "HTTPServer", "AppleID", "Issuer",
+                "Locking", "SignInSDK", "Device", "WebAuthSession", "HTTPClient", "HTTPServer", "AppleID",
+                "Issuer",
                 "Clocks",
                 "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
             ],
@@ -137,7 +147,8 @@ let package = Package(
         .target(
             name: "ScenarioRunner",
             dependencies: [
-                "Scenario", "Simulator", "SignInSDK", "Device", "WebAuthSession", "AppleID", "Issuer",
+                "Locking", "Scenario", "Simulator", "SignInSDK", "Device", "WebAuthSession", "AppleID",
+                "Issuer",
                 "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient", "YAML",
             ],
             swiftSettings: strictSettings),
@@ -156,7 +167,8 @@ let package = Package(
         .target(
             name: "Replay",
             dependencies: [
-                "Recordings", "Scenario", "ScenarioRunner", "ScenarioReports", "Simulator", "SignInSDK",
+                "Locking", "Recordings", "Scenario", "ScenarioRunner", "ScenarioReports", "Simulator",
+                "SignInSDK",
                 "Issuer",
                 "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
             ],
@@ -166,7 +178,8 @@ let package = Package(
         .target(
             name: "SignInSimCLI",
             dependencies: [
-                "JSON", "Clocks", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient", "HTTPServer",
+                "Locking", "JSON", "Clocks", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient",
+                "HTTPServer",
                 "YAML",
                 "AppleID", "Issuer", "SignInSDK", "Device", "WebAuthSession", "Simulator",
                 "Scenario", "ScenarioRunner", "ScenarioReports", "Recordings", "Replay",
@@ -177,7 +190,7 @@ let package = Package(
         .executableTarget(
             name: "signinsim-bench",
             dependencies: [
-                "Cryptography", "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer",
+                "Locking", "Cryptography", "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer",
                 "AppleID", "Issuer", "Clocks", "SignInSDK", "Simulator", "Device", "CLibXML2",
             ],
             path: "Sources/Benchmarks",
@@ -185,38 +198,43 @@ let package = Package(
 
         // MARK: Tests (mirror the sources)
         .target(
-            name: "TestSupport", dependencies: ["HTTPCore", "HTTPClient", "HTTPServer"],
+            name: "TestSupport", dependencies: ["Locking", "HTTPCore", "HTTPClient", "HTTPServer"],
             path: "Tests/TestSupport",
             swiftSettings: strictSettings),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography", "TestSupport"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography", "TestSupport"]),
         .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "JSON"]),
         .testTarget(
             name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "HTTPCore", "TestSupport"]),
         .testTarget(
-            name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPClient", "HTTPCore", "TestSupport"]),
+            name: "HTTPServerTests",
+            dependencies: ["Locking", "HTTPServer", "HTTPClient", "HTTPCore", "TestSupport"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML"]),
-        .testTarget(name: "ClocksTests", dependencies: ["Clocks"]),
+        .testTarget(name: "ClocksTests", dependencies: ["Locking", "Clocks"]),
         .testTarget(
             name: "SignInSDKTests",
             dependencies: [
-                "SignInSDK", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "TestSupport",
+                "Locking", "SignInSDK", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
+                "TestSupport",
             ]),
         .testTarget(
             name: "DeviceTests",
-            dependencies: ["Device", "Clocks", "Cryptography", "HTTPCore", "JSON", "TestSupport"]),
+            dependencies: ["Locking", "Device", "Clocks", "Cryptography", "HTTPCore", "JSON", "TestSupport"]),
         .testTarget(
             name: "WebAuthSessionTests",
             dependencies: [
-                "WebAuthSession", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport", "Issuer", "Clocks",
+                "Locking", "WebAuthSession", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport", "Issuer",
+                "Clocks",
                 "Cryptography",
             ]),
         .testTarget(
             name: "IssuerTests",
             dependencies: [
-                "AppleID", "Issuer", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
+                "Locking", "AppleID", "Issuer", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore",
+                "HTTPCore",
                 "HTTPClient",
                 "HTTPServer",
                 "TestSupport",
@@ -239,7 +257,8 @@ let package = Package(
         .testTarget(
             name: "ScenarioRunnerTests",
             dependencies: [
-                "ScenarioRunner", "Scenario", "Simulator", "SignInSDK", "JSON", "HTTPCore", "TestSupport",
+                "Locking", "ScenarioRunner", "Scenario", "Simulator", "SignInSDK", "JSON", "HTTPCore",
+                "TestSupport",
             ]),
         .testTarget(
             name: "ScenarioReportsTests",
@@ -259,7 +278,8 @@ let package = Package(
         .testTarget(
             name: "SignInSimCLITests",
             dependencies: [
-                "SignInSimCLI", "JOSE", "Cryptography", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport",
+                "Locking", "SignInSimCLI", "JOSE", "Cryptography", "HTTPCore", "HTTPClient", "HTTPServer",
+                "TestSupport",
             ]),
     ] + fuzzTargets,
     swiftLanguageModes: [.v6]

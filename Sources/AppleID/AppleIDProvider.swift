@@ -3,7 +3,7 @@ public import Cryptography
 public import HTTPCore
 public import JOSE
 import JSON
-import Synchronization
+import Locking
 
 /// A simulated Sign in with Apple: Apple's identity provider (`/auth/keys`, `/auth/token`,
 /// `/auth/revoke`) and the device's native authorization (`authorize(_:)`), sharing one state.

@@ -1,6 +1,6 @@
 public import HTTPCore
 public import JOSE
-import Synchronization
+import Locking
 
 /// Apple's JWK Set (`/auth/keys`), fetched when first needed and again, once, when a token
 /// names a key the cached set lacks (key rotation: OpenID Connect Core §10.1.1, OpenID RP test

@@ -5,7 +5,6 @@ import HTTPCore
 import HTTPServer
 import SignInSDK
 import Simulator
-import Synchronization
 
 /// What one full flow costs at least: its requests at the loopback round-trip rate and its
 /// signatures at `openssl speed`'s rates (one core), measured in the same run.

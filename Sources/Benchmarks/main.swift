@@ -7,7 +7,7 @@ import HTTPClient
 import HTTPCore
 import JOSE
 import JSON
-import Synchronization
+import Locking
 
 /// Runs `body` repeatedly for about `seconds` and returns operations per second.
 func measure(seconds: Double, _ body: () throws -> Void) rethrows -> Double {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A device's own wall clock: the world's time plus a skew the user (or a bad NTP sync) set.
 ///

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The time of one simulated world: it moves only when a test or a runner says so.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Wall-clock time in whole seconds since the epoch, as JWT NumericDates count it.
 ///

@@ -1,5 +1,5 @@
 import COpenSSL
-import Synchronization
+import Locking
 
 /// A free list of `EVP_PKEY_CTX` initialised once for one key, one operation and one padding.
 ///

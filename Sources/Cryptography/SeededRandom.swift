@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Deterministic random bytes from a 64-bit seed, for reproducible simulations. Not for real secrets.
 ///

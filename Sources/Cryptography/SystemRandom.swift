@@ -1,5 +1,5 @@
 import COpenSSL
-import Synchronization
+import Locking
 
 /// Random bytes from OpenSSL's CSPRNG (`RAND_bytes`), seeded by the operating system.
 ///

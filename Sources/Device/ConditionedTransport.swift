@@ -1,5 +1,5 @@
 public import HTTPCore
-import Synchronization
+import Locking
 
 /// A transport that applies a device's `NetworkConditions` to the requests it forwards, and
 /// logs every exchange.

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// One device's keychain of generic passwords (`kSecClassGenericPassword`), shared by its apps.
 ///

@@ -2,7 +2,7 @@ public import Clocks
 public import Cryptography
 public import HTTPCore
 public import JSON
-import Synchronization
+import Locking
 
 /// One simulated iPhone: its power and lock, its apps, its keychain, its clock, its randomness
 /// and its network.

@@ -1,5 +1,5 @@
 import CCurl
-import Synchronization
+import Locking
 
 /// Idle easy handles of one transport, reused to save their set-up (buffers, DNS cache entries).
 ///

@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 import HTTPCore
-import Synchronization
+import Locking
 
 /// A libcurl multi handle driven by a thread of its own.
 ///

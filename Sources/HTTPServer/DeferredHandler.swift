@@ -1,5 +1,5 @@
 public import HTTPCore
-import Synchronization
+import Locking
 
 /// A handler filled in after the server has started, for services that need to know their own
 /// address (an issuer's identifier is its URL, and port 0 is only resolved by binding).

@@ -1,7 +1,7 @@
 import CMicroHTTPD
 import Foundation
 public import HTTPCore
-import Synchronization
+import Locking
 
 /// An HTTP/1.1 server over libmicrohttpd that hands each request to an async handler.
 ///

@@ -1,7 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import HTTPCore
-import Synchronization
+import Locking
 
 /// A libmicrohttpd connection pointer carried into the handler task.
 struct ConnectionHandle: @unchecked Sendable {

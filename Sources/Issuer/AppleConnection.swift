@@ -3,8 +3,8 @@ import Clocks
 import Cryptography
 public import HTTPCore
 import JOSE
+import Locking
 import OAuthCore
-import Synchronization
 
 /// The issuer's Sign in with Apple connection, as Auth0's native Apple flow works
 /// (docs/issuer.md, "Sign in with Apple"): an app's Apple authorization code is redeemed at

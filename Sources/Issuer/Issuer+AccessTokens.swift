@@ -1,8 +1,8 @@
 import HTTPCore
 import JOSE
 import JSON
+import Locking
 import OAuthCore
-import Synchronization
 
 /// An access token of this issuer whose signature and claims were checked (RFC 9068 §4).
 struct VerifiedAccessToken: Sendable {

@@ -4,8 +4,8 @@ import Foundation
 public import HTTPCore
 import JOSE
 import JSON
+import Locking
 import OAuthCore
-import Synchronization
 
 /// An OAuth 2.0 / OpenID Connect provider with Auth0-compatible endpoints, usable in process
 /// (`respond(to:)` is an `HTTPHandler`) and over HTTP (hand `respond` to a server).

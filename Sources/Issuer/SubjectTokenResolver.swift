@@ -1,5 +1,5 @@
+import Locking
 public import OAuthCore
-import Synchronization
 
 /// Verifies RFC 8693 subject tokens of one `subject_token_type` and says whom they name.
 ///

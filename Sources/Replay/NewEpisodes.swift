@@ -2,8 +2,8 @@ import HTTPClient
 import HTTPCore
 import Issuer
 import JSON
+import Locking
 import Recordings
-import Synchronization
 
 /// Where a `new-episodes` replay sends what the capture lacks, as VCR's `:new_episodes`
 /// record mode sends unmatched requests to the live service.

@@ -2,11 +2,11 @@ import Foundation
 import HTTPCore
 import JOSE
 import JSON
+import Locking
 import OAuthCore
 import Recordings
 import Scenario
 import ScenarioRunner
-import Synchronization
 
 /// How a replay answers requests the capture has no answer for, and in which order it serves.
 public enum ReplayMode: String, Sendable, CaseIterable {

@@ -4,10 +4,10 @@ import Device
 import Foundation
 import HTTPCore
 import JSON
+import Locking
 import Scenario
 import SignInSDK
 import Simulator
-import Synchronization
 import WebAuthSession
 
 /// Why a step stopped the scenario.

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPCore
+import Locking
 public import Scenario
-import Synchronization
 
 /// Runs one scenario in a fresh world: builds it from the header, replays the steps, and
 /// tears it down, whatever happens.

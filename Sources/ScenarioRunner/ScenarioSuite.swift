@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 public import Scenario
-import Synchronization
 
 /// The scenario files under the paths given to `run`, `list` and `validate`.
 public enum ScenarioDiscovery {

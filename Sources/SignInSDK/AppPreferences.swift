@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The app's own preferences (`UserDefaults`): wiped when the app is deleted, unlike the keychain.
 ///

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Where the SDK keeps credentials: the storage adapter of `setTokenStorage(_:)` (docs/sdk.md).
 ///

@@ -1,5 +1,5 @@
 public import HTTPCore
-import Synchronization
+import Locking
 
 /// HTTP exchanges a world's simulated parties send outside the phone's app network: the
 /// phone's native Apple ID sheet talking to Apple, and the embedded issuer redeeming Apple

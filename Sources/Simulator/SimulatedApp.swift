@@ -2,8 +2,8 @@ import Clocks
 public import Device
 import Foundation
 import HTTPCore
+import Locking
 public import SignInSDK
-import Synchronization
 public import WebAuthSession
 
 /// An app on a simulated device, with the sign-in SDK inside.

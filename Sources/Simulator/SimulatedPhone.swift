@@ -2,7 +2,7 @@ public import AppleID
 public import Device
 import HTTPClient
 import HTTPCore
-import Synchronization
+import Locking
 public import WebAuthSession
 
 /// A simulated iPhone: the device model (keychain, lifecycle, clock, network), its system

@@ -4,8 +4,8 @@ public import Device
 public import HTTPClient
 public import HTTPCore
 public import Issuer
+import Locking
 public import SignInSDK
-import Synchronization
 
 /// One simulated world: a virtual scheduler that is the only source of time, the embedded
 /// issuer and Apple on loopback (or a real issuer), one libcurl loop, and the phones.

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// An app's window scene as `ASWebAuthenticationPresentationContextProviding` supplies it: the
 /// session can only be presented from a foreground-active scene, and one app presents at most

@@ -1,5 +1,5 @@
 import Clocks
-import Synchronization
+import Locking
 import Testing
 
 @Suite("Virtual scheduler")

@@ -1,6 +1,6 @@
 import Device
 import HTTPCore
-import Synchronization
+import Locking
 import Testing
 
 @Suite("Conditioned transport")

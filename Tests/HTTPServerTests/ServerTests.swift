@@ -1,7 +1,7 @@
 import HTTPClient
 import HTTPCore
 import HTTPServer
-import Synchronization
+import Locking
 import TestSupport
 import Testing
 

@@ -6,8 +6,8 @@ import HTTPCore
 import HTTPServer
 import Issuer
 import JSON
+import Locking
 import OAuthCore
-import Synchronization
 import TestSupport
 
 /// The issuer's developer team at the simulated Apple, its key id and key (fixed seed: runs repeat).

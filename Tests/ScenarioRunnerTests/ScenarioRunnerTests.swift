@@ -1,10 +1,10 @@
 import Foundation
 import HTTPCore
 import JSON
+import Locking
 import Scenario
 import ScenarioRunner
 import Simulator
-import Synchronization
 import TestSupport
 import Testing
 

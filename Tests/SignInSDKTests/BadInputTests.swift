@@ -1,7 +1,6 @@
 import HTTPCore
 import JSON
 import SignInSDK
-import Synchronization
 import Testing
 
 /// Issuers that answer the wrong thing: a clear error naming the step, nothing half-written.

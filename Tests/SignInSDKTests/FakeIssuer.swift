@@ -3,9 +3,9 @@ import Cryptography
 import HTTPCore
 import JOSE
 import JSON
+import Locking
 import OAuthCore
 import SignInSDK
-import Synchronization
 
 /// A scripted OpenID provider for SDK unit tests: every answer is under the test's control.
 ///

@@ -1,7 +1,7 @@
 import HTTPCore
 import JSON
+import Locking
 import SignInSDK
-import Synchronization
 import Testing
 
 @Suite struct SignInClientWebFlowTests {

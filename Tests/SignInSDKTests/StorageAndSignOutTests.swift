@@ -1,6 +1,6 @@
 import HTTPCore
+import Locking
 import SignInSDK
-import Synchronization
 import Testing
 
 /// A store that refuses reads as a keychain does before the first unlock.

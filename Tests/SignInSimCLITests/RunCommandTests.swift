@@ -1,6 +1,6 @@
 import Foundation
 import JSON
-import Synchronization
+import Locking
 import TestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A child process started with `posix_spawn`, for tests that run the `signinsim` binary.
 ///

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import Locking
 
 /// A program left running while a test talks to it (`signinsim serve`): its output streams are
 /// collected as they arrive, signals can be sent, and every wait is bounded.

@@ -1,8 +1,8 @@
 import Foundation
+import Locking
 import Scenario
 import ScenarioReports
 import ScenarioRunner
-import Synchronization
 
 extension SignInSimCLI {
     static let scenarioPathsArgument = ArgumentSpec.argument(
