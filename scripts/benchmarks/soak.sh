@@ -5,6 +5,8 @@
 # per load: requests, errors (non-2xx and socket errors: both must be 0), RSS at start and end,
 # and the RSS slope after the warm-up (SOAK_WARMUP seconds, 15), by least squares, in MB per
 # minute (target < 1). Bounded: each wrk run has a fixed duration, the fleet a fixed size.
+# The samples ("second rss_mb") are kept in .build/soak/NAME.rss; SOAK_LOADS picks the loads
+# (default "refresh jwks").
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -64,6 +66,8 @@ soak() {
     local sampler=$!
     wrk -t"$threads" -c"$connections" -d"${seconds}s" "${script[@]}" "$url" -- "$@" >"$work/$name.wrk"
     wait "$sampler" || true
+    mkdir -p .build/soak
+    cp "$work/$name.rss" ".build/soak/$name.rss"
     awk -v name="$name" -v warmup="$warmup" '
     FNR == NR {
         if ($0 ~ /requests in/) requests = $1
@@ -80,5 +84,11 @@ soak() {
 }
 
 echo "signinsim serve under wrk -t$threads -c$connections -d${seconds}s, RSS sampled each second:"
-soak refresh "$issuer/oauth/token" scripts/benchmarks/soak-refresh.lua "$work/tokens.txt" "$threads" com.example.app
-soak jwks "$issuer/.well-known/jwks.json"
+for load in ${SOAK_LOADS:-refresh jwks}; do
+    case "$load" in
+    refresh) soak refresh "$issuer/oauth/token" scripts/benchmarks/soak-refresh.lua "$work/tokens.txt" "$threads" \
+        com.example.app ;;
+    jwks) soak jwks "$issuer/.well-known/jwks.json" ;;
+    *) echo "unknown soak load '$load' (refresh, jwks)" >&2; exit 64 ;;
+    esac
+done
