@@ -436,12 +436,13 @@ private func collectField(
 ) -> MHD_Result {
     guard let context, let name else { return .YES }
     let fields = context.assumingMemoryBound(to: [HTTPField].self)
-    let nameText = String(decoding: UnsafeRawBufferPointer(start: name, count: nameSize), as: UTF8.self)
-    let valueText =
-        value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
-        ?? ""
-    fields.pointee.append(HTTPField(name: nameText, value: valueText))
+    fields.pointee.append(HTTPField(name: fieldText(name, nameSize), value: fieldText(value, valueSize)))
     return .YES
+}
+
+/// A name or value libmicrohttpd hands to a field iterator, as text ("" for none).
+private func fieldText(_ bytes: UnsafePointer<CChar>?, _ count: Int) -> String {
+    bytes.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: count), as: UTF8.self) } ?? ""
 }
 
 /// The fields `ServerCore.declaredLength(of:disarmed:)` looks at, in order.
@@ -459,18 +460,14 @@ private func collectFramingField(
 ) -> MHD_Result {
     guard let context, let name else { return .YES }
     let fields = context.assumingMemoryBound(to: FramingFields.self)
-    func valueText() -> String {
-        value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
-            ?? ""
-    }
     if nameSize == 14, strncasecmp(name, "Content-Length", 14) == 0 {
-        fields.pointee.contentLengths.append(valueText())
+        fields.pointee.contentLengths.append(fieldText(value, valueSize))
     } else if nameSize == 17, strncasecmp(name, "Transfer-Encoding", 17) == 0 {
         fields.pointee.hasTransferEncoding = true
     } else if nameSize == 14, strncmp(name, SIS_DISARMED_CONTENT_LENGTH, 14) == 0,
         fields.pointee.disarmed == nil
     {
-        fields.pointee.disarmed = valueText()
+        fields.pointee.disarmed = fieldText(value, valueSize)
     }
     return .YES
 }
