@@ -3,6 +3,7 @@ import JOSE
 import JSON
 import OAuthCore
 import Recordings
+import Scenario
 import SignInSDK
 
 /// Checks of every ID token the capture holds, as the recorded keys and the recorded clock
@@ -42,7 +43,7 @@ enum TokenAudit {
             let code = form["grant_type"] == GrantType.authorizationCode ? form["code"] : nil
             let finding = check(
                 idToken, keys: keys, issuer: issuer, clientID: clientID,
-                nonce: code.flatMap { nonceOfCode[$0] }, now: exchange.startedAtMilliseconds / 1000,
+                nonce: code.flatMap { nonceOfCode[$0] }, now: receivedAt(exchange),
                 accessToken: body["access_token"]?.stringValue, code: code,
                 signedIn: form["grant_type"] == GrantType.refreshToken ? signedIn : nil)
             findings[index] = finding
@@ -53,6 +54,19 @@ enum TokenAudit {
             }
         }
         return findings
+    }
+
+    /// The second in which the answer arrived: the issuer stamped `iat` while the request was in
+    /// flight, so the second the request started in can precede it (a HAR's `time` is the whole
+    /// exchange's duration, HAR 1.2 §entries). Whole seconds, as `iat` and `exp` are.
+    static func receivedAt(_ exchange: RecordedExchange) -> Int64 {
+        // A capture's `time` is outside input: an absurd one counts as none.
+        let duration = exchange.timeMilliseconds
+        let milliseconds =
+            duration.isFinite && duration > 0 && duration < 86_400_000 ? Int64(duration.rounded(.up)) : 0
+        let (end, overflow) = exchange.startedAtMilliseconds.addingReportingOverflow(milliseconds)
+        let received = overflow ? exchange.startedAtMilliseconds : end
+        return received / 1000
     }
 
     private static func check(
