@@ -142,8 +142,12 @@ let package = Package(
 
         // MARK: Scenarios
         // The scenario format and results (pure values), the runner that drives a world, and
-        // the reports written from results.
-        .target(name: "Scenario", dependencies: ["YAML", "JSON", "Clocks"], swiftSettings: strictSettings),
+        // the reports written from results. The format names the SDK's profiles and error codes,
+        // the issuer's faults and the device's app phases by their own declarations.
+        .target(
+            name: "Scenario",
+            dependencies: ["YAML", "JSON", "Clocks", "SignInSDK", "Issuer", "Device", "WebAuthSession"],
+            swiftSettings: strictSettings),
         .target(
             name: "ScenarioRunner",
             dependencies: [
@@ -253,7 +257,7 @@ let package = Package(
                 "Cryptography",
                 "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport",
             ]),
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "YAML", "JSON", "TestSupport"]),
+        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "SignInSDK", "YAML", "JSON", "TestSupport"]),
         .testTarget(
             name: "ScenarioRunnerTests",
             dependencies: [

@@ -323,22 +323,32 @@ extension ClientRegistration {
     }
 }
 
+/// What the token endpoint would make of a refresh token now.
+public enum RefreshTokenStanding: String, Hashable, Sendable, CaseIterable {
+    /// It would be accepted.
+    case active
+    /// A newer one of its family replaced it.
+    case rotated
+    /// Its family was revoked: reuse detected, or revoked by the client.
+    case revoked
+    /// Never issued, or expired and swept.
+    case unknown
+}
+
 extension Issuer {
-    /// What the token endpoint would make of a refresh token now, for tests and scenarios:
-    /// `active`, `rotated` (replaced by a newer one of its family), `revoked` (its family was
-    /// revoked: reuse detected, or revoked by the client) or `unknown` (never issued, expired
-    /// and swept). A rotated token the issuer no longer stores is still `rotated` (or `revoked`)
-    /// while its family lives (`IssuerState.retireRefreshToken`).
-    public func refreshTokenStatus(_ token: String) -> String {
+    /// What the token endpoint would make of a refresh token now, for tests and scenarios. A
+    /// rotated token the issuer no longer stores is still `rotated` (or `revoked`) while its
+    /// family lives (`IssuerState.retireRefreshToken`).
+    public func refreshTokenStatus(_ token: String) -> RefreshTokenStanding {
         let now = clock.now()
         return state.withLock { state in
             guard
                 let record = state.presentedRefreshToken(TokenHash(of: token), token: token, now: now)?.record
-            else { return "unknown" }
+            else { return .unknown }
             switch state.refreshTokenStatus(record) {
-            case .active: return "active"
-            case .rotated: return "rotated"
-            case .revoked: return "revoked"
+            case .active: return .active
+            case .rotated: return .rotated
+            case .revoked: return .revoked
             }
         }
     }

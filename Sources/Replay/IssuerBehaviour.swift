@@ -71,7 +71,7 @@ struct IssuerBehaviour {
         if case .fault(let setup) = action, var steps = before[target],
             let existing = steps.firstIndex(where: {
                 if case .issuer(.fault(let other)) = $0.action {
-                    return other.id == setup.id && other.path == setup.path && other.status == setup.status
+                    return other.fault == setup.fault && other.path == setup.path && other.status == setup.status
                         && other.error == setup.error && other.delayMilliseconds == setup.delayMilliseconds
                 }
                 return false
@@ -353,7 +353,7 @@ struct IssuerBehaviour {
                 let expected = lastSubject, sub != expected
             {
                 arm(
-                    .fault(FaultSetup(id: "rp-userinfo-bad-sub-claim")), for: index,
+                    .fault(FaultSetup(.userInfoBadSubject)), for: index,
                     because: "entry \(number(index)): userinfo's sub is not the ID token's")
             }
             guard entry.role == .token, let token = ReplayKeys.idToken(in: exchange),
@@ -364,18 +364,18 @@ struct IssuerBehaviour {
             let claims = (try? jws.payloadObject()) ?? [:]
             let now = Double(exchange.startedAtMilliseconds) / 1000
             let alg = jws.header.members["alg"]?.stringValue ?? ""
-            var fault: String?
+            var fault: IssuerFault?
             if alg == "none" {
-                fault = "rp-id_token-sig-none"
+                fault = .idTokenUnsigned
             } else if alg.hasPrefix("HS") {
-                fault = "rp-id_token-bad-sig-hs256"
+                fault = .idTokenBadSignatureHS256
             } else if let keyID = jws.header.keyID {
                 let known = allKeys.filter { $0.keyID == keyID }
                 if known.isEmpty {
                     // A key no recorded set holds: a signature no key verifies.
-                    fault = alg == "RS256" ? "rp-id_token-bad-sig-rs256" : "rp-id_token-bad-sig-es256"
+                    fault = alg == "RS256" ? .idTokenBadSignatureRS256 : .idTokenBadSignatureES256
                 } else if !known.contains(where: { (try? jws.verify(with: $0)) != nil }) {
-                    fault = alg == "RS256" ? "rp-id_token-bad-sig-rs256" : "rp-id_token-bad-sig-es256"
+                    fault = alg == "RS256" ? .idTokenBadSignatureRS256 : .idTokenBadSignatureES256
                 } else if !seenKeyIDs.isEmpty, !seenKeyIDs.contains(keyID) {
                     let firstSets = keySets.filter { $0.at <= exchange.sendingMoment }.flatMap(\.keys)
                     if !firstSets.contains(where: { $0.keyID == keyID }) {
@@ -394,7 +394,7 @@ struct IssuerBehaviour {
                 let candidates = sets.filter { $0.keyType == (alg == "RS256" ? .rsa : .ec) }
                 fault =
                     candidates.count > 1
-                    ? "rp-id_token-kid-absent-multiple-jwks" : "rp-id_token-kid-absent-single-jwks"
+                    ? .idTokenKidAbsentMultipleKeys : .idTokenKidAbsentSingleKey
             }
             let subject = claims["sub"]?.stringValue
             let audience = claims["aud"]
@@ -405,47 +405,47 @@ struct IssuerBehaviour {
                     JWTValidation.normalizedIssuer(iss) != JWTValidation.normalizedIssuer(issuer)
                         || (isRefresh && signedIn?.iss != nil && signedIn?.iss != iss)
                 {
-                    fault = isRefresh ? "refresh-token-invalid-issuer" : "rp-id_token-issuer-mismatch"
+                    fault = isRefresh ? .refreshedIDTokenIssuerMismatch : .idTokenIssuerMismatch
                 } else if subject == nil {
-                    fault = "rp-id_token-sub"
+                    fault = .idTokenSubjectMissing
                 } else if isRefresh, let sub = signedIn?.sub, sub != subject {
-                    fault = "refresh-token-invalid-sub"
+                    fault = .refreshedIDTokenSubjectMismatch
                 } else if audience == nil {
-                    fault = "rp-id_token-aud-missing"
+                    fault = .idTokenAudienceMissing
                 } else if !(audience?.stringValue == clientID
                     || (audience?.arrayValue?.contains(.string(clientID)) ?? false))
                 {
-                    fault = "rp-id_token-aud"
+                    fault = .idTokenAudienceMismatch
                 } else if claims["iat"] == nil {
-                    fault = "rp-id_token-iat"
+                    fault = .idTokenIssuedAtMissing
                 } else if let iat = claims["iat"]?.doubleValue, iat > now + 60 {
-                    fault = "rp-id_token-iat-future"
+                    fault = .idTokenIssuedInFuture
                 } else if let nbf = claims["nbf"]?.doubleValue, nbf > now + 60 {
-                    fault = "rp-id_token-nbf-future"
+                    fault = .idTokenNotYetValid
                 } else if let exp = claims["exp"]?.doubleValue, exp < now - 60 {
-                    fault = "rp-id_token-expired"
+                    fault = .idTokenExpired
                 } else if !isRefresh, let code = form["code"], let nonce = nonceOfCode[code],
                     let tokenNonce = claims["nonce"]?.stringValue, tokenNonce != nonce
                 {
-                    fault = "rp-nonce-invalid"
+                    fault = .nonceInvalid
                 } else if let hash = claims["at_hash"]?.stringValue,
                     let body = try? JSONValue.parseObject(exchange.responseBody),
                     let accessToken = body["access_token"]?.stringValue,
                     (try? HashClaim.leftHalfHash(of: accessToken, algorithm: alg)) != hash
                 {
-                    fault = "rp-id_token-bad-at_hash"
+                    fault = .idTokenBadAccessTokenHash
                 } else if claims["at_hash"] == nil,
                     story.scenario.apps.contains(where: {
-                        $0.profile.split(separator: "+").contains("strict")
+                        $0.profile.strictness.contains(.requireAccessTokenHash)
                     })
                 {
-                    fault = "rp-id_token-missing-at_hash"
+                    fault = .idTokenAccessTokenHashMissing
                 }
             }
             if let fault {
                 arm(
-                    .fault(FaultSetup(id: fault)), for: index,
-                    because: "entry \(number(index)): an ID token an app must refuse (\(fault))")
+                    .fault(FaultSetup(fault)), for: index,
+                    because: "entry \(number(index)): an ID token an app must refuse (\(fault.rawValue))")
             }
             if !isRefresh, exchange.status == 200 { signedIn = (claims["iss"]?.stringValue, subject) }
             lastSubject = subject ?? lastSubject
@@ -458,7 +458,7 @@ struct IssuerBehaviour {
                 JWTValidation.normalizedIssuer(named) != JWTValidation.normalizedIssuer(configured)
             else { continue }
             arm(
-                .fault(FaultSetup(id: "rp-discovery-issuer-not-matching-config")), for: index,
+                .fault(FaultSetup(.discoveryIssuerMismatch)), for: index,
                 because: "entry \(number(index)): discovery names another issuer")
         }
     }
@@ -471,7 +471,7 @@ struct IssuerBehaviour {
                 continue
             }
             arm(
-                .fault(FaultSetup(id: "callback-state-altered")), for: flow.authorization,
+                .fault(FaultSetup(.callbackStateAltered)), for: flow.authorization,
                 because: "entry \(number(callback.exchange)): the callback's state is not the request's")
         }
         for flow in analysis.signOuts where flow.state != nil {
@@ -481,7 +481,7 @@ struct IssuerBehaviour {
                 flow.postLogoutRedirectURI.map({ location.hasPrefix($0) }) == true
             else { continue }
             arm(
-                .fault(FaultSetup(id: "logout-without-state")), for: flow.exchanges[0],
+                .fault(FaultSetup(.logoutWithoutState)), for: flow.exchanges[0],
                 because: "entry \(number(last)): the post-logout redirect leaves out the state the app sent")
         }
     }
@@ -510,7 +510,7 @@ struct IssuerBehaviour {
             switch summary.answer {
             case .transportFailure:
                 setup =
-                    story.source == .recordedSteps ? FaultSetup(id: "http-drop-connection", path: path) : nil
+                    story.source == .recordedSteps ? FaultSetup(.dropConnection, path: path) : nil
                 if story.source == .inferred, let step = stepOf[index] {
                     var change = NetworkChange()
                     change.failNext = ArmedRequests(count: 1, path: path)
@@ -521,16 +521,16 @@ struct IssuerBehaviour {
                     findings.append("entry \(number(index)): no answer (a failed connection)")
                 }
             case .status(let status) where status == 429:
-                setup = FaultSetup(id: "http-429", path: path)
+                setup = FaultSetup(.rateLimited, path: path)
             case .status(let status) where status >= 500 && summary.page != nil:
-                setup = FaultSetup(id: "http-html-error", path: path, status: status)
+                setup = FaultSetup(.htmlErrorPage, path: path, status: status)
             case .status(let status) where status == 500 && summary.oauthError == "server_error":
-                setup = FaultSetup(id: "http-500", path: path)
+                setup = FaultSetup(.internalServerError, path: path)
             case .status(let status) where status == 503 && summary.oauthError == "temporarily_unavailable":
-                setup = FaultSetup(id: "http-503", path: path)
+                setup = FaultSetup(.serviceUnavailable, path: path)
             case .status(let status) where status >= 500:
                 setup = FaultSetup(
-                    id: "oauth-error", path: path, status: status,
+                    .oauthError, path: path, status: status,
                     error: summary.oauthError ?? "server_error",
                     errorDescription: summary.oauthErrorDescription)
             default:
@@ -564,7 +564,7 @@ struct IssuerBehaviour {
             else { continue }
             let milliseconds = Int(min(exchange.timeMilliseconds, 5000).rounded())
             arm(
-                .fault(FaultSetup(id: "http-delay", count: 1, path: path, delayMilliseconds: milliseconds)),
+                .fault(FaultSetup(.delay, count: 1, path: path, delayMilliseconds: milliseconds)),
                 for: index,
                 because: "entry \(number(index)): the issuer held the request \(milliseconds) ms")
             if let step = stepOf[index] { heldSteps.insert(step) }
@@ -587,14 +587,14 @@ struct IssuerBehaviour {
             }
             let already =
                 before[position + 1]?.contains {
-                    if case .issuer(.fault(let setup)) = $0.action { return setup.id == "http-delay" }
+                    if case .issuer(.fault(let setup)) = $0.action { return setup.fault == .delay }
                     return false
                 } ?? false
             guard !already else { continue }
             before[position + 1, default: []].append(
                 Step(
                     .issuer(
-                        .fault(FaultSetup(id: "http-delay", count: 1, path: path, delayMilliseconds: 1000))),
+                        .fault(FaultSetup(.delay, count: 1, path: path, delayMilliseconds: 1000))),
                     name: "issuer", location: step.location))
             findings.append(
                 "step \(position + 1): the calls of a race overlap (the first held at the issuer)")

@@ -97,7 +97,7 @@ public struct ReplayReport: Sendable {
         entryCount = capture.exchanges.count + capture.skipped.count
         issuer = story.issuerURL
         clientID = story.scenario.apps.first?.clientID ?? ""
-        profile = story.scenario.apps.map(\.profile).joined(separator: ", ")
+        profile = story.scenario.apps.map(\.profile.description).joined(separator: ", ")
         mode = options.mode.rawValue
         self.story = story.source == .recordedSteps ? "recorded steps" : "read from the traffic"
         skipped = capture.skipped.map(\.description)
@@ -224,7 +224,7 @@ public struct ReplayReport: Sendable {
             let behaviour = ClientBehaviour(analysis)
             for finding in behaviour.findings { notes.append("the recorded app: \(finding)") }
             if behaviour.profile != "default",
-                !story.scenario.apps.allSatisfy({ $0.profile == behaviour.profile })
+                !story.scenario.apps.allSatisfy({ $0.profile.description == behaviour.profile })
             {
                 notes.append("--sdk-profile \(behaviour.profile) plays the app as the capture shows it")
             }

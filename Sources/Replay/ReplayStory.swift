@@ -54,7 +54,13 @@ struct ReplayStory: Sendable {
             story.appleURL = appleURL
             return story
         }
-        var story = StoryInference(analysis: analysis, file: file, profile: profile ?? "default").story()
+        let behaviour: BehaviorProfile
+        do throws(SignInError) {
+            behaviour = try profile.map { name throws(SignInError) in try BehaviorProfile(named: name) } ?? .default
+        } catch {
+            throw CaptureReplay.Failure(description: error.message)
+        }
+        var story = StoryInference(analysis: analysis, file: file, profile: behaviour).story()
         story.issuerURL = issuer
         story.appleURL = appleURL
         return story

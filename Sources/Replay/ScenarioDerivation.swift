@@ -333,7 +333,7 @@ private struct Derivation {
                 let typed = remaining.popFirst() ?? nil
                 step.action = .sdk(
                     .signIn(typed ?? user, prompt: prompt, scopes: scopes, loginHint: hint, maxAge: maxAge),
-                    app: app, expectedErrors: errors)
+                    app: app, expectedOutcomes: errors)
             case .parallel(let inner):
                 step.action = .parallel(inner.map(rewrite))
             case .include(let file, let inner):
@@ -353,7 +353,7 @@ private struct Derivation {
             return nil
         case .issuer(.clock):
             return step
-        case .issuer(.fault(let setup)) where setup.id == "http-delay":
+        case .issuer(.fault(let setup)) where setup.fault == .delay:
             // A run's delays are its timing: on a busy machine a slow answer says nothing of
             // whether the issuer held it, so they are kept as recorded.
             return step
@@ -372,23 +372,25 @@ private struct Derivation {
                 call = .signIn(user, prompt: prompt, scopes: scopes, loginHint: hint, maxAge: maxAge)
             }
             let outcome = record?.callOutcome
-            let expected = outcome.flatMap { $0 == StepRecord.callSucceeded ? nil : [$0] }
+            let expected = outcome.flatMap { $0 == StepRecord.callSucceeded ? nil : CallOutcome(name: $0).map { [$0] } }
             return Step(
-                .sdk(call, app: app, expectedErrors: expected), name: step.name, location: step.location)
+                .sdk(call, app: app, expectedOutcomes: expected), name: step.name, location: step.location)
         case .parallel(let branches):
             // Which call of a race gets which answer is scheduling: every call of the block
             // may end as any of the block's calls ended.
-            func outcomes(_ record: StepRecord) -> [String] {
-                (record.callOutcome.map { [$0 == StepRecord.callSucceeded ? "none" : $0] } ?? [])
-                    + record.children.flatMap(outcomes)
+            func outcomes(_ record: StepRecord) -> [CallOutcome] {
+                let own = record.callOutcome.flatMap {
+                    $0 == StepRecord.callSucceeded ? .success : CallOutcome(name: $0)
+                }
+                return (own.map { [$0] } ?? []) + record.children.flatMap(outcomes)
             }
-            let allowed = Set(record.map(outcomes) ?? []).sorted()
-            let expected = allowed.isEmpty || allowed == ["none"] ? nil : allowed
+            let allowed = Set(record.map(outcomes) ?? []).sorted { $0.name < $1.name }
+            let expected = allowed.isEmpty || allowed == [.success] ? nil : allowed
             func race(_ branch: Step) -> Step? {
                 switch branch.action {
                 case .sdk(let call, let app, _):
                     return Step(
-                        .sdk(call, app: app, expectedErrors: expected), name: branch.name,
+                        .sdk(call, app: app, expectedOutcomes: expected), name: branch.name,
                         location: branch.location)
                 case .include(let file, let inner):
                     let steps = inner.compactMap(race)
@@ -422,7 +424,7 @@ private struct Derivation {
                 ? "The steps are the ones the run recorded; each SDK call expects the outcome it had there."
                 : "The steps are read from the traffic; each SDK call expects the outcome the SDK had with the recorded answers."
         )
-        let profile = story.scenario.apps.map(\.profile).joined(separator: ", ")
+        let profile = story.scenario.apps.map(\.profile.description).joined(separator: ", ")
         if let reason = profileReason, !reason.isEmpty {
             parts.append("SDK profile \(profile): " + reason.joined(separator: "; ") + ".")
         } else {
@@ -488,7 +490,7 @@ private struct Derivation {
                     continue
                 }
                 let setup = FaultSetup(
-                    id: "oauth-error", count: 1, path: path, status: status,
+                    .oauthError, count: 1, path: path, status: status,
                     error: summary.oauthError ?? "invalid_request",
                     errorDescription: summary.oauthErrorDescription)
                 if canned[storyStep]?.contains(setup) == true { continue }

@@ -26,7 +26,7 @@ import SignInSDK
 struct StoryInference {
     let analysis: CaptureAnalysis
     let file: String
-    let profile: String
+    let profile: BehaviorProfile
 
     /// One thing the app did, at a moment, with the exchanges it stands for.
     private struct Event {
@@ -50,7 +50,7 @@ struct StoryInference {
             events.append(
                 Event(
                     time: exchanges[flow.authorization].startedAtMilliseconds,
-                    action: .sdk(signInCall(flow), app: nil, expectedErrors: nil), name: "signIn",
+                    action: .sdk(signInCall(flow), app: nil, expectedOutcomes: nil), name: "signIn",
                     entries: entries))
         }
         // Sign-outs.
@@ -59,7 +59,7 @@ struct StoryInference {
             events.append(
                 Event(
                     time: exchanges[flow.exchanges[0]].startedAtMilliseconds,
-                    action: .sdk(.signOut(callEndSession: true), app: nil, expectedErrors: nil),
+                    action: .sdk(.signOut(callEndSession: true), app: nil, expectedOutcomes: nil),
                     name: "signOut",
                     entries: flow.exchanges))
         }
@@ -70,7 +70,7 @@ struct StoryInference {
             guard let pending = race else { return }
             race = nil
             let call = Step(
-                .sdk(.getAccessToken(forceRefresh: true), app: nil, expectedErrors: nil),
+                .sdk(.getAccessToken(forceRefresh: true), app: nil, expectedOutcomes: nil),
                 name: "getAccessToken",
                 location: location(pending.entries[0]))
             let action: StepAction =
@@ -104,7 +104,7 @@ struct StoryInference {
                         time: exchange.startedAtMilliseconds,
                         action: .sdk(
                             .signInWithApple(cancel: false, scopes: nil, nonce: nil), app: nil,
-                            expectedErrors: nil),
+                            expectedOutcomes: nil),
                         name: "signInWithApple", entries: pendingApple + [index]))
                 pendingApple = []
             case (.appleAuthorization, _) where Self.isCredentialStateCheck(exchange):
@@ -113,7 +113,7 @@ struct StoryInference {
                 events.append(
                     Event(
                         time: exchange.startedAtMilliseconds,
-                        action: .sdk(.getCredentialState(expected: nil), app: nil, expectedErrors: nil),
+                        action: .sdk(.getCredentialState(expected: nil), app: nil, expectedOutcomes: nil),
                         name: "getCredentialState", entries: [index]))
             case (.appleAuthorization, _):
                 pendingApple.append(index)
@@ -122,7 +122,7 @@ struct StoryInference {
                 events.append(
                     Event(
                         time: exchange.startedAtMilliseconds,
-                        action: .sdk(.userInfo, app: nil, expectedErrors: nil),
+                        action: .sdk(.userInfo, app: nil, expectedOutcomes: nil),
                         name: "userInfo", entries: [index]))
             case (.discovery, _) where entry.sender == .app:
                 flushRace()
@@ -154,7 +154,7 @@ struct StoryInference {
                     time: exchanges[pendingApple[0]].startedAtMilliseconds,
                     action: .sdk(
                         .signInWithApple(cancel: false, scopes: nil, nonce: nil), app: nil,
-                        expectedErrors: nil),
+                        expectedOutcomes: nil),
                     name: "signInWithApple", entries: pendingApple))
         }
         events.sort { ($0.time, $0.entries.first ?? -1) < ($1.time, $1.entries.first ?? -1) }
@@ -290,7 +290,7 @@ struct StoryInference {
                         password: attempt.passwordField.flatMap { attempt.fields[$0] }))
             }
         }
-        if flow.consent?.approved == false { user.consent = "deny" }
+        if flow.consent?.approved == false { user.consent = .deny }
         let app = app()
         let scopes = flow.scopes.flatMap { $0 == app.scopes ? nil : $0 }
         // The app's prompt is its first sign-in's; another sign-in's is the step's own.

@@ -1,4 +1,6 @@
+public import Device
 public import JSON
+public import SignInSDK
 
 /// One check in an `expect` step, with where it is written.
 public struct Expectation: Hashable, Sendable {
@@ -22,7 +24,7 @@ public struct Expectation: Hashable, Sendable {
         /// The stored session's granted scope contains these scopes.
         case scopes([String], app: String?)
         /// The previous SDK call's error code (nil: it succeeded).
-        case lastError(String?)
+        case lastError(SignInError.Code?)
         /// Requests the device sent: count and parameters.
         case requests(RequestExpectation)
         /// Keychain items on the device.
@@ -32,10 +34,9 @@ public struct Expectation: Hashable, Sendable {
         /// A user at the embedded issuer, found by email: field values.
         case issuerUser(email: String, fields: [String: ClaimMatch])
         /// The app's lifecycle phase (`notRunning`, `foregroundActive`, …).
-        case appPhase(String, app: String?)
-        /// The embedded issuer's verdict on every refresh token the device received:
-        /// `revoked` (each one's family revoked), or `active` (the newest one still usable).
-        case issuerRefreshTokens(String)
+        case appPhase(AppPhase, app: String?)
+        /// The embedded issuer's verdict on every refresh token the device received.
+        case issuerRefreshTokens(RefreshTokenVerdict)
         /// Apple's credential state for the phone's Apple ID and the app.
         case appleCredential(AppleCredentialStateName, app: String?)
         /// Whether the app's last sign-out has evidence that the issuer ended its session (the
@@ -97,4 +98,12 @@ public struct RequestExpectation: Hashable, Sendable {
         self.count = count
         self.atLeast = atLeast
     }
+}
+
+/// What `expect: {issuer_refresh_tokens: …}` asks of the refresh tokens the device received.
+public enum RefreshTokenVerdict: String, Hashable, Sendable, CaseIterable {
+    /// Each one's family is revoked (reuse detection, sign-out, revocation).
+    case revoked
+    /// The newest one is still usable.
+    case active
 }

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import SignInSDK
 import YAML
 
 /// The scenario header: name, tags, the issuer, the device and its apps; then the steps.
@@ -8,46 +9,92 @@ struct HeaderDecoder {
     let env: [String: String]
     let overrides: [String: String]
 
+    /// The scenario; a section with a problem is recorded and left at its default, so that the
+    /// problems of the others are found too.
     func scenario(_ header: YAMLMapping, root: YAMLNode) throws(ScenarioError) -> Scenario {
-        guard let nameNode = header["name"] else { throw reader.error(root, "the scenario has no name") }
-        var scenario = Scenario(name: try reader.string(nameNode, "name"), location: reader.location(root))
+        let problems = reader.problems
+        var scenario = Scenario(name: "", location: reader.location(root))
+        if let nameNode = header["name"] {
+            scenario.name =
+                problems.attempt { () throws(ScenarioError) in try reader.string(nameNode, "name") } ?? ""
+        } else {
+            problems.record(reader.error(root, "the scenario has no name"))
+        }
         scenario.env = env
-        if let node = header["description"] { scenario.description = try reader.string(node, "description") }
+        if let node = header["description"] {
+            scenario.description =
+                problems.attempt { () throws(ScenarioError) in try reader.string(node, "description") } ?? ""
+        }
         if let node = header["tags"] {
-            scenario.tags = try reader.strings(node, "tags")
-            for tag in scenario.tags where tag.isEmpty || tag.contains(",") {
-                throw reader.error(node, "a tag must be non-empty and without commas")
+            problems.attempt { () throws(ScenarioError) in
+                scenario.tags = try reader.strings(node, "tags")
+                for tag in scenario.tags where tag.isEmpty || tag.contains(",") {
+                    throw reader.error(node, "a tag must be non-empty and without commas")
+                }
             }
         }
         if let node = header["seed"] {
-            guard let value = node.int, value >= 0 else {
-                throw reader.error(node, "seed must be a non-negative integer, found \(node.typeDescription)")
+            if let value = node.int, value >= 0 {
+                scenario.seed = UInt64(value)
+            } else {
+                problems.record(
+                    reader.error(node, "seed must be a non-negative integer, found \(node.typeDescription)"))
             }
-            scenario.seed = UInt64(value)
         }
         if let node = header["timeout"] {
-            let limit = try reader.seconds(node, "timeout")
-            guard limit > 0 else { throw reader.error(node, "timeout must be positive") }
-            guard limit <= Scenario.longestTimeLimitSeconds else {
-                throw reader.error(
-                    node,
-                    "timeout must be at most \(Scenario.longestTimeLimitSeconds) s (366 days), found \(limit)"
-                )
+            problems.attempt { () throws(ScenarioError) in
+                let limit = try reader.seconds(node, "timeout")
+                guard limit > 0 else { throw reader.error(node, "timeout must be positive") }
+                guard limit <= Scenario.longestTimeLimitSeconds else {
+                    throw reader.error(
+                        node,
+                        "timeout must be at most \(Scenario.longestTimeLimitSeconds) s (366 days), found \(limit)"
+                    )
+                }
+                scenario.timeLimitSeconds = Double(limit)
             }
-            scenario.timeLimitSeconds = Double(limit)
         }
         var externalClient: YAMLMapping?
         if let node = header["issuer"] {
-            (scenario.issuer, externalClient) = try issuer(node)
+            problems.attempt { () throws(ScenarioError) in
+                (scenario.issuer, externalClient) = try issuer(node)
+            }
         }
-        if let node = header["device"] { scenario.device = try device(node) }
-        scenario.apps = try apps(header["apps"], profile: header["profile"], client: externalClient)
+        if let node = header["device"] {
+            problems.attempt { () throws(ScenarioError) in scenario.device = try device(node) }
+        }
+        // Without the apps, app names in steps cannot be checked: nil leaves them unchecked.
+        var appIDs: [String]?
+        problems.attempt { () throws(ScenarioError) in
+            scenario.apps = try apps(header["apps"], profile: header["profile"], client: externalClient)
+            appIDs = scenario.apps.map(\.bundleID)
+        }
         guard let stepsNode = header["steps"] else { throw reader.error(root, "the scenario has no steps") }
-        let decoder = StepDecoder(
-            reader: reader, appIDs: scenario.apps.map(\.bundleID), env: env, includeStack: [reader.file])
+        let decoder = StepDecoder(reader: reader, appIDs: appIDs, env: env, includeStack: [reader.file])
         scenario.steps = try decoder.steps(stepsNode, "steps")
-        guard !scenario.steps.isEmpty else { throw reader.error(stepsNode, "steps is empty") }
+        // No steps for want of valid ones is already a problem recorded.
+        if scenario.steps.isEmpty, problems.problems.isEmpty {
+            throw reader.error(stepsNode, "steps is empty")
+        }
         return scenario
+    }
+
+    /// An SDK behaviour profile: names of `BehaviorProfile.names` joined with `+`.
+    func profile(_ node: YAMLNode) throws(ScenarioError) -> BehaviorProfile {
+        let name = try reader.string(node, "profile")
+        do {
+            return try BehaviorProfile(named: name)
+        } catch {
+            let parts = name.split(separator: "+").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let unknown = parts.first(where: { !BehaviorProfile.names.contains($0) }) else {
+                throw reader.error(node, error.message)
+            }
+            throw reader.error(
+                node,
+                "unknown SDK profile \"\(unknown)\""
+                    + NearMiss.alternatives(
+                        for: unknown, among: BehaviorProfile.names, listing: "known (several join with +)"))
+        }
     }
 
     static let clientKeys = [
@@ -115,7 +162,7 @@ struct HeaderDecoder {
     {
         var base = AppSetup()
         if let client { try apply(client, to: &base, context: "issuer") }
-        if let profile { base.profile = try reader.string(profile, "profile") }
+        if let profile { base.profile = try self.profile(profile) }
         guard let node else {
             try checkClientAuthentication(base, settings: client.map { [$0] } ?? [], context: "issuer")
             return [base]
@@ -139,7 +186,7 @@ struct HeaderDecoder {
             try apply(mapping, to: &app, context: "app \(app.bundleID)")
             try checkClientAuthentication(
                 app, settings: (client.map { [$0] } ?? []) + [mapping], context: "app \(app.bundleID)")
-            if let node = mapping["profile"] { app.profile = try reader.string(node, "profile") }
+            if let node = mapping["profile"] { app.profile = try self.profile(node) }
             if let node = mapping["shared_session"] {
                 app.sharedSession = try reader.bool(node, "shared_session")
             }

@@ -21,6 +21,15 @@ public enum NearMiss {
         return best?.candidate
     }
 
+    /// What a message about an unknown name adds: `; did you mean "x"?` when a known name is
+    /// close, else `; expected one of: a, b, c` (`listing` names the list: "known", "apps").
+    public static func alternatives(
+        for name: String, among candidates: [String], listing: String = "expected one of"
+    ) -> String {
+        if let close = suggestion(for: name, among: candidates) { return "; did you mean \"\(close)\"?" }
+        return "; \(listing): " + candidates.joined(separator: ", ")
+    }
+
     /// `; did you mean "x"?` for a message, or nothing.
     public static func hint(for name: String, among candidates: some Sequence<String>) -> String {
         suggestion(for: name, among: candidates).map { "; did you mean \"\($0)\"?" } ?? ""

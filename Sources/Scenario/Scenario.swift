@@ -1,4 +1,5 @@
 public import JSON
+public import SignInSDK
 public import YAML
 
 /// One scenario file, parsed and checked: the world to build (issuer, device, apps) and the
@@ -141,8 +142,8 @@ public struct AppSetup: Hashable, Sendable {
     public var scopes: [String]
     public var clientSecret: String?
     public var audience: String?
-    /// The SDK behaviour profile by name (`default`, `naive`, `persist-late+strict-clock`, …).
-    public var profile: String
+    /// The SDK behaviour profile (written `default`, `naive`, `persist-late+strict-clock`, …).
+    public var profile: BehaviorProfile
     /// Seconds of leeway on an ID token's `exp` (`leeway`), instead of the profile's; nil keeps
     /// the profile's (60 s by default, 0 s with `appauth-clock` or `strict-clock`).
     public var leeway: Int64?
@@ -183,7 +184,7 @@ public struct AppSetup: Hashable, Sendable {
         bundleID: String = "com.example.app", clientID: String = "com.example.app",
         redirectURI: String = "com.example.app://auth/callback",
         scopes: [String] = ["openid", "profile", "email", "offline_access"], clientSecret: String? = nil,
-        audience: String? = nil, profile: String = "default", sharedSession: Bool = false,
+        audience: String? = nil, profile: BehaviorProfile = .default, sharedSession: Bool = false,
         usesDPoP: Bool = false,
         usernameField: String = "username", passwordField: String = "password"
     ) {

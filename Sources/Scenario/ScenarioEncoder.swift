@@ -63,7 +63,7 @@ public enum ScenarioEncoder {
         var members: [String: JSONValue] = [
             "id": .string(app.bundleID), "client_id": .string(app.clientID),
             "redirect_uri": .string(app.redirectURI), "scopes": .array(app.scopes.map(JSONValue.string)),
-            "profile": .string(app.profile),
+            "profile": .string(app.profile.description),
         ]
         if let secret = app.clientSecret { members["client_secret"] = .string(secret) }
         if let audience = app.audience { members["audience"] = .string(audience) }
@@ -131,7 +131,7 @@ public enum ScenarioEncoder {
             if let app { arguments["app"] = .string(app) }
             if let errors {
                 arguments["error"] =
-                    errors.count == 1 ? .string(errors[0]) : .array(errors.map(JSONValue.string))
+                    errors.count == 1 ? .string(errors[0].name) : .array(errors.map { .string($0.name) })
             }
             return named(sdkName(call), arguments)
         case .appleAccount(let account):
@@ -201,7 +201,7 @@ public enum ScenarioEncoder {
                 for field in user.fields { fill[field.name] = .string(field.value) }
                 arguments["fill"] = .object(fill)
             }
-            if user.consent != defaults.consent { arguments["consent"] = .string(user.consent) }
+            if user.consent != defaults.consent { arguments["consent"] = .string(user.consent.rawValue) }
             if !user.retries.isEmpty {
                 arguments["retry"] = .array(
                     user.retries.map { attempt in
@@ -212,7 +212,8 @@ public enum ScenarioEncoder {
                     })
             }
             if let interruption = user.interruption {
-                arguments[interruption.kind.rawValue] = .string(interruption.point)
+                let kind = if case .cancel = interruption { "cancel" } else { "abandon" }
+                arguments[kind] = .string(interruption.point.rawValue)
             }
             if let prompt { arguments["prompt"] = .string(prompt) }
             if let scopes { arguments["scopes"] = .array(scopes.map(JSONValue.string)) }
@@ -264,7 +265,7 @@ public enum ScenarioEncoder {
         switch action {
         case .fault(let injection):
             var members: [String: JSONValue] = [
-                "fault": .string(injection.id), "count": .int(Int64(injection.count)),
+                "fault": .string(injection.fault.rawValue), "count": .int(Int64(injection.count)),
             ]
             if let path = injection.path { members["path"] = .string(path) }
             if let delay = injection.delayMilliseconds { members["delay_ms"] = .int(Int64(delay)) }
@@ -310,7 +311,7 @@ public enum ScenarioEncoder {
                 members["scopes"] = .array(scopes.map(JSONValue.string))
                 noteApp(app, &members)
             case .lastError(let code):
-                members["error"] = code.map(JSONValue.string) ?? .null
+                members["error"] = code.map { .string($0.rawValue) } ?? .null
             case .requests(let request):
                 requests.append(self.request(request))
             case .keychainItems(let count):
@@ -325,10 +326,10 @@ public enum ScenarioEncoder {
                 user["email"] = .string(email)
                 members["issuer_user"] = .object(user)
             case .appPhase(let phase, let app):
-                members["app_phase"] = .string(phase)
+                members["app_phase"] = .string(phase.rawValue)
                 noteApp(app, &members)
             case .issuerRefreshTokens(let verdict):
-                members["issuer_refresh_tokens"] = .string(verdict)
+                members["issuer_refresh_tokens"] = .string(verdict.rawValue)
             case .appleCredential(let state, let app):
                 members["apple_credential"] = .string(state.rawValue)
                 noteApp(app, &members)

@@ -1,5 +1,6 @@
 /// Why a scenario file cannot run: it is not YAML, or it is YAML that is not a valid
-/// scenario. Always with the place, so editors and CI annotations can point at it.
+/// scenario. Always with the place, so editors and CI annotations can point at it. A file with
+/// several problems throws the first, in file order, with the rest in `alsoFound`.
 public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Code: String, Hashable, Sendable {
         /// The file cannot be read (missing, too large, not UTF-8).
@@ -13,6 +14,8 @@ public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible 
     public var code: Code
     public var message: String
     public var location: SourceLocation
+    /// The file's other problems, after this one.
+    public var alsoFound: [ScenarioError] = []
 
     public init(_ code: Code, _ message: String, at location: SourceLocation) {
         self.code = code
@@ -20,6 +23,59 @@ public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible 
         self.location = location
     }
 
-    /// `file:line:column: message`.
-    public var description: String { "\(location): \(message)" }
+    /// This problem and the others found with it, in file order.
+    public var problems: [ScenarioError] {
+        var first = self
+        first.alsoFound = []
+        return [first] + alsoFound
+    }
+
+    /// `file:line:column: message`, a line per problem.
+    public var description: String {
+        problems.map { "\($0.location): \($0.message)" }.joined(separator: "\n")
+    }
+}
+
+/// Every problem found while checking one scenario and the flows it includes: the decoders
+/// record a problem and go on with the next step, key or value, so that one `validate` shows
+/// them all (issue: "every problem in a file is reported before anything runs").
+final class ProblemLog {
+    private(set) var problems: [ScenarioError] = []
+
+    /// Records `problem` unless one was found at its place already: a value that could not be
+    /// substituted is not also reported as a wrong value.
+    func record(_ problem: ScenarioError) {
+        for single in problem.problems where !problems.contains(where: { $0.location == single.location }) {
+            problems.append(single)
+        }
+    }
+
+    /// The value `body` returns; nil when it throws, its problem recorded.
+    func attempt<Value>(_ body: () throws(ScenarioError) -> Value) -> Value? {
+        do {
+            return try body()
+        } catch {
+            record(error)
+            return nil
+        }
+    }
+
+    /// The problems as one error, in file order (the main file's first), or nil when there
+    /// were none.
+    func combined(mainFile: String) -> ScenarioError? {
+        // Files in the order their first problem was found, the main file first.
+        var rank = [mainFile: 0]
+        for problem in problems where rank[problem.location.file] == nil {
+            rank[problem.location.file] = rank.count
+        }
+        let ordered = problems.enumerated().sorted { left, right in
+            let (a, b) = (left.element.location, right.element.location)
+            return (rank[a.file] ?? 0, a.line, a.column, left.offset) < (
+                rank[b.file] ?? 0, b.line, b.column, right.offset
+            )
+        }.map(\.element)
+        guard var first = ordered.first else { return nil }
+        first.alsoFound = Array(ordered.dropFirst())
+        return first
+    }
 }

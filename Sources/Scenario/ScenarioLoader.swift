@@ -6,7 +6,8 @@ import YAML
 ///
 /// Everything is checked before anything runs: the YAML, every key and value, `${VAR}`
 /// references, `runFlow` includes (read and checked with their own `env`, `when` decided).
-/// The first problem is reported with its file, line and column.
+/// Every problem found is reported, each with its file, line and column: a step, a key or a
+/// value that is wrong is recorded and the check goes on with the next.
 public enum ScenarioLoader {
     /// Largest scenario or include file read.
     public static let maximumFileSize = 4 << 20
@@ -27,7 +28,8 @@ public enum ScenarioLoader {
     public static func parse(
         _ bytes: [UInt8], file: String, overrides: [String: String] = [:], substitutes: Bool = true
     ) throws(ScenarioError) -> Scenario {
-        let reader = ScenarioReader(file: file)
+        let problems = ProblemLog()
+        let reader = ScenarioReader(file: file, problems: problems)
         let root = try document(bytes, file: file)
         let header = try reader.mapping(
             root, "the scenario",
@@ -36,16 +38,27 @@ public enum ScenarioLoader {
                 "timeout",
             ])
         var env: [String: String] = [:]
-        if let node = header["env"] { env = try variables(node, reader: reader, context: "env") }
+        if let node = header["env"] {
+            env =
+                problems.attempt { () throws(ScenarioError) in
+                    try variables(node, reader: reader, context: "env")
+                } ?? [:]
+        }
         for (key, value) in overrides { env[key] = value }
         let withoutEnv = YAMLNode.mapping(
             YAMLMapping(header.pairs.filter { $0.key.scalar?.value != "env" }, mark: header.mark))
         let substituted =
-            substitutes ? try Substitution(env: env, file: file).apply(to: withoutEnv) : withoutEnv
+            substitutes
+            ? Substitution(env: env, file: file, problems: problems).apply(to: withoutEnv) : withoutEnv
         guard case .mapping(let mapping) = substituted else {
             throw reader.error(root, "the scenario must be a mapping")
         }
-        return try HeaderDecoder(reader: reader, env: env, overrides: overrides).scenario(mapping, root: root)
+        let scenario = problems.attempt { () throws(ScenarioError) in
+            try HeaderDecoder(reader: reader, env: env, overrides: overrides).scenario(mapping, root: root)
+        }
+        if let error = problems.combined(mainFile: file) { throw error }
+        guard let scenario else { throw reader.error(root, "the scenario could not be read") }
+        return scenario
     }
 
     static func document(_ bytes: [UInt8], file: String) throws(ScenarioError) -> YAMLNode {
@@ -109,6 +122,8 @@ public enum ScenarioLoader {
 struct Substitution {
     let env: [String: String]
     let file: String
+    /// Where a reference that cannot be substituted is recorded; its text is then left as is.
+    let problems: ProblemLog
 
     static func isValidName(_ name: String) -> Bool {
         guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
@@ -121,21 +136,24 @@ struct Substitution {
         }
     }
 
-    func apply(to node: YAMLNode) throws(ScenarioError) -> YAMLNode {
+    func apply(to node: YAMLNode) -> YAMLNode {
         switch node {
         case .scalar(var scalar):
             guard scalar.value.contains("${") else { return node }
-            scalar.value = try substitute(scalar.value, mark: scalar.mark)
+            guard
+                let value = problems.attempt({ () throws(ScenarioError) in
+                    try substitute(scalar.value, mark: scalar.mark)
+                })
+            else { return node }
+            scalar.value = value
             return .scalar(scalar)
         case .sequence(var sequence):
-            var items: [YAMLNode] = []
-            for item in sequence.items { items.append(try apply(to: item)) }
-            sequence.items = items
+            sequence.items = sequence.items.map { apply(to: $0) }
             return .sequence(sequence)
         case .mapping(var mapping):
             var pairs: [YAMLPair] = []
             for pair in mapping.pairs {
-                pairs.append(YAMLPair(key: pair.key, value: try apply(to: pair.value)))
+                pairs.append(YAMLPair(key: pair.key, value: apply(to: pair.value)))
             }
             mapping.pairs = pairs
             return .mapping(mapping)

@@ -3,9 +3,16 @@ import JSON
 import YAML
 
 /// Typed reads of a scenario's YAML nodes that fail with the node's position and what was
-/// expected there.
+/// expected there. Problems that need not stop the read (an unknown key) go to `problems`.
 struct ScenarioReader {
     let file: String
+    /// Where the problems of this file and the flows it includes are gathered.
+    let problems: ProblemLog
+
+    init(file: String, problems: ProblemLog = ProblemLog()) {
+        self.file = file
+        self.problems = problems
+    }
 
     func location(_ node: YAMLNode) -> SourceLocation {
         SourceLocation(file: file, line: node.mark.line, column: node.mark.column)
@@ -15,7 +22,7 @@ struct ScenarioReader {
         ScenarioError(.invalid, message, at: location(node))
     }
 
-    /// A mapping whose keys are all in `allowed`.
+    /// A mapping; a key not in `allowed` is a problem recorded, and the rest is read.
     func mapping(_ node: YAMLNode, _ context: String, allowed: [String]) throws(ScenarioError) -> YAMLMapping
     {
         guard case .mapping(let mapping) = node else {
@@ -23,16 +30,31 @@ struct ScenarioReader {
         }
         for pair in mapping.pairs {
             guard let key = pair.key.scalar?.value else {
-                throw error(pair.key, "\(context) has a key that is not a string")
+                problems.record(error(pair.key, "\(context) has a key that is not a string"))
+                continue
             }
             guard allowed.contains(key) else {
-                throw error(
-                    pair.key,
-                    "unknown key \"\(key)\" in \(context); expected one of: \(allowed.joined(separator: ", "))"
-                )
+                problems.record(
+                    error(
+                        pair.key,
+                        "unknown key \"\(key)\" in \(context)"
+                            + NearMiss.alternatives(for: key, among: allowed)))
+                continue
             }
         }
         return mapping
+    }
+
+    /// One name of a closed set (`AppPhase`, `IssuerFault`, …), by its raw value.
+    func named<Name: RawRepresentable & CaseIterable>(_ node: YAMLNode, _ context: String, _: Name.Type)
+        throws(ScenarioError) -> Name where Name.RawValue == String
+    {
+        let text = try string(node, context)
+        if let name = Name(rawValue: text) { return name }
+        let names = Name.allCases.map(\.rawValue)
+        throw error(
+            node,
+            "\(context) has no \"\(text)\"" + NearMiss.alternatives(for: text, among: names))
     }
 
     func string(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> String {

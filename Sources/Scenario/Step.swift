@@ -1,4 +1,7 @@
+public import Issuer
 public import JSON
+public import SignInSDK
+public import WebAuthSession
 
 /// One step of a scenario, with where it is written.
 public struct Step: Hashable, Sendable {
@@ -41,9 +44,9 @@ public enum StepAction: Hashable, Sendable {
     case appleCredential(AppleCredentialChange, app: String?)
     /// A change to the device's network conditions.
     case network(NetworkChange)
-    /// A call into the app's SDK; `expectedErrors` are the outcomes allowed: error codes, and
-    /// `none` for success (nil: it must succeed). Several fit a race whose winner is not fixed.
-    case sdk(SDKCall, app: String?, expectedErrors: [String]?)
+    /// A call into the app's SDK and the outcomes allowed (nil: it must succeed). Several fit a
+    /// race whose winner is not fixed.
+    case sdk(SDKCall, app: String?, expectedOutcomes: [CallOutcome]?)
     /// Signs an Apple ID in on the phone (nil: signs it out).
     case appleAccount(AppleAccountSetup?)
     /// An admin action on the embedded issuer.
@@ -57,6 +60,41 @@ public enum StepAction: Hashable, Sendable {
     /// Waits (in real time, bounded) until a condition holds: how a `parallel` branch lets
     /// the other get to a point (its sheet up, its request sent) before acting.
     case wait(WaitCondition)
+}
+
+/// How an SDK call may end, as a step's `error:` names it: `none` for success, or one of the
+/// SDK's error codes (`SignInError.Code`).
+public enum CallOutcome: Hashable, Sendable {
+    case success
+    case failure(SignInError.Code)
+
+    /// The name of success.
+    public static let successName = "none"
+
+    /// Every name a scenario may write.
+    public static var names: [String] { [successName] + SignInError.Code.allCases.map(\.rawValue) }
+
+    public init?(name: String) {
+        if name == Self.successName {
+            self = .success
+        } else if let code = SignInError.Code(rawValue: name) {
+            self = .failure(code)
+        } else {
+            return nil
+        }
+    }
+
+    /// The outcome of a call that succeeded (nil) or failed with `code`.
+    public init(_ code: SignInError.Code?) {
+        self = code.map { .failure($0) } ?? .success
+    }
+
+    public var name: String {
+        switch self {
+        case .success: Self.successName
+        case .failure(let code): code.rawValue
+        }
+    }
 }
 
 /// `ASAuthorizationAppleIDProvider.CredentialState`, as scenarios write it (Apple's case names).
@@ -184,10 +222,10 @@ public struct WebUserSetup: Hashable, Sendable {
     public var password: String
     /// Other fields to fill, in order.
     public var fields: [FieldValue]
-    /// `approve` or `deny` on a consent page.
-    public var consent: String
-    /// `cancel` (closes the sheet) or `abandon` (leaves it open) at `point`.
-    public var interruption: WebInterruption?
+    /// What the person answers on a consent page.
+    public var consent: WebUserScript.ConsentDecision
+    /// `cancel` (closes the sheet) or `abandon` (leaves it open) at a point of the flow.
+    public var interruption: WebUserScript.Interruption?
     /// What the person types when the login form comes back after a refused attempt, one entry
     /// per further attempt (`retry`). Without one, a login form shown again ends the sheet.
     public var retries: [LoginAttempt]
@@ -195,7 +233,8 @@ public struct WebUserSetup: Hashable, Sendable {
     public init(
         username: String = "alice@example.com", password: String = "alice-password",
         fields: [FieldValue] = [],
-        consent: String = "approve", interruption: WebInterruption? = nil, retries: [LoginAttempt] = []
+        consent: WebUserScript.ConsentDecision = .approve, interruption: WebUserScript.Interruption? = nil,
+        retries: [LoginAttempt] = []
     ) {
         self.username = username
         self.password = password
@@ -229,23 +268,6 @@ public struct FieldValue: Hashable, Sendable {
     }
 }
 
-/// The person stops the web sheet: `cancel` presses Cancel, `abandon` walks away (the app is
-/// then backgrounded or killed by later steps). `point` is `before_load`, `login` or `consent`.
-public struct WebInterruption: Hashable, Sendable {
-    public var kind: Kind
-    public var point: String
-
-    public enum Kind: String, Hashable, Sendable {
-        case cancel
-        case abandon
-    }
-
-    public init(_ kind: Kind, at point: String) {
-        self.kind = kind
-        self.point = point
-    }
-}
-
 /// Admin actions on the embedded issuer (its `/_admin/` API).
 public enum IssuerAction: Hashable, Sendable {
     /// Arms a fault (an RP conformance id or a transport fault) for the next `count` uses.
@@ -262,8 +284,8 @@ public enum IssuerAction: Hashable, Sendable {
 
 /// An `issuer: {fault: …}` step: which fault, for how many requests, and its settings.
 public struct FaultSetup: Hashable, Sendable {
-    /// The fault's id (`rp-id_token-sig-none`, `http-500`, …).
-    public var id: String
+    /// The fault (`rp-id_token-sig-none`, `http-500`, …).
+    public var fault: IssuerFault
     public var count: Int
     /// Only requests to this path (transport faults).
     public var path: String?
@@ -276,10 +298,11 @@ public struct FaultSetup: Hashable, Sendable {
     public var errorDescription: String?
 
     public init(
-        id: String, count: Int = 1, path: String? = nil, delayMilliseconds: Int? = nil, status: Int? = nil,
+        _ fault: IssuerFault, count: Int = 1, path: String? = nil, delayMilliseconds: Int? = nil,
+        status: Int? = nil,
         error: String? = nil, errorDescription: String? = nil
     ) {
-        self.id = id
+        self.fault = fault
         self.count = count
         self.path = path
         self.delayMilliseconds = delayMilliseconds

@@ -1,11 +1,16 @@
+import Device
+import Issuer
 import JSON
+import SignInSDK
+import WebAuthSession
 import YAML
 
 /// Steps: a bare name (`launch`) or a mapping with one key, the step's name, whose value holds
 /// its arguments (`signIn: {username: bob@example.com}`).
 struct StepDecoder {
     let reader: ScenarioReader
-    let appIDs: [String]
+    /// The apps of the device; nil when the header's apps have a problem, and then unchecked.
+    let appIDs: [String]?
     let env: [String: String]
     /// The files being included, outermost first, to refuse include cycles.
     let includeStack: [String]
@@ -26,9 +31,12 @@ struct StepDecoder {
         guard case .sequence(let sequence) = node else {
             throw reader.error(node, "\(context) must be a list of steps, found \(node.typeDescription)")
         }
+        // A step with a problem is recorded and left out; the next is checked all the same.
         var steps: [Step] = []
         for item in sequence.items {
-            if let step = try step(item) { steps.append(step) }
+            if let step = reader.problems.attempt({ () throws(ScenarioError) in try step(item) }) ?? nil {
+                steps.append(step)
+            }
         }
         return steps
     }
@@ -47,7 +55,9 @@ struct StepDecoder {
                     Step(
                         .include(file: reader.file, steps: inner), name: "sequence",
                         location: reader.location(item)))
-            } else if let step = try step(item) {
+            } else if let step = reader.problems.attempt({ () throws(ScenarioError) in try step(item) })
+                ?? nil
+            {
                 branches.append(step)
             }
         }
@@ -132,8 +142,15 @@ struct StepDecoder {
             return .issuer(try issuerAction(arguments))
         case "parallel":
             guard let arguments else { throw reader.error(node, "parallel needs a list of steps") }
+            if case .sequence(let sequence) = arguments, sequence.items.count < 2 {
+                throw reader.error(arguments, "parallel needs at least two steps")
+            }
+            let found = reader.problems.problems.count
             let inner = try branches(arguments)
-            guard inner.count >= 2 else { throw reader.error(arguments, "parallel needs at least two steps") }
+            // Fewer for want of valid branches is a problem recorded already.
+            guard inner.count >= 2 || reader.problems.problems.count > found else {
+                throw reader.error(arguments, "parallel needs at least two steps")
+            }
             return .parallel(inner)
         case "runFlow":
             guard let arguments else { throw reader.error(node, "runFlow needs a file") }
@@ -147,7 +164,8 @@ struct StepDecoder {
         default:
             if Self.sdkSteps.contains(name) { return try sdk(name, arguments) }
             throw reader.error(
-                node, "unknown step \"\(name)\"; expected one of: \(Self.allSteps.joined(separator: ", "))")
+                node,
+                "unknown step \"\(name)\"" + NearMiss.alternatives(for: name, among: Self.allSteps))
         }
     }
 
@@ -198,10 +216,10 @@ struct StepDecoder {
     private func app(_ mapping: YAMLMapping?, _ context: String) throws(ScenarioError) -> String? {
         guard let node = mapping?["app"] else { return nil }
         let id = try reader.string(node, "\(context).app")
-        guard appIDs.contains(id) else {
-            throw reader.error(node, "no app \(id) on the device; apps: \(appIDs.joined(separator: ", "))")
-        }
-        return id
+        guard let appIDs, !appIDs.contains(id) else { return id }
+        throw reader.error(
+            node,
+            "no app \(id) on the device" + NearMiss.alternatives(for: id, among: appIDs, listing: "apps"))
     }
 
     // MARK: SDK calls
@@ -232,11 +250,8 @@ struct StepDecoder {
             mapping = try optionalMapping(arguments, name, allowed: allowed)
         }
         let app = try app(mapping, name)
-        var expectedErrors: [String]?
-        if let node = mapping?["error"] {
-            expectedErrors = try reader.strings(node, "\(name).error")
-            guard expectedErrors?.isEmpty == false else { throw reader.error(node, "\(name).error is empty") }
-        }
+        var expectedOutcomes: [CallOutcome]?
+        if let node = mapping?["error"] { expectedOutcomes = try outcomes(node, "\(name).error") }
         let call: SDKCall
         switch name {
         case "signIn": call = try signIn(mapping)
@@ -287,10 +302,32 @@ struct StepDecoder {
         case "userInfo": call = .userInfo
         default: call = .configure
         }
-        return .sdk(call, app: app, expectedErrors: expectedErrors)
+        return .sdk(call, app: app, expectedOutcomes: expectedOutcomes)
     }
 
-    static let interruptionPoints = ["before_load", "login", "consent"]
+    /// `error: session_expired`, or several (`[none, session_expired]`), each `none` or an SDK
+    /// error code.
+    private func outcomes(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> [CallOutcome] {
+        let items: [YAMLNode]
+        if case .sequence(let sequence) = node { items = sequence.items } else { items = [node] }
+        var outcomes: [CallOutcome] = []
+        for item in items {
+            for name in try reader.strings(item, context) {
+                guard let outcome = CallOutcome(name: name) else {
+                    throw reader.error(
+                        item,
+                        "\(context) has no \"\(name)\""
+                            + NearMiss.alternatives(
+                                for: name, among: CallOutcome.names,
+                                listing: "expected none or an SDK error code"))
+                }
+                outcomes.append(outcome)
+            }
+        }
+        guard !outcomes.isEmpty else { throw reader.error(node, "\(context) is empty") }
+        return outcomes
+    }
+
     static let endpoints = [
         "discovery", "jwks", "authorization", "token", "userinfo", "end_session", "revocation",
     ]
@@ -316,25 +353,15 @@ struct StepDecoder {
                 }
             }
             if let node = mapping["consent"] {
-                let value = try reader.string(node, "signIn.consent")
-                guard value == "approve" || value == "deny" else {
-                    throw reader.error(node, "signIn.consent must be approve or deny, found \(value)")
-                }
-                user.consent = value
+                user.consent = try reader.named(node, "signIn.consent", WebUserScript.ConsentDecision.self)
             }
-            for kind in [WebInterruption.Kind.cancel, .abandon] {
-                guard let node = mapping[kind.rawValue] else { continue }
+            for kind in ["cancel", "abandon"] {
+                guard let node = mapping[kind] else { continue }
                 guard user.interruption == nil else {
                     throw reader.error(node, "signIn takes cancel or abandon, not both")
                 }
-                let point = try reader.string(node, "signIn.\(kind.rawValue)")
-                guard Self.interruptionPoints.contains(point) else {
-                    throw reader.error(
-                        node,
-                        "signIn.\(kind.rawValue) must be one of \(Self.interruptionPoints.joined(separator: ", ")), found \(point)"
-                    )
-                }
-                user.interruption = WebInterruption(kind, at: point)
+                let point = try reader.named(node, "signIn.\(kind)", WebUserScript.Point.self)
+                user.interruption = kind == "cancel" ? .cancel(at: point) : .abandon(at: point)
             }
             if let node = mapping["retry"] { user.retries = try loginAttempts(node) }
             prompt = try reader.optionalString(mapping, "prompt", "signIn")
@@ -429,7 +456,7 @@ struct StepDecoder {
         }
         switch action.key {
         case "fault":
-            let id = try reader.string(action.value, "issuer.fault")
+            let fault = try reader.named(action.value, "issuer.fault", IssuerFault.self)
             let count =
                 try mapping["count"].map { (n: YAMLNode) throws(ScenarioError) in
                     try reader.int(n, "issuer.count", range: 1...1_000_000)
@@ -442,7 +469,7 @@ struct StepDecoder {
             }
             return .fault(
                 FaultSetup(
-                    id: id, count: count, path: try reader.optionalString(mapping, "path", "issuer"),
+                    fault, count: count, path: try reader.optionalString(mapping, "path", "issuer"),
                     delayMilliseconds: delay, status: status,
                     error: try reader.optionalString(mapping, "error", "issuer"),
                     errorDescription: try reader.optionalString(mapping, "error_description", "issuer")))
@@ -525,7 +552,7 @@ struct StepDecoder {
         }
         let bytes = try ScenarioLoader.read(path, from: reader.location(fileNode))
         let root = try ScenarioLoader.document(bytes, file: path)
-        let included = ScenarioReader(file: path)
+        let included = ScenarioReader(file: path, problems: reader.problems)
         var stepsNode = root
         if case .mapping = root {
             let mapping = try included.mapping(root, "a flow", allowed: ["description", "env", "steps"])
@@ -539,7 +566,8 @@ struct StepDecoder {
             guard let steps = mapping["steps"] else { throw included.error(root, "the flow has no steps") }
             stepsNode = steps
         }
-        let substituted = try Substitution(env: flowEnv, file: path).apply(to: stepsNode)
+        let substituted = Substitution(env: flowEnv, file: path, problems: reader.problems).apply(
+            to: stepsNode)
         let decoder = StepDecoder(
             reader: included, appIDs: appIDs, env: flowEnv, includeStack: includeStack + [path])
         return .include(file: path, steps: try decoder.steps(substituted, "the flow's steps"))
@@ -549,7 +577,7 @@ struct StepDecoder {
     /// `A == B` / `A != B` comparing text.
     private func condition(_ node: YAMLNode) throws(ScenarioError) -> Bool {
         if let value = node.bool { return value }
-        let text = try Substitution(env: env, file: reader.file).substitute(
+        let text = try Substitution(env: env, file: reader.file, problems: reader.problems).substitute(
             try reader.string(node, "runFlow.when"), mark: node.mark)
         for (operation, equal) in [(" == ", true), (" != ", false)] {
             if let range = text.range(of: operation) {
@@ -580,74 +608,88 @@ struct StepDecoder {
             ])
         let app = try app(mapping, "expect")
         var result: [Expectation] = []
+        var checks = 0
         for pair in mapping.pairs {
             let key = pair.key.scalar?.value ?? ""
-            let value = pair.value
-            let location = reader.location(pair.key)
-            let kind: Expectation.Kind
-            switch key {
-            case "app": continue
-            case "session": kind = .session(present: try presence(value, "expect.session"), app: app)
-            case "refresh_token":
-                kind = .refreshToken(present: try presence(value, "expect.refresh_token"), app: app)
-            case "claims": kind = .claims(try reader.matches(value, "expect.claims"), app: app)
-            case "scopes": kind = .scopes(try reader.strings(value, "expect.scopes"), app: app)
-            case "token_type": kind = .tokenType(try reader.string(value, "expect.token_type"), app: app)
-            case "error": kind = .lastError(value.isNull ? nil : try reader.string(value, "expect.error"))
-            case "keychain":
-                if case .mapping = value {
-                    let inner = try reader.mapping(value, "expect.keychain", allowed: ["items"])
-                    guard let items = inner["items"] else {
-                        throw reader.error(value, "expect.keychain needs items")
-                    }
-                    kind = .keychainItems(try reader.int(items, "expect.keychain.items", range: 0...100_000))
-                } else {
-                    kind = .keychainItems(try reader.int(value, "expect.keychain", range: 0...100_000))
-                }
-            case "cookies":
-                let inner = try reader.mapping(value, "expect.cookies", allowed: ["count", "name"])
-                kind = .browserCookies(
-                    count: try inner["count"].map { (n: YAMLNode) throws(ScenarioError) in
-                        try reader.int(n, "expect.cookies.count", range: 0...10_000)
-                    },
-                    named: try reader.optionalString(inner, "name", "expect.cookies"))
-            case "issuer_user":
-                guard case .mapping(let inner) = value, let email = inner["email"] else {
-                    throw reader.error(value, "expect.issuer_user must be a mapping with an email")
-                }
-                var fields = try reader.matches(value, "expect.issuer_user")
-                fields["email"] = nil
-                kind = .issuerUser(
-                    email: try reader.string(email, "expect.issuer_user.email"), fields: fields)
-            case "issuer_refresh_tokens":
-                let verdict = try reader.string(value, "expect.issuer_refresh_tokens")
-                guard verdict == "revoked" || verdict == "active" else {
-                    throw reader.error(value, "expect.issuer_refresh_tokens must be revoked or active")
-                }
-                kind = .issuerRefreshTokens(verdict)
-            case "apple_credential":
-                kind = .appleCredential(
-                    try appleCredentialState(value, "expect.apple_credential"), app: app)
-            case "app_phase":
-                kind = .appPhase(try reader.string(value, "expect.app_phase"), app: app)
-            case "signed_out_at_issuer":
-                kind = .signedOutAtIssuer(try reader.bool(value, "expect.signed_out_at_issuer"), app: app)
-            case "login_forms":
-                kind = .loginForms(try reader.int(value, "expect.login_forms", range: 0...10_000), app: app)
-            default:
-                if case .sequence(let items) = value {
-                    for item in items.items {
-                        result.append(
-                            Expectation(.requests(try requests(item)), location: reader.location(item)))
-                    }
-                    continue
-                }
-                kind = .requests(try requests(value))
+            if key != "app" { checks += 1 }
+            // A check with a problem is recorded, and the next one checked.
+            reader.problems.attempt { () throws(ScenarioError) in
+                result += try expectations(key, pair.value, at: reader.location(pair.key), app: app)
             }
-            result.append(Expectation(kind, location: location))
         }
-        guard !result.isEmpty else { throw reader.error(node, "expect needs at least one check") }
+        guard checks > 0 else { throw reader.error(node, "expect needs at least one check") }
         return result
+    }
+
+    /// The check `key: value` of an `expect` step (several for a list of request checks).
+    private func expectations(_ key: String, _ value: YAMLNode, at location: SourceLocation, app: String?)
+        throws(ScenarioError) -> [Expectation]
+    {
+        let kind: Expectation.Kind
+        switch key {
+        case "app": return []
+        case "session": kind = .session(present: try presence(value, "expect.session"), app: app)
+        case "refresh_token":
+            kind = .refreshToken(present: try presence(value, "expect.refresh_token"), app: app)
+        case "claims": kind = .claims(try reader.matches(value, "expect.claims"), app: app)
+        case "scopes": kind = .scopes(try reader.strings(value, "expect.scopes"), app: app)
+        case "token_type": kind = .tokenType(try reader.string(value, "expect.token_type"), app: app)
+        case "error":
+            let given = value.isNull ? [.success] : try outcomes(value, "expect.error")
+            guard given.count == 1, let outcome = given.first else {
+                throw reader.error(value, "expect.error takes one code (or none)")
+            }
+            if case .failure(let code) = outcome { kind = .lastError(code) } else { kind = .lastError(nil) }
+        case "keychain":
+            if case .mapping = value {
+                let inner = try reader.mapping(value, "expect.keychain", allowed: ["items"])
+                guard let items = inner["items"] else {
+                    throw reader.error(value, "expect.keychain needs items")
+                }
+                kind = .keychainItems(try reader.int(items, "expect.keychain.items", range: 0...100_000))
+            } else {
+                kind = .keychainItems(try reader.int(value, "expect.keychain", range: 0...100_000))
+            }
+        case "cookies":
+            let inner = try reader.mapping(value, "expect.cookies", allowed: ["count", "name"])
+            kind = .browserCookies(
+                count: try inner["count"].map { (n: YAMLNode) throws(ScenarioError) in
+                    try reader.int(n, "expect.cookies.count", range: 0...10_000)
+                },
+                named: try reader.optionalString(inner, "name", "expect.cookies"))
+        case "issuer_user":
+            guard case .mapping(let inner) = value, let email = inner["email"] else {
+                throw reader.error(value, "expect.issuer_user must be a mapping with an email")
+            }
+            var fields = try reader.matches(value, "expect.issuer_user")
+            fields["email"] = nil
+            kind = .issuerUser(
+                email: try reader.string(email, "expect.issuer_user.email"), fields: fields)
+        case "issuer_refresh_tokens":
+            kind = .issuerRefreshTokens(
+                try reader.named(value, "expect.issuer_refresh_tokens", RefreshTokenVerdict.self))
+        case "apple_credential":
+            kind = .appleCredential(
+                try appleCredentialState(value, "expect.apple_credential"), app: app)
+        case "app_phase":
+            kind = .appPhase(try reader.named(value, "expect.app_phase", AppPhase.self), app: app)
+        case "signed_out_at_issuer":
+            kind = .signedOutAtIssuer(try reader.bool(value, "expect.signed_out_at_issuer"), app: app)
+        case "login_forms":
+            kind = .loginForms(try reader.int(value, "expect.login_forms", range: 0...10_000), app: app)
+        case "requests":
+            if case .sequence(let items) = value {
+                var checks: [Expectation] = []
+                for item in items.items {
+                    checks.append(Expectation(.requests(try requests(item)), location: reader.location(item)))
+                }
+                return checks
+            }
+            kind = .requests(try requests(value))
+        default:
+            return []  // An unknown key, recorded by the mapping's read.
+        }
+        return [Expectation(kind, location: location)]
     }
 
     private func presence(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> Bool {
@@ -670,7 +712,7 @@ struct StepDecoder {
             guard Self.endpoints.contains(name) else {
                 throw reader.error(
                     node,
-                    "unknown endpoint \(name); expected one of: \(Self.endpoints.joined(separator: ", "))")
+                    "unknown endpoint \(name)" + NearMiss.alternatives(for: name, among: Self.endpoints))
             }
             guard expectation.path == nil else { throw reader.error(node, "give path or endpoint, not both") }
             expectation.endpoint = name

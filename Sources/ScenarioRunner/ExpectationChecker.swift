@@ -9,7 +9,7 @@ import Simulator
 /// expected and what was found; a check the target cannot make returns the reason.
 struct ExpectationChecker {
     let world: ScenarioWorld
-    let lastError: String?
+    let lastError: SignInError.Code?
     /// Each app's last sign-out, by bundle id.
     var signOuts: [String: SignOutOutcome] = [:]
 
@@ -81,7 +81,8 @@ struct ExpectationChecker {
         case .lastError(let code):
             guard lastError == code else {
                 throw fail(
-                    "the last SDK call's error", expected: code ?? "no error", actual: lastError ?? "no error"
+                    "the last SDK call's error", expected: code?.rawValue ?? "no error",
+                    actual: lastError?.rawValue ?? "no error"
                 )
             }
         case .requests(var requests):
@@ -136,23 +137,25 @@ struct ExpectationChecker {
             }
             let tokens = receivedRefreshTokens()
             guard let newest = tokens.last else {
-                throw fail("no refresh token was received", expected: verdict, actual: "none received")
+                throw fail(
+                    "no refresh token was received", expected: verdict.rawValue, actual: "none received")
             }
             let statuses = tokens.map { issuer.refreshTokenStatus($0) }
-            let described = statuses.joined(separator: ", ")
-            if verdict == "revoked" {
-                guard statuses.allSatisfy({ $0 == "revoked" || $0 == "unknown" }),
-                    statuses.contains("revoked")
+            let described = statuses.map(\.rawValue).joined(separator: ", ")
+            switch verdict {
+            case .revoked:
+                guard statuses.allSatisfy({ $0 == .revoked || $0 == .unknown }), statuses.contains(.revoked)
                 else {
                     throw fail(
                         "the refresh tokens the device received, at the issuer", expected: "all revoked",
                         actual: described)
                 }
-            } else {
-                guard issuer.refreshTokenStatus(newest) == "active" else {
+            case .active:
+                let standing = issuer.refreshTokenStatus(newest)
+                guard standing == .active else {
                     throw fail(
                         "the newest refresh token the device received, at the issuer", expected: "active",
-                        actual: issuer.refreshTokenStatus(newest))
+                        actual: standing.rawValue)
                 }
             }
         case .appleCredential(let state, let app):
@@ -170,8 +173,10 @@ struct ExpectationChecker {
                     "Apple's credential state for \(account.email)", expected: state.rawValue, actual: actual)
             }
         case .appPhase(let phase, let app):
-            let actual = "\(world.app(app).state.phase)"
-            guard actual == phase else { throw fail("the app's phase", expected: phase, actual: actual) }
+            let actual = world.app(app).state.phase
+            guard actual == phase else {
+                throw fail("the app's phase", expected: phase.rawValue, actual: actual.rawValue)
+            }
         case .signedOutAtIssuer(let ended, let app):
             guard let outcome = signOuts[world.app(app).bundleID] else {
                 throw fail(

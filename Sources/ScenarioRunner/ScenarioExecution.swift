@@ -19,7 +19,7 @@ struct StepStop: Error {
 final class ScenarioExecution: Sendable {
     let world: ScenarioWorld
     /// The error code of the last SDK call (nil: it succeeded), shared by parallel steps.
-    private let lastError = Mutex<String?>(nil)
+    private let lastError = Mutex<SignInError.Code?>(nil)
     /// The id of the last SDK call a replay made.
     private let nextCall = Mutex<UInt64>(0)
     /// Apps whose starting session (a replay of a capture that begins mid-session) is stored.
@@ -178,7 +178,7 @@ final class ScenarioExecution: Sendable {
                 // The app's configure at launch is an SDK call: its outcome is what `expect:
                 // {error: …}` sees next.
                 let error = app.configureError
-                lastError.withLock { $0 = error?.code.rawValue }
+                lastError.withLock { $0 = error?.code }
                 callOutcome = error?.code.rawValue ?? StepRecord.callSucceeded
                 return error.map { "configure failed: \($0.code.rawValue): \($0.message)" }
             }
@@ -241,9 +241,9 @@ final class ScenarioExecution: Sendable {
             guard world.isEmbedded else { throw StepSkip(reason: "needs the embedded issuer's admin API") }
             try await issuerAction(action, step: step)
             return nil
-        case .sdk(let call, let app, let expectedErrors):
+        case .sdk(let call, let app, let expectedOutcomes):
             return try await sdk(
-                call, app: app, expectedErrors: expectedErrors, step: step, callOutcome: &callOutcome)
+                call, app: app, expectedOutcomes: expectedOutcomes, step: step, callOutcome: &callOutcome)
         case .expect(let expectations):
             if world.replay != nil {
                 throw StepSkip(reason: "a replay compares requests and outcomes with the capture, not checks")
@@ -439,7 +439,8 @@ final class ScenarioExecution: Sendable {
     // MARK: SDK calls
 
     private func sdk(
-        _ call: SDKCall, app id: String?, expectedErrors: [String]?, step: Step, callOutcome: inout String?
+        _ call: SDKCall, app id: String?, expectedOutcomes: [CallOutcome]?, step: Step,
+        callOutcome: inout String?
     ) async throws -> String? {
         let app = world.app(id)
         let setup = world.setup(id)
@@ -465,13 +466,13 @@ final class ScenarioExecution: Sendable {
                 outcome = .failure(error)
             }
         }
-        let code: String?
+        let code: SignInError.Code?
         switch outcome {
         case .success: code = nil
-        case .failure(let error): code = error.code.rawValue
+        case .failure(let error): code = error.code
         }
         lastError.withLock { $0 = code }
-        callOutcome = code ?? StepRecord.callSucceeded
+        callOutcome = code?.rawValue ?? StepRecord.callSucceeded
         if world.replay != nil {
             // A replay records what the app did and goes on; the report compares it with the
             // recording.
@@ -490,10 +491,10 @@ final class ScenarioExecution: Sendable {
                         "Apple's credential state is \(state.rawValue), but the scenario expects \(expected.rawValue)",
                     expected: expected.rawValue, actual: state.rawValue))
         }
-        let allowed = expectedErrors ?? ["none"]
-        let actual = code ?? "none"
-        let expected = allowed.count == 1 ? allowed[0] : "one of " + allowed.joined(separator: ", ")
-        guard allowed.contains(actual) else {
+        let allowed = expectedOutcomes ?? [.success]
+        let expected =
+            allowed.count == 1 ? allowed[0].name : "one of " + allowed.map(\.name).joined(separator: ", ")
+        guard allowed.contains(CallOutcome(code)) else {
             switch outcome {
             case .success:
                 throw StepStop(
@@ -515,7 +516,7 @@ final class ScenarioExecution: Sendable {
                 throw StepStop(
                     failure: StepFailure(
                         step: step.name, location: step.location, message: message,
-                        expected: expectedErrors == nil ? "success" : expected, actual: error.code.rawValue))
+                        expected: expectedOutcomes == nil ? "success" : expected, actual: error.code.rawValue))
             }
         }
         switch outcome {
@@ -541,10 +542,6 @@ final class ScenarioExecution: Sendable {
             // A filled field replaces one of the same name (a password typed into the form), as
             // `signinsim sign-in --fill` does; a form never sends two values for one input.
             for field in user.fields { fields[field.name] = field.value }
-            var interruption: WebUserScript.Interruption?
-            if let stop = user.interruption, let point = WebUserScript.Point(rawValue: stop.point) {
-                interruption = stop.kind == .cancel ? .cancel(at: point) : .abandon(at: point)
-            }
             let retries = user.retries.map { attempt -> FormParameters in
                 var changes = FormParameters()
                 if let username = attempt.username { changes.append(setup.usernameField, username) }
@@ -552,8 +549,7 @@ final class ScenarioExecution: Sendable {
                 return changes
             }
             app.webUser = WebUserScript(
-                fields: fields, consent: user.consent == "deny" ? .deny : .approve,
-                interruption: interruption,
+                fields: fields, consent: user.consent, interruption: user.interruption,
                 retries: retries, usernameField: setup.usernameField)
             var request = SignInRequestOptions()
             request.prompt = prompt.map(SignInOptions.Prompt.init(text:))

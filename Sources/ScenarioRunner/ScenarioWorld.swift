@@ -85,14 +85,8 @@ final class ScenarioWorld: Sendable {
             if let account = scenario.device.appleAccount { phone.appleAccount = appleIDAccount(account) }
             var apps: [String: SimulatedApp] = [:]
             for setup in scenario.apps {
-                let profile: BehaviorProfile
-                do {
-                    profile = try BehaviorProfile(named: setup.profile)
-                } catch {
-                    throw ScenarioError(.invalid, error.message, at: scenario.location)
-                }
                 let options = try Self.options(
-                    setup, issuer: issuerURL + setup.issuerSuffix, profile: profile, at: scenario.location)
+                    setup, issuer: issuerURL + setup.issuerSuffix, profile: setup.profile, at: scenario.location)
                 apps[setup.bundleID] = try phone.install(
                     AppConfiguration(bundleID: setup.bundleID, options: options))
             }

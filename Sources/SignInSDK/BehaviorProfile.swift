@@ -184,11 +184,7 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
             } else {
                 throw SignInError(
                     .invalidConfiguration,
-                    "unknown SDK profile \"\(part)\"; known: default, "
-                        + (RefreshStrategy.allCases.map(\.rawValue) + [Self.strictName]
-                        + [ClockRule.appAuth.rawValue, DPoPTimeSource.serverDate.rawValue]
-                        + KnownFault.allCases.map(\.rawValue))
-                        .joined(separator: ", "))
+                    "unknown SDK profile \"\(part)\"; known: " + Self.names.joined(separator: ", "))
             }
         }
         if clockRule != .standard, has(.strictClock) {
@@ -201,6 +197,13 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
 
     /// The name of `Strictness.strict`.
     static let strictName = "strict"
+
+    /// Every name `init(named:)` reads, alone or joined with `+`.
+    public static var names: [String] {
+        ["default"] + RefreshStrategy.allCases.map(\.rawValue) + [strictName]
+            + ClockRule.allCases.filter { $0 != .standard }.map(\.rawValue)
+            + DPoPTimeSource.allCases.filter { $0 != .device }.map(\.rawValue) + KnownFault.allCases.map(\.rawValue)
+    }
 
     /// The profile's name in the form `init(named:)` reads.
     public var description: String {

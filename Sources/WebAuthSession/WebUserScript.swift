@@ -33,7 +33,7 @@ public struct WebUserScript: Hashable, Sendable {
     }
 
     /// The answer to a consent page.
-    public enum ConsentDecision: String, Hashable, Sendable {
+    public enum ConsentDecision: String, Hashable, Sendable, CaseIterable {
         case approve
         case deny
     }

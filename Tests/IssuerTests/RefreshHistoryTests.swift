@@ -32,8 +32,8 @@ struct RefreshHistoryTests {
             #expect(stored == 1 + RefreshFamily.retiredLimit)
             #expect(retired == tokens[(40 - RefreshFamily.retiredLimit)..<40].map { TokenHash(of: $0) })
             #expect(fixture.issuer.state.withLock { $0.refreshTokens[TokenHash(of: first)] } == nil)
-            #expect(fixture.issuer.refreshTokenStatus(first) == "rotated")
-            #expect(fixture.issuer.refreshTokenStatus(tokens[40]) == "active")
+            #expect(fixture.issuer.refreshTokenStatus(first) == .rotated)
+            #expect(fixture.issuer.refreshTokenStatus(tokens[40]) == .active)
 
             let replay = try await fixture.refresh(first)
             expectError(replay, 400, "invalid_grant")

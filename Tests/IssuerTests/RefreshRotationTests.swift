@@ -21,7 +21,7 @@ struct RefreshRotationTests {
             fixture.clock.advance(by: 9)
             let again = try await fixture.refreshed(first)
             #expect(again.refreshToken != second.refreshToken)
-            #expect(fixture.issuer.refreshTokenStatus(try #require(second.refreshToken)) == "active")
+            #expect(fixture.issuer.refreshTokenStatus(try #require(second.refreshToken)) == .active)
             #expect(try await fixture.refresh(try #require(second.refreshToken)).status == 200)
             #expect(try await fixture.refresh(try #require(again.refreshToken)).status == 200)
         }
@@ -229,7 +229,7 @@ struct RefreshRotationTests {
         try await withIssuer(deployment, tenant: tokenTestTenant(rotation: .none)) { fixture in
             let token = try #require(try await fixture.signIn().refreshToken)
             for _ in 0..<3 { #expect(try await fixture.refreshed(token).refreshToken == nil) }
-            #expect(fixture.issuer.refreshTokenStatus(token) == "active")
+            #expect(fixture.issuer.refreshTokenStatus(token) == .active)
         }
     }
 
@@ -249,7 +249,7 @@ struct RefreshRotationTests {
             #expect(concurrent.status == 500)
             #expect(concurrent.headers["Content-Type"]?.hasPrefix("text/html") == true)
             #expect(concurrent.bodyText?.contains("<title>Server Error (500)</title>") == true)
-            #expect(fixture.issuer.refreshTokenStatus(try #require(second.refreshToken)) == "active")
+            #expect(fixture.issuer.refreshTokenStatus(try #require(second.refreshToken)) == .active)
             fixture.clock.advance(by: 1)
             expectError(try await fixture.refresh(first), 400, "invalid_grant")
             #expect(try await fixture.refresh(try #require(second.refreshToken)).status == 200)

@@ -89,7 +89,7 @@ import Testing
             wrong.result.failure?.expected == "canceled_login" && wrong.result.failure?.actual == "success")
     }
 
-    @Test("an invalid tenant or profile fails at setup with its place")
+    @Test("an invalid tenant fails at setup with its place")
     func setupErrors() async throws {
         let tenant = await ScenarioRunner.run(
             try Self.scenario("name: t\nissuer: {tenant: {clients: [{client_id: 5}]}}\nsteps: [launch]\n"),
@@ -97,9 +97,6 @@ import Testing
         #expect(tenant.result.status == .failed)
         #expect(tenant.result.failure?.step == "setup")
         #expect(tenant.result.failure?.location.line == 2)
-        let profile = await ScenarioRunner.run(
-            try Self.scenario("name: p\nprofile: sloppy\nsteps: [launch]\n"), seed: 1)
-        #expect(profile.result.failure?.message.contains("unknown SDK profile") == true)
     }
 
     @Test("parallel steps race; single flight shares one refresh")

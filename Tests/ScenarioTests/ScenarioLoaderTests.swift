@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Scenario
+import SignInSDK
 import TestSupport
 import Testing
 
@@ -67,7 +68,9 @@ import Testing
         #expect(scenario.apps.map(\.bundleID) == ["com.example.app", "com.other.app"])
         #expect(scenario.apps[1].clientID == "com.other.app")
         #expect(scenario.apps[1].redirectURI == "com.other.app://auth/callback")
-        #expect(scenario.apps[0].profile == "naive" && scenario.apps[0].sharedSession)
+        #expect(
+            scenario.apps[0].profile == BehaviorProfile(refreshStrategy: .naive)
+                && scenario.apps[0].sharedSession)
         #expect(scenario.apps[1].usesDPoP)
         #expect(scenario.apps[0].postLogoutRedirectURI == nil)
         #expect(scenario.apps[1].postLogoutRedirectURI == "com.other.app://auth/logout")
@@ -81,8 +84,8 @@ import Testing
         }
         #expect(user.username == "bob@example.com")
         #expect(user.fields == [FieldValue("otp", "123456")])
-        #expect(user.consent == "deny")
-        #expect(expected == ["authorization_denied"])
+        #expect(user.consent == .deny)
+        #expect(expected == [.failure(.authorizationDenied)])
         guard case .expect(let checks) = scenario.steps[13].action else {
             Issue.record("step 14 is \(scenario.steps[13].action)")
             return
@@ -113,8 +116,11 @@ import Testing
             ("name: x\nsteps:\n  - advance: 5y", 3, 14, "unknown unit"),
             ("name: x\nsteps:\n  - {launch: null, signIn: null}", 3, 5, "exactly one key"),
             ("name: x\nsteps:\n  - launch: {app: com.nope}", 3, 19, "no app com.nope"),
-            ("name: x\nsteps:\n  - signIn: {consent: maybe}", 3, 23, "approve or deny"),
-            ("name: x\nsteps:\n  - signIn: {cancel: halfway}", 3, 22, "must be one of"),
+            ("name: x\nsteps:\n  - signIn: {consent: maybe}", 3, 23, "expected one of: approve, deny"),
+            (
+                "name: x\nsteps:\n  - signIn: {cancel: halfway}", 3, 22,
+                "expected one of: before_load, login, consent"
+            ),
             ("name: x\nsteps:\n  - parallel: [launch]", 3, 15, "at least two"),
             ("name: x\nsteps:\n  - network: {status: {count: 2}}", 3, 23, "needs a code"),
             ("name: x\nsteps:\n  - issuer: {}", 3, 13, "one action"),
@@ -372,10 +378,10 @@ import Testing
                 .appleCredential(.authorized, app: nil), .appleCredential(.revoked, app: "com.example.app"),
                 .appleCredential(.notFound, app: nil), .appleCredential(.transferred(team: nil), app: nil),
                 .appleCredential(.transferred(team: "TEAM000002"), app: nil),
-                .sdk(.getCredentialState(expected: nil), app: nil, expectedErrors: nil),
+                .sdk(.getCredentialState(expected: nil), app: nil, expectedOutcomes: nil),
                 .sdk(
                     .getCredentialState(expected: .transferred), app: nil,
-                    expectedErrors: ["none", "no_session"]),
+                    expectedOutcomes: [.success, .failure(.noSession)]),
             ] + [scenario.steps[7].action])
         guard case .expect(let checks) = scenario.steps[7].action else {
             Issue.record("step 8 is \(scenario.steps[7].action)")

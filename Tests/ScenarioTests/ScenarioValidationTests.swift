@@ -1,0 +1,115 @@
+import Scenario
+import TestSupport
+import Testing
+
+/// Validation before anything runs: every problem of a file, each at its place, with the known
+/// name a near miss was probably meant to be.
+@Suite struct ScenarioValidationTests {
+    func problems(_ text: String, file: String = "v.yaml") -> [ScenarioError] {
+        do {
+            _ = try ScenarioLoader.parse(Array(text.utf8), file: file)
+            return []
+        } catch {
+            return error.problems
+        }
+    }
+
+    @Test(
+        "a name of a closed set that the tool does not know is refused where it is written",
+        arguments: [
+            ("profile: naiv\nsteps: [launch]", 2, 10, "did you mean \"naive\"?"),
+            ("profile: naive+strict-clok\nsteps: [launch]", 2, 10, "did you mean \"strict-clock\"?"),
+            (
+                "steps:\n  - issuer: {fault: rp-made-up-fault}", 3, 21,
+                "issuer.fault has no \"rp-made-up-fault\""
+            ),
+            ("steps:\n  - issuer: {fault: http-50}", 3, 21, "did you mean \"http-500\"?"),
+            ("steps:\n  - signIn: {error: not_a_code}", 3, 21, "expected none or an SDK error code"),
+            ("steps:\n  - signIn: {error: sesion_expired}", 3, 21, "did you mean \"session_expired\"?"),
+            (
+                "steps:\n  - getAccessToken: {error: [sesion_expired, none]}", 3, 30,
+                "did you mean \"session_expired\"?"
+            ),
+            ("steps:\n  - expect: {error: sesion_expired}", 3, 21, "did you mean \"session_expired\"?"),
+            ("steps:\n  - expect: {app_phase: sleeping}", 3, 25, "expect.app_phase has no \"sleeping\""),
+            ("steps:\n  - expect: {app_phase: backgound}", 3, 25, "did you mean \"background\"?"),
+            ("steps:\n  - expect: {issuer_refresh_tokens: revokd}", 3, 37, "did you mean \"revoked\"?"),
+            ("steps:\n  - signin", 3, 5, "unknown step \"signin\"; did you mean \"signIn\"?"),
+            (
+                "steps:\n  - signIn: {usernme: bob}", 3, 14,
+                "unknown key \"usernme\" in signIn; did you mean \"username\"?"
+            ),
+            ("steps:\n  - expect: {requests: {endpoint: tokn}}", 3, 35, "did you mean \"token\"?"),
+        ] as [(String, Int, Int, String)])
+    func unknownNames(body: String, line: Int, column: Int, fragment: String) throws {
+        let found = problems("name: v\n" + body)
+        try #require(found.count == 1, "\(found)")
+        #expect(
+            found[0].location == SourceLocation(file: "v.yaml", line: line, column: column), "\(found[0])")
+        #expect(found[0].message.contains(fragment), "\(found[0])")
+        #expect(found[0].code == .invalid)
+    }
+
+    @Test("every problem of a file is reported, in file order")
+    func everyProblem() {
+        let found = problems(
+            """
+            name: v
+            colour: blue
+            steps:
+              - signin
+              - launch
+              - issuer: {fault: http-50}
+              - advance: ${WAIT}
+              - expect: {app_phase: sleeping, session: maybe}
+            """)
+        #expect(
+            found.map(\.location.line) == [2, 4, 6, 7, 8, 8],
+            "\(found.map(\.description).joined(separator: "\n"))")
+        #expect(found.map(\.location.column) == [1, 5, 21, 14, 25, 44])
+        #expect(found[0].message.contains("unknown key \"colour\""))
+        #expect(found[3].message.contains("undefined variable WAIT"))
+    }
+
+    @Test("the description of an error lists every problem, a line each")
+    func description() {
+        let found = problems("steps:\n  - signin\n  - lanch\n")
+        do {
+            _ = try ScenarioLoader.parse(Array("steps:\n  - signin\n  - lanch\n".utf8), file: "d.yaml")
+            Issue.record("accepted")
+        } catch {
+            #expect(
+                error.description
+                    .split(separator: "\n").map { String($0.prefix(11)) } == [
+                        "d.yaml:1:1:", "d.yaml:2:5:", "d.yaml:3:5:",
+                    ],
+                "\(error)")
+        }
+        #expect(found.count == 3)
+    }
+
+    @Test("problems of an included flow are reported with its file, after the scenario's")
+    func problemsOfAFlow() throws {
+        let directory = try TemporaryDirectory()
+        let flow = try directory.write("steps:\n  - lanch\n  - issuer: {fault: nope}\n", named: "flow.yaml")
+        let scenario = try directory.write(
+            "name: f\nsteps:\n  - runFlow: flow.yaml\n  - signin\n", named: "f.yaml")
+        do {
+            _ = try ScenarioLoader.load(path: scenario)
+            Issue.record("accepted")
+        } catch {
+            #expect(
+                error.problems.map { "\($0.location.file == flow ? "flow" : "main"):\($0.location.line)" }
+                    == ["main:4", "flow:2", "flow:3"], "\(error)")
+        }
+    }
+
+    @Test("an app named in a step is checked against the apps, with a suggestion")
+    func appNames() {
+        let found = problems(
+            "name: a\napps: [{id: com.example.app}, {id: com.example.other}]\nsteps:\n  - launch: {app: com.example.otter}\n"
+        )
+        #expect(
+            found.count == 1 && found[0].message.contains("did you mean \"com.example.other\"?"), "\(found)")
+    }
+}
