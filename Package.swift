@@ -257,7 +257,8 @@ let package = Package(
                 "Cryptography",
                 "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport",
             ]),
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "SignInSDK", "YAML", "JSON", "TestSupport"]),
+        .testTarget(
+            name: "ScenarioTests", dependencies: ["Scenario", "SignInSDK", "YAML", "JSON", "TestSupport"]),
         .testTarget(
             name: "ScenarioRunnerTests",
             dependencies: [

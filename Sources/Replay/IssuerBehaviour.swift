@@ -71,7 +71,8 @@ struct IssuerBehaviour {
         if case .fault(let setup) = action, var steps = before[target],
             let existing = steps.firstIndex(where: {
                 if case .issuer(.fault(let other)) = $0.action {
-                    return other.fault == setup.fault && other.path == setup.path && other.status == setup.status
+                    return other.fault == setup.fault && other.path == setup.path
+                        && other.status == setup.status
                         && other.error == setup.error && other.delayMilliseconds == setup.delayMilliseconds
                 }
                 return false

@@ -56,7 +56,8 @@ struct ReplayStory: Sendable {
         }
         let behaviour: BehaviorProfile
         do throws(SignInError) {
-            behaviour = try profile.map { name throws(SignInError) in try BehaviorProfile(named: name) } ?? .default
+            behaviour =
+                try profile.map { name throws(SignInError) in try BehaviorProfile(named: name) } ?? .default
         } catch {
             throw CaptureReplay.Failure(description: error.message)
         }

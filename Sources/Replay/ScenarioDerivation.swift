@@ -372,7 +372,9 @@ private struct Derivation {
                 call = .signIn(user, prompt: prompt, scopes: scopes, loginHint: hint, maxAge: maxAge)
             }
             let outcome = record?.callOutcome
-            let expected = outcome.flatMap { $0 == StepRecord.callSucceeded ? nil : CallOutcome(name: $0).map { [$0] } }
+            let expected = outcome.flatMap {
+                $0 == StepRecord.callSucceeded ? nil : CallOutcome(name: $0).map { [$0] }
+            }
             return Step(
                 .sdk(call, app: app, expectedOutcomes: expected), name: step.name, location: step.location)
         case .parallel(let branches):

@@ -516,7 +516,8 @@ final class ScenarioExecution: Sendable {
                 throw StepStop(
                     failure: StepFailure(
                         step: step.name, location: step.location, message: message,
-                        expected: expectedOutcomes == nil ? "success" : expected, actual: error.code.rawValue))
+                        expected: expectedOutcomes == nil ? "success" : expected, actual: error.code.rawValue)
+                )
             }
         }
         switch outcome {

@@ -86,7 +86,8 @@ final class ScenarioWorld: Sendable {
             var apps: [String: SimulatedApp] = [:]
             for setup in scenario.apps {
                 let options = try Self.options(
-                    setup, issuer: issuerURL + setup.issuerSuffix, profile: setup.profile, at: scenario.location)
+                    setup, issuer: issuerURL + setup.issuerSuffix, profile: setup.profile,
+                    at: scenario.location)
                 apps[setup.bundleID] = try phone.install(
                     AppConfiguration(bundleID: setup.bundleID, options: options))
             }

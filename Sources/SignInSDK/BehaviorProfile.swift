@@ -202,7 +202,8 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
     public static var names: [String] {
         ["default"] + RefreshStrategy.allCases.map(\.rawValue) + [strictName]
             + ClockRule.allCases.filter { $0 != .standard }.map(\.rawValue)
-            + DPoPTimeSource.allCases.filter { $0 != .device }.map(\.rawValue) + KnownFault.allCases.map(\.rawValue)
+            + DPoPTimeSource.allCases.filter { $0 != .device }.map(\.rawValue)
+            + KnownFault.allCases.map(\.rawValue)
     }
 
     /// The profile's name in the form `init(named:)` reads.
