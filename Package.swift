@@ -258,7 +258,8 @@ let package = Package(
                 "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport",
             ]),
         .testTarget(
-            name: "ScenarioTests", dependencies: ["Scenario", "SignInSDK", "YAML", "JSON", "TestSupport"]),
+            name: "ScenarioTests",
+            dependencies: ["Scenario", "SignInSDK", "Issuer", "Device", "YAML", "JSON", "TestSupport"]),
         .testTarget(
             name: "ScenarioRunnerTests",
             dependencies: [

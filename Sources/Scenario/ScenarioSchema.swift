@@ -1,8 +1,162 @@
-/// The JSON Schema (draft 2020-12) of scenario files, as checked in at
+import Device
+import Issuer
+public import JSON
+import SignInSDK
+import WebAuthSession
+
+/// The JSON Schema (draft 2020-12) of scenario and flow files, as checked in at
 /// `scenarios/scenario.schema.json` for editors (a test keeps the two identical). It describes
-/// the shape; `ScenarioLoader` checks the rest (variables, includes, app ids, value ranges).
+/// the shape; `ScenarioLoader` checks the rest (includes, app ids, value ranges) and reports
+/// every problem.
+///
+/// Made from three parts: the hand-written `shape`; the closed sets (profiles, faults, error
+/// codes, app phases, …) taken from the declarations the loader reads them with, so a new
+/// fault or error code is in the schema without an edit here; and the rules the loader applies
+/// to every file: `${VAR}` may stand for any value (a number, a boolean, a name of a closed
+/// set), and a file may be a flow for `runFlow` (a list of steps, or `description`, `env` and
+/// `steps`).
 public enum ScenarioSchema {
-    public static let json = #"""
+    /// The schema as `signinsim schema` prints it.
+    public static let json: String = document.prettyPrinted() + "\n"
+
+    /// The schema as a JSON value.
+    public static var document: JSONValue {
+        guard case .object(var root)? = try? JSONValue.parse(Array(shape.utf8)),
+            case .object(var definitions)? = root.removeValue(forKey: "$defs")
+        else {
+            // `shape` is this file's own constant; ScenarioSchemaTests parse it.
+            return .object([:])
+        }
+        for (name, schema) in closedSets { definitions[name] = schema }
+        var document: [String: JSONValue] = [:]
+        for key in ["$id", "$schema"] { document[key] = root.removeValue(forKey: key) }
+        document["title"] = "SignInSim scenario or flow"
+        document["description"] = root.removeValue(forKey: "description")
+        definitions["scenario"] = .object(root)
+        definitions["flow"] = flow
+        document["anyOf"] = [.object(["$ref": "#/$defs/scenario"]), .object(["$ref": "#/$defs/flow"])]
+        definitions = definitions.mapValues(substitutable)
+        // Added after, so that it does not refer to itself.
+        definitions[variableDefinition] = .object([
+            "description": "A ${NAME} or ${NAME:-default} reference, substituted before the file is read.",
+            "pattern": .string(#"\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}"#), "type": "string",
+        ])
+        document["$defs"] = .object(definitions)
+        return .object(document)
+    }
+
+    /// Every closed set a scenario names, by its `$defs` name.
+    static var closedSets: [String: JSONValue] {
+        let callOutcome = choice(CallOutcome.names, "none (success) or an SDK error code.")
+        return [
+            "fault": choice(
+                IssuerFault.allCases.map(\.rawValue),
+                "An issuer fault: an RP conformance id or a transport fault."),
+            "appPhase": choice(AppPhase.allCases.map(\.rawValue), "The app's lifecycle phase."),
+            "callOutcome": callOutcome,
+            "callOutcomes": .object([
+                "description":
+                    "The outcomes allowed, none meaning success: one, a list, or several separated by spaces.",
+                "anyOf": [
+                    .object(["pattern": .string(joined(CallOutcome.names, by: " +")), "type": "string"]),
+                    .object([
+                        "items": .object(["$ref": "#/$defs/callOutcome"]), "minItems": 1, "type": "array",
+                    ]),
+                ],
+            ]),
+            "profile": .object([
+                "description": .string(
+                    "The SDK behaviour profile: one of " + BehaviorProfile.names.joined(separator: ", ")
+                        + ", or several joined with +."),
+                "pattern": .string(joined(BehaviorProfile.names, by: #" *\+ *"#)), "type": "string",
+            ]),
+            "appleCredentialState": choice(
+                AppleCredentialStateName.allCases.map(\.rawValue), "An Apple ID credential state."),
+            "refreshTokenVerdict": choice(
+                RefreshTokenVerdict.allCases.map(\.rawValue),
+                "What the refresh tokens the device received are at the issuer."),
+            "consent": choice(
+                WebUserScript.ConsentDecision.allCases.map(\.rawValue), "The answer on the consent page."),
+            "interruptionPoint": choice(
+                WebUserScript.Point.allCases.map(\.rawValue), "Where in the web sheet the person stops."),
+            "endpoint": choice(StepDecoder.endpoints, "An endpoint of the issuer, by its role."),
+        ]
+    }
+
+    /// A flow file for `runFlow`: its steps, alone or with `description` and `env` defaults.
+    private static var flow: JSONValue {
+        let steps: JSONValue = .object(["items": .object(["$ref": "#/$defs/step"]), "type": "array"])
+        return .object([
+            "anyOf": [
+                steps,
+                .object([
+                    "additionalProperties": false,
+                    "properties": .object([
+                        "description": .object(["type": "string"]), "env": .object(["$ref": "#/$defs/env"]),
+                        "steps": steps,
+                    ]),
+                    "required": ["steps"], "type": "object",
+                ]),
+            ],
+            "description": "A flow for runFlow: a list of steps, or description, env and steps.",
+        ])
+    }
+
+    private static let variableDefinition = "variable"
+
+    private static func choice(_ names: [String], _ description: String) -> JSONValue {
+        .object(["description": .string(description), "enum": .array(names.map(JSONValue.string))])
+    }
+
+    /// A pattern for one or more of `names` with `separator` between them.
+    private static func joined(_ names: [String], by separator: String) -> String {
+        let one = "(" + names.map(escaped).joined(separator: "|") + ")"
+        return "^" + one + "(" + separator + one + ")*$"
+    }
+
+    private static func escaped(_ name: String) -> String {
+        var pattern = ""
+        for character in name {
+            if "\\^$.|?*+()[]{}".contains(character) { pattern.append("\\") }
+            pattern.append(character)
+        }
+        return pattern
+    }
+
+    /// `schema` with `${VAR}` allowed wherever it constrains a value beyond "some text" (a
+    /// number, a boolean, an enum, a pattern), as the loader substitutes every value before it
+    /// reads one; and `oneOf` as `anyOf`, since a reference can match two alternatives.
+    private static func substitutable(_ schema: JSONValue) -> JSONValue {
+        guard case .object(var members) = schema else { return schema }
+        for key in ["properties", "$defs"] {
+            if case .object(let schemas)? = members[key] {
+                members[key] = .object(schemas.mapValues(substitutable))
+            }
+        }
+        for key in ["items", "additionalProperties"] {
+            if let inner = members[key], case .object = inner { members[key] = substitutable(inner) }
+        }
+        if let alternatives = members.removeValue(forKey: "oneOf") { members["anyOf"] = alternatives }
+        if case .array(let alternatives)? = members["anyOf"] {
+            members["anyOf"] = .array(alternatives.map(substitutable))
+        }
+        let types =
+            members["type"].map { type in
+                type.arrayValue?.compactMap(\.stringValue) ?? [type.stringValue ?? ""]
+            } ?? []
+        let constrained =
+            members["enum"] != nil || members["pattern"] != nil
+            || (!types.isEmpty && !types.contains("string") && !types.contains("object")
+                && !types.contains("array"))
+        guard constrained else { return .object(members) }
+        return .object([
+            "anyOf": [.object(members), .object(["$ref": .string("#/$defs/" + variableDefinition)])]
+        ])
+    }
+
+    /// The hand-written shape: every step, key and value type. Closed sets are `$ref`s that
+    /// `closedSets` fills in from their declarations.
+    private static let shape = #"""
         {
           "$defs": {
             "armedRequests": {
@@ -66,15 +220,7 @@ public enum ScenarioSchema {
                   "type": "integer"
                 },
                 "endpoint": {
-                  "enum": [
-                    "discovery",
-                    "jwks",
-                    "authorization",
-                    "token",
-                    "userinfo",
-                    "end_session",
-                    "revocation"
-                  ]
+                  "$ref": "#/$defs/endpoint"
                 },
                 "headers": {
                   "additionalProperties": {
@@ -466,12 +612,7 @@ public enum ScenarioSchema {
                           "type": "string"
                         },
                         "state": {
-                          "enum": [
-                            "authorized",
-                            "revoked",
-                            "notFound",
-                            "transferred"
-                          ]
+                          "$ref": "#/$defs/appleCredentialState"
                         },
                         "team": {
                           "description": "With state transferred: the team the app moves to.",
@@ -633,7 +774,7 @@ public enum ScenarioSchema {
                           "type": "string"
                         },
                         "fault": {
-                          "type": "string"
+                          "$ref": "#/$defs/fault"
                         },
                         "path": {
                           "type": "string"
@@ -753,15 +894,10 @@ public enum ScenarioSchema {
                           "type": "string"
                         },
                         "app_phase": {
-                          "type": "string"
+                          "$ref": "#/$defs/appPhase"
                         },
                         "apple_credential": {
-                          "enum": [
-                            "authorized",
-                            "revoked",
-                            "notFound",
-                            "transferred"
-                          ]
+                          "$ref": "#/$defs/appleCredentialState"
                         },
                         "claims": {
                           "additionalProperties": {
@@ -785,7 +921,7 @@ public enum ScenarioSchema {
                         "error": {
                           "oneOf": [
                             {
-                              "type": "string"
+                              "$ref": "#/$defs/callOutcome"
                             },
                             {
                               "type": "null"
@@ -793,10 +929,7 @@ public enum ScenarioSchema {
                           ]
                         },
                         "issuer_refresh_tokens": {
-                          "enum": [
-                            "revoked",
-                            "active"
-                          ]
+                          "$ref": "#/$defs/refreshTokenVerdict"
                         },
                         "issuer_user": {
                           "properties": {
@@ -941,19 +1074,7 @@ public enum ScenarioSchema {
                                   "type": "string"
                                 },
                                 "error": {
-                                  "description": "The error code(s) allowed; none means success.",
-                                  "oneOf": [
-                                    {
-                                      "type": "string"
-                                    },
-                                    {
-                                      "items": {
-                                        "type": "string"
-                                      },
-                                      "minItems": 1,
-                                      "type": "array"
-                                    }
-                                  ]
+                                  "$ref": "#/$defs/callOutcomes"
                                 }
                               },
                               "type": "object"
@@ -985,42 +1106,19 @@ public enum ScenarioSchema {
                               "additionalProperties": false,
                               "properties": {
                                 "abandon": {
-                                  "enum": [
-                                    "before_load",
-                                    "login",
-                                    "consent"
-                                  ]
+                                  "$ref": "#/$defs/interruptionPoint"
                                 },
                                 "app": {
                                   "type": "string"
                                 },
                                 "cancel": {
-                                  "enum": [
-                                    "before_load",
-                                    "login",
-                                    "consent"
-                                  ]
+                                  "$ref": "#/$defs/interruptionPoint"
                                 },
                                 "consent": {
-                                  "enum": [
-                                    "approve",
-                                    "deny"
-                                  ]
+                                  "$ref": "#/$defs/consent"
                                 },
                                 "error": {
-                                  "description": "The error code(s) allowed; none means success.",
-                                  "oneOf": [
-                                    {
-                                      "type": "string"
-                                    },
-                                    {
-                                      "items": {
-                                        "type": "string"
-                                      },
-                                      "minItems": 1,
-                                      "type": "array"
-                                    }
-                                  ]
+                                  "$ref": "#/$defs/callOutcomes"
                                 },
                                 "fill": {
                                   "additionalProperties": {
@@ -1102,19 +1200,7 @@ public enum ScenarioSchema {
                               "type": "string"
                             },
                             "error": {
-                              "description": "The error code(s) allowed; none means success.",
-                              "oneOf": [
-                                {
-                                  "type": "string"
-                                },
-                                {
-                                  "items": {
-                                    "type": "string"
-                                  },
-                                  "minItems": 1,
-                                  "type": "array"
-                                }
-                              ]
+                              "$ref": "#/$defs/callOutcomes"
                             },
                             "url": {
                               "type": "string"
@@ -1153,19 +1239,7 @@ public enum ScenarioSchema {
                                   "type": "string"
                                 },
                                 "error": {
-                                  "description": "The error code(s) allowed; none means success.",
-                                  "oneOf": [
-                                    {
-                                      "type": "string"
-                                    },
-                                    {
-                                      "items": {
-                                        "type": "string"
-                                      },
-                                      "minItems": 1,
-                                      "type": "array"
-                                    }
-                                  ]
+                                  "$ref": "#/$defs/callOutcomes"
                                 }
                               },
                               "type": "object"
@@ -1200,19 +1274,7 @@ public enum ScenarioSchema {
                                   "type": "string"
                                 },
                                 "error": {
-                                  "description": "The error code(s) allowed; none means success.",
-                                  "oneOf": [
-                                    {
-                                      "type": "string"
-                                    },
-                                    {
-                                      "items": {
-                                        "type": "string"
-                                      },
-                                      "minItems": 1,
-                                      "type": "array"
-                                    }
-                                  ]
+                                  "$ref": "#/$defs/callOutcomes"
                                 }
                               },
                               "type": "object"
@@ -1247,19 +1309,7 @@ public enum ScenarioSchema {
                                   "type": "string"
                                 },
                                 "error": {
-                                  "description": "The error code(s) allowed; none means success.",
-                                  "oneOf": [
-                                    {
-                                      "type": "string"
-                                    },
-                                    {
-                                      "items": {
-                                        "type": "string"
-                                      },
-                                      "minItems": 1,
-                                      "type": "array"
-                                    }
-                                  ]
+                                  "$ref": "#/$defs/callOutcomes"
                                 }
                               },
                               "type": "object"
@@ -1294,19 +1344,7 @@ public enum ScenarioSchema {
                                   "type": "string"
                                 },
                                 "error": {
-                                  "description": "The error code(s) allowed; none means success.",
-                                  "oneOf": [
-                                    {
-                                      "type": "string"
-                                    },
-                                    {
-                                      "items": {
-                                        "type": "string"
-                                      },
-                                      "minItems": 1,
-                                      "type": "array"
-                                    }
-                                  ]
+                                  "$ref": "#/$defs/callOutcomes"
                                 },
                                 "force": {
                                   "type": "boolean"
@@ -1347,19 +1385,7 @@ public enum ScenarioSchema {
                                   "type": "boolean"
                                 },
                                 "error": {
-                                  "description": "The error code(s) allowed; none means success.",
-                                  "oneOf": [
-                                    {
-                                      "type": "string"
-                                    },
-                                    {
-                                      "items": {
-                                        "type": "string"
-                                      },
-                                      "minItems": 1,
-                                      "type": "array"
-                                    }
-                                  ]
+                                  "$ref": "#/$defs/callOutcomes"
                                 }
                               },
                               "type": "object"
@@ -1397,19 +1423,7 @@ public enum ScenarioSchema {
                                   "type": "boolean"
                                 },
                                 "error": {
-                                  "description": "The error code(s) allowed; none means success.",
-                                  "oneOf": [
-                                    {
-                                      "type": "string"
-                                    },
-                                    {
-                                      "items": {
-                                        "type": "string"
-                                      },
-                                      "minItems": 1,
-                                      "type": "array"
-                                    }
-                                  ]
+                                  "$ref": "#/$defs/callOutcomes"
                                 },
                                 "nonce": {
                                   "type": "string"
@@ -1456,28 +1470,11 @@ public enum ScenarioSchema {
                                   "type": "string"
                                 },
                                 "error": {
-                                  "description": "The error code(s) allowed; none means success.",
-                                  "oneOf": [
-                                    {
-                                      "type": "string"
-                                    },
-                                    {
-                                      "items": {
-                                        "type": "string"
-                                      },
-                                      "minItems": 1,
-                                      "type": "array"
-                                    }
-                                  ]
+                                  "$ref": "#/$defs/callOutcomes"
                                 },
                                 "state": {
-                                  "description": "The credential state the call must return.",
-                                  "enum": [
-                                    "authorized",
-                                    "revoked",
-                                    "notFound",
-                                    "transferred"
-                                  ]
+                                  "$ref": "#/$defs/appleCredentialState",
+                                  "description": "The credential state the call must return."
                                 }
                               },
                               "type": "object"
@@ -1611,7 +1608,7 @@ public enum ScenarioSchema {
                     "type": "string"
                   },
                   "profile": {
-                    "type": "string"
+                    "$ref": "#/$defs/profile"
                   },
                   "prompt": {
                     "description": "prompt values separated by spaces, or omit to send none; empty or absent: consent when the scopes include offline_access.",
@@ -1836,8 +1833,7 @@ public enum ScenarioSchema {
               "type": "string"
             },
             "profile": {
-              "description": "The SDK behaviour profile: default, naive, serialized, single-flight, strict, or field-bug faults joined with +.",
-              "type": "string"
+              "$ref": "#/$defs/profile"
             },
             "seed": {
               "minimum": 0,

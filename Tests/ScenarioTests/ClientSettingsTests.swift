@@ -183,9 +183,10 @@ import Testing
     @Test("the schema lists every client setting")
     func schema() throws {
         let schema = try JSONValue.parse(Array(ScenarioSchema.json.utf8))
+        let scenario = schema["$defs"]?["scenario"]
         let appKeys = Set(
-            schema["properties"]?["apps"]?["items"]?["properties"]?.objectValue?.keys ?? [:].keys)
-        let issuerForms = schema["properties"]?["issuer"]?["oneOf"]?.arrayValue ?? []
+            scenario?["properties"]?["apps"]?["items"]?["properties"]?.objectValue?.keys ?? [:].keys)
+        let issuerForms = scenario?["properties"]?["issuer"]?["anyOf"]?.arrayValue ?? []
         let issuerKeys = Set(issuerForms.compactMap { $0["properties"]?.objectValue?.keys }.flatMap { $0 })
         for key in HeaderDecoder.clientKeys {
             #expect(appKeys.contains(key), "apps: \(key)")

@@ -1,4 +1,6 @@
+import Device
 import Foundation
+import Issuer
 import JSON
 import Scenario
 import SignInSDK
@@ -442,13 +444,53 @@ import Testing
         #expect(file == ScenarioSchema.json)
     }
 
+    @Test("every $ref of the schema names a definition it has")
+    func references() throws {
+        let schema = try JSONValue.parse(Array(ScenarioSchema.json.utf8))
+        let definitions = Set(schema["$defs"]?.objectValue?.keys ?? [:].keys)
+        var references: [String] = []
+        func collect(_ value: JSONValue) {
+            switch value {
+            case .object(let members):
+                if let target = members["$ref"]?.stringValue { references.append(target) }
+                members.values.forEach(collect)
+            case .array(let items): items.forEach(collect)
+            default: break
+            }
+        }
+        collect(schema)
+        #expect(references.count > 100)
+        for target in Set(references) {
+            #expect(
+                target.hasPrefix("#/$defs/") && definitions.contains(String(target.dropFirst(8))), "\(target)"
+            )
+        }
+    }
+
+    @Test("the closed sets of the schema are the loader's declarations")
+    func closedSets() throws {
+        let schema = try JSONValue.parse(Array(ScenarioSchema.json.utf8))
+        func names(_ definition: String) -> [String] {
+            let alternatives = schema["$defs"]?[definition]?["anyOf"]?.arrayValue ?? []
+            return alternatives.compactMap { $0["enum"]?.arrayValue }.first?.compactMap(\.stringValue) ?? []
+        }
+        #expect(names("fault") == IssuerFault.allCases.map(\.rawValue))
+        #expect(names("appPhase") == AppPhase.allCases.map(\.rawValue))
+        #expect(names("callOutcome") == ["none"] + SignInError.Code.allCases.map(\.rawValue))
+        let profile = schema["$defs"]?["profile"]?["anyOf"]?.arrayValue?.first?["pattern"]?.stringValue ?? ""
+        for name in BehaviorProfile.names {
+            #expect(profile.contains(name), "\(name)")
+        }
+        #expect(schema["anyOf"]?.arrayValue?.count == 2, "a scenario or a flow")
+    }
+
     @Test("every step the loader knows is in the schema")
     func steps() throws {
         let schema = try JSONValue.parse(Array(ScenarioSchema.json.utf8))
-        let alternatives = schema["$defs"]?["step"]?["oneOf"]?.arrayValue ?? []
+        let alternatives = schema["$defs"]?["step"]?["anyOf"]?.arrayValue ?? []
         var names = Set<String>()
         for alternative in alternatives {
-            for form in alternative["oneOf"]?.arrayValue ?? [alternative] {
+            for form in alternative["anyOf"]?.arrayValue ?? [alternative] {
                 if let name = form["const"]?.stringValue { names.insert(name) }
                 for key in form["properties"]?.objectValue?.keys ?? [:].keys { names.insert(key) }
             }

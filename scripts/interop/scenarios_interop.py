@@ -141,10 +141,47 @@ check("every bundled scenario matches the schema", not invalid, invalid[:3])
 broken = [
     {"name": "x", "steps": ["jump"]},
     {"name": "x", "steps": [{"signIn": {"pasword": "x"}}]},
-    {"steps": ["launch"]},
+    {"name": "x"},
     {"name": "x", "steps": ["launch"], "extra": 1},
+    # Near misses of the closed sets, which the schema takes from the code's declarations.
+    {"name": "x", "profile": "naiv", "steps": ["launch"]},
+    {"name": "x", "profile": "naive+strict-clok", "steps": ["launch"]},
+    {"name": "x", "steps": [{"issuer": {"fault": "rp-made-up-fault"}}]},
+    {"name": "x", "steps": [{"signIn": {"error": "not_a_code"}}]},
+    {"name": "x", "steps": [{"signIn": {"error": ["sesion_expired", "none"]}}]},
+    {"name": "x", "steps": [{"expect": {"app_phase": "sleeping"}}]},
+    {"name": "x", "steps": [{"expect": {"error": "sesion_expired"}}]},
 ]
-check("the schema refuses broken scenarios", all(list(validator.iter_errors(doc)) for doc in broken))
+refused = [doc for doc in broken if list(validator.iter_errors(doc))]
+check("the schema refuses broken scenarios and near misses of known names", len(refused) == len(broken),
+      [doc for doc in broken if doc not in refused])
+# What the loader substitutes, the schema accepts: ${VAR} for numbers, booleans and names.
+substituted = [
+    {"name": "x", "profile": "${PROFILE}", "steps": [
+        "launch", {"advance": "${WAIT}"}, {"issuer": {"fault": "http-delay", "delay_ms": "${PAUSE_MS}"}},
+        {"network": {"offline": "${OFFLINE:-false}"}}, {"expect": {"app_phase": "${PHASE}"}}]},
+    {"name": "x", "profile": "naive + strict-clock", "steps": [
+        {"getAccessToken": {"error": "none session_expired"}}, {"expect": {"error": None}}]},
+]
+check("the schema accepts ${VAR} wherever the loader substitutes a value",
+      all(not list(validator.iter_errors(doc)) for doc in substituted),
+      [next(validator.iter_errors(doc)).message[:160] for doc in substituted if list(validator.iter_errors(doc))])
+# Flow files for runFlow: a list of steps, or description, env and steps.
+flow_files = sorted(path for path in glob.glob(os.path.join(SCENARIOS, "**", "flows", "*.yaml"), recursive=True))
+flow_invalid = []
+for path in flow_files:
+    with open(path) as handle:
+        errors = list(validator.iter_errors(yaml.safe_load(handle)))
+    if errors:
+        flow_invalid.append(f"{path}: {errors[0].message[:120]}")
+check(f"every bundled flow ({len(flow_files)}) matches the schema", flow_files and not flow_invalid, flow_invalid[:3])
+# check-jsonschema (PyPI), as an editor or a CI job would run it, over every bundled file.
+checker = os.path.join(os.path.dirname(sys.executable), "check-jsonschema")
+process = subprocess.run(
+    [checker, "--schemafile", os.path.join(SCENARIOS, "scenario.schema.json")] + files + flow_files,
+    capture_output=True, text=True, timeout=600)
+check(f"check-jsonschema validates the {len(files)} scenarios and {len(flow_files)} flows",
+      process.returncode == 0, process.stdout[-1500:] + process.stderr[-1500:])
 printed = subprocess.run([BINARY, "schema"], capture_output=True, text=True, timeout=60).stdout
 check("signinsim schema prints the checked-in schema", json.loads(printed) == schema)
 
