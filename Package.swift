@@ -136,7 +136,7 @@ let package = Package(
                 "Locking", "SignInSDK", "Device", "WebAuthSession", "HTTPClient", "HTTPServer", "AppleID",
                 "Issuer",
                 "Clocks",
-                "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
+                "Cryptography", "JSON", "HTTPCore",
             ],
             swiftSettings: strictSettings),
 
@@ -153,7 +153,7 @@ let package = Package(
             dependencies: [
                 "Locking", "Scenario", "Simulator", "SignInSDK", "Device", "WebAuthSession", "AppleID",
                 "Issuer",
-                "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient", "YAML",
+                "Clocks", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
             ],
             swiftSettings: strictSettings),
         .target(
@@ -184,8 +184,7 @@ let package = Package(
             dependencies: [
                 "Locking", "JSON", "Clocks", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient",
                 "HTTPServer",
-                "YAML",
-                "AppleID", "Issuer", "SignInSDK", "Device", "WebAuthSession", "Simulator",
+                "AppleID", "Issuer", "SignInSDK", "WebAuthSession", "Simulator",
                 "Scenario", "ScenarioRunner", "ScenarioReports", "Recordings", "Replay",
             ],
             swiftSettings: strictSettings),
@@ -205,12 +204,12 @@ let package = Package(
             name: "TestSupport", dependencies: ["Locking", "HTTPCore", "HTTPClient", "HTTPServer"],
             path: "Tests/TestSupport",
             swiftSettings: strictSettings),
-        .testTarget(name: "CryptographyTests", dependencies: ["Cryptography", "TestSupport"]),
-        .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography", "TestSupport"]),
+        .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography"]),
         .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
-        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "JSON"]),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
         .testTarget(
             name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "HTTPCore", "TestSupport"]),
         .testTarget(
@@ -222,11 +221,10 @@ let package = Package(
             name: "SignInSDKTests",
             dependencies: [
                 "Locking", "SignInSDK", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
-                "TestSupport",
             ]),
         .testTarget(
             name: "DeviceTests",
-            dependencies: ["Locking", "Device", "Clocks", "Cryptography", "HTTPCore", "JSON", "TestSupport"]),
+            dependencies: ["Locking", "Device", "Clocks", "Cryptography", "HTTPCore", "JSON"]),
         .testTarget(
             name: "WebAuthSessionTests",
             dependencies: [
@@ -246,20 +244,19 @@ let package = Package(
         .testTarget(
             name: "AppleIDTests",
             dependencies: [
-                "AppleID", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
+                "AppleID", "Clocks", "Cryptography", "JOSE", "JSON", "HTTPCore", "HTTPClient",
                 "HTTPServer",
                 "TestSupport",
             ]),
         .testTarget(
             name: "SimulatorTests",
             dependencies: [
-                "Simulator", "SignInSDK", "Device", "WebAuthSession", "AppleID", "Issuer", "Clocks",
-                "Cryptography",
-                "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport",
+                "Simulator", "SignInSDK", "Device", "WebAuthSession", "AppleID", "Issuer", "Clocks", "JSON",
+                "HTTPCore", "HTTPClient", "TestSupport",
             ]),
         .testTarget(
             name: "ScenarioTests",
-            dependencies: ["Scenario", "SignInSDK", "Issuer", "Device", "YAML", "JSON", "TestSupport"]),
+            dependencies: ["Scenario", "SignInSDK", "Issuer", "Device", "JSON", "TestSupport"]),
         .testTarget(
             name: "ScenarioRunnerTests",
             dependencies: [
@@ -268,11 +265,11 @@ let package = Package(
             ]),
         .testTarget(
             name: "ScenarioReportsTests",
-            dependencies: ["ScenarioReports", "Scenario", "JSON", "TestSupport"],
+            dependencies: ["ScenarioReports", "Scenario", "JSON"],
             exclude: ["Golden"]),
         .testTarget(
             name: "RecordingsTests",
-            dependencies: ["Recordings", "ScenarioReports", "Scenario", "JSON", "HTTPCore", "TestSupport"]),
+            dependencies: ["Recordings", "ScenarioReports", "Scenario", "JSON", "HTTPCore"]),
         .testTarget(
             name: "ReplayTests",
             dependencies: [
@@ -284,7 +281,7 @@ let package = Package(
         .testTarget(
             name: "SignInSimCLITests",
             dependencies: [
-                "Locking", "SignInSimCLI", "JOSE", "Cryptography", "HTTPCore", "HTTPClient", "HTTPServer",
+                "Locking", "SignInSimCLI", "JOSE", "HTTPCore", "HTTPClient", "HTTPServer",
                 "TestSupport",
             ]),
     ] + fuzzTargets,
