@@ -74,6 +74,17 @@ struct ArgumentParserTests {
             (["run", "--hepl"], "Unknown option '--hepl'; did you mean '--help'?", ["signinsim", "run"]),
             (["--verison"], "Unknown option '--verison'; did you mean '--version'?", ["signinsim"]),
             (["jwt", "--verison"], "Unknown option '--verison'", ["signinsim", "jwt"]),
+            (
+                ["completion", "bsh"],
+                "The value 'bsh' is invalid for '<shell>'; did you mean 'bash'? Please provide one of 'bash',"
+                    + " 'zsh', 'fish'.",
+                ["signinsim", "completion"]
+            ),
+            (
+                ["completion", "tcsh"],
+                "The value 'tcsh' is invalid for '<shell>'. Please provide one of 'bash', 'zsh', 'fish'.",
+                ["signinsim", "completion"]
+            ),
         ])
     func didYouMean(words: [String], message: String, path: [String]) {
         guard case .failure(let failure) = Self.parse(words) else {

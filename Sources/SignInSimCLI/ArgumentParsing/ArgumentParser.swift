@@ -115,6 +115,18 @@ enum ArgumentParser {
             return .failure(
                 Failure(error: UsageError("Missing expected argument '<\(missing.name)>'"), path: path))
         }
+        for (argument, value) in zip(command.arguments, parsed.positionals) {
+            guard let allowed = argument.allowedValues, !allowed.contains(value) else { continue }
+            let list = allowed.map { "'\($0)'" }.joined(separator: ", ")
+            let guess =
+                NearMiss.suggestion(for: value, among: allowed).map { "; did you mean '\($0)'?" } ?? "."
+            return .failure(
+                Failure(
+                    error: UsageError(
+                        "The value '\(value)' is invalid for '<\(argument.name)>'\(guess) Please provide one of \(list)."
+                    ),
+                    path: path))
+        }
         let variadic = command.arguments.contains { $0.isVariadic }
         if !variadic, parsed.positionals.count > command.arguments.count {
             let extra = parsed.positionals[command.arguments.count]
