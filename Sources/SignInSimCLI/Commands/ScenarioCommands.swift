@@ -8,8 +8,10 @@ extension SignInSimCLI {
     static let scenarioPathsArgument = ArgumentSpec.argument(
         "path", help: "Scenario files or folders (default: scenarios).", optional: true, variadic: true)
     static let envOption = OptionSpec.option(
-        "env", short: "e", value: "KEY=VALUE",
-        help: "Set a scenario variable, overriding its env (repeatable).",
+        "env", short: "e", value: "KEY[=VALUE]",
+        help:
+            "Set a scenario variable, overriding its env (repeatable); KEY alone takes the value of"
+            + " the environment variable KEY, so that a secret need not be on the command line.",
         repeatable: true)
 
     static let runCommand = CommandSpec(
@@ -62,7 +64,7 @@ extension SignInSimCLI {
         options: [envOption],
         arguments: [scenarioPathsArgument],
         run: { arguments, context in
-            let loaded = try ScenarioFiles(arguments)
+            let loaded = try ScenarioFiles(arguments, environment: context.environment)
             for error in loaded.errors { context.writeError("\(error)\n") }
             context.writeOut("\(loaded.scenarios.count) valid, \(loaded.errors.count) invalid\n")
             return loaded.errors.isEmpty ? .success : .invalidInput
@@ -91,7 +93,7 @@ extension SignInSimCLI {
         ],
         arguments: [scenarioPathsArgument],
         run: { arguments, context in
-            let loaded = try ScenarioFiles(arguments)
+            let loaded = try ScenarioFiles(arguments, environment: context.environment)
             for error in loaded.errors { context.writeError("\(error)\n") }
             let selection = try RunCommand.selection(arguments)
             for scenario in loaded.scenarios where selection.admits(tags: scenario.tags) {
@@ -111,13 +113,13 @@ struct ScenarioFiles {
     var scenarios: [Scenario] = []
     var errors: [ScenarioError] = []
 
-    init(_ arguments: ParsedArguments) throws {
+    /// Loads the files the positional arguments name (default `scenarios`), with the `-e`
+    /// overrides; `-e KEY` without a value reads `KEY` from `environment`.
+    init(_ arguments: ParsedArguments, environment: [String: String]) throws {
         var overrides: [String: String] = [:]
-        for pair in arguments.allValues("env") {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw UsageError("The value '\(pair)' is invalid for '-e <KEY=VALUE>': expected KEY=VALUE")
-            }
-            overrides[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        for setting in arguments.allValues("env") {
+            let (key, value) = try Self.override(setting, environment: environment)
+            overrides[key] = value
         }
         let paths = arguments.positionals.isEmpty ? ["scenarios"] : arguments.positionals
         let files: [String]
@@ -133,6 +135,32 @@ struct ScenarioFiles {
                 errors.append(error)
             }
         }
+    }
+}
+
+extension ScenarioFiles {
+    /// One `-e` value: `KEY=VALUE` as written, or `KEY` alone, whose value is the environment
+    /// variable of that name. A `KEY` the environment lacks is a usage error naming it: running
+    /// on with the scenario's default could sign in as someone else without a word.
+    static func override(_ setting: String, environment: [String: String]) throws(UsageError) -> (
+        key: String, value: String
+    ) {
+        guard let equals = setting.firstIndex(of: "=") else {
+            guard !setting.isEmpty else {
+                throw UsageError("The value '' is invalid for '-e <KEY[=VALUE]>': expected KEY or KEY=VALUE")
+            }
+            guard let value = environment[setting] else {
+                throw UsageError(
+                    "'-e \(setting)' takes the value of the environment variable \(setting), which is not set"
+                )
+            }
+            return (setting, value)
+        }
+        guard equals != setting.startIndex else {
+            throw UsageError(
+                "The value '\(setting)' is invalid for '-e <KEY[=VALUE]>': expected KEY or KEY=VALUE")
+        }
+        return (String(setting[..<equals]), String(setting[setting.index(after: equals)...]))
     }
 }
 
@@ -196,7 +224,7 @@ struct RunCommand {
             arguments.flag("no-redact")
             ? .disabled : try SignInSimCLI.redaction(arguments, option: "har-redact") ?? .default
         let selection = try Self.selection(arguments)
-        let loaded = try ScenarioFiles(arguments)
+        let loaded = try ScenarioFiles(arguments, environment: context.environment)
         if !loaded.errors.isEmpty {
             for error in loaded.errors { context.writeError("\(error)\n") }
             context.writeError("\(loaded.errors.count) invalid scenario file(s); nothing was run\n")
