@@ -21,7 +21,8 @@ extension SignInSimCLI {
             Each scenario runs in a fresh world: its own embedded issuer and Apple (or the real
             issuer it names), one simulated phone and its apps. Every file is checked before
             anything runs. Exit status: 0 all passed, 1 a scenario failed, 2 a scenario is
-            invalid, 64 usage, 130 interrupted (the reports still hold what finished).
+            invalid or no scenario is selected (nothing runs), 64 usage, 130 interrupted (the
+            reports still hold what finished).
             """,
         options: [
             envOption,
@@ -164,6 +165,49 @@ extension ScenarioFiles {
     }
 }
 
+/// Why a run has nothing to run: each is an exit 2, as an invalid file is, since nothing
+/// runs and a CI job that ran nothing has not passed.
+enum EmptySelection: Equatable, Sendable {
+    /// The paths hold no scenario file.
+    case noScenarioFiles
+    /// `--shard-split I/N` gave this shard no file (there are fewer files than shards).
+    case emptyShard
+    /// `--include-tags` / `--exclude-tags` left out every scenario of the shard.
+    case noTagMatch
+
+    static let exitCode = ExitCode.invalidInput
+
+    /// Nil when something was chosen; else the first step at which the choice became empty.
+    init?(found: Int, inShard: Int, chosen: Int) {
+        if found == 0 {
+            self = .noScenarioFiles
+        } else if inShard == 0 {
+            self = .emptyShard
+        } else if chosen == 0 {
+            self = .noTagMatch
+        } else {
+            return nil
+        }
+    }
+
+    /// The reason, with the paths or options that led to it.
+    func reason(_ arguments: ParsedArguments) -> String {
+        switch self {
+        case .noScenarioFiles:
+            let paths = arguments.positionals.isEmpty ? ["scenarios"] : arguments.positionals
+            return "no scenario files in \(paths.joined(separator: ", "))"
+        case .emptyShard:
+            return "shard \(arguments.value("shard-split") ?? "") of --shard-split holds no scenario file"
+                + " (there are fewer files than shards)"
+        case .noTagMatch:
+            let filters = ["include-tags", "exclude-tags"].compactMap { option in
+                arguments.value(option).map { "--\(option) \($0)" }
+            }
+            return "no scenario matches \(filters.joined(separator: " "))"
+        }
+    }
+}
+
 /// `signinsim run`.
 struct RunCommand {
     let arguments: ParsedArguments
@@ -231,8 +275,13 @@ struct RunCommand {
             return .invalidInput
         }
         let files = Set(selection.shardFiles(loaded.scenarios.map(\.location.file)))
-        let chosen = loaded.scenarios.filter {
-            files.contains($0.location.file) && selection.admits(tags: $0.tags)
+        let inShard = loaded.scenarios.filter { files.contains($0.location.file) }
+        let chosen = inShard.filter { selection.admits(tags: $0.tags) }
+        if let empty = EmptySelection(
+            found: loaded.scenarios.count, inShard: inShard.count, chosen: chosen.count)
+        {
+            throw CommandFailure(
+                "no scenario to run: \(empty.reason(arguments))", exitCode: EmptySelection.exitCode)
         }
         let harDirectory = arguments.value("har-dir")
         // A run killed while writing (SIGKILL gives no chance to clean up) leaves its hidden
