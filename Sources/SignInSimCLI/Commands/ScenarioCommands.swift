@@ -20,9 +20,10 @@ extension SignInSimCLI {
         discussion: """
             Each scenario runs in a fresh world: its own embedded issuer and Apple (or the real
             issuer it names), one simulated phone and its apps. Every file is checked before
-            anything runs. Exit status: 0 all passed, 1 a scenario failed, 2 a scenario is
-            invalid or no scenario is selected (nothing runs), 64 usage, 130 interrupted (the
-            reports still hold what finished).
+            anything runs, and so is every report path (by writing there). Exit status: 0 all
+            passed, 1 a scenario failed, 2 a scenario is invalid, no scenario is selected or a
+            report cannot be written (nothing runs), 64 usage, 130 interrupted (the reports
+            still hold what finished).
             """,
         options: [
             envOption,
@@ -284,6 +285,13 @@ struct RunCommand {
                 "no scenario to run: \(empty.reason(arguments))", exitCode: EmptySelection.exitCode)
         }
         let harDirectory = arguments.value("har-dir")
+        for destination in Self.reportDestinations(arguments) {
+            do throws(ReportDestination.Unwritable) {
+                try destination.check()
+            } catch {
+                throw CommandFailure("\(error); nothing was run", exitCode: .invalidInput)
+            }
+        }
         // A run killed while writing (SIGKILL gives no chance to clean up) leaves its hidden
         // temporary file beside the HAR or report it was writing: the next run removes those
         // of dead processes from the folders it writes to.
@@ -360,6 +368,18 @@ struct RunCommand {
         try write(JUnitReport.render(summary), to: arguments.value("junit"))
         if wasInterrupted { return .interrupted }
         return summary.count(.failed) + summary.count(.interrupted) > 0 ? .failure : .success
+    }
+
+    /// The report outputs `run` was given, in the order of its options.
+    static func reportDestinations(_ arguments: ParsedArguments) -> [ReportDestination] {
+        var destinations: [ReportDestination] = []
+        for option in ["report-json", "junit"] {
+            if let path = arguments.value(option) { destinations.append(.file(option: option, path: path)) }
+        }
+        if let path = arguments.value("har-dir") {
+            destinations.append(.directory(option: "har-dir", path: path))
+        }
+        return destinations
     }
 
     private func write(_ bytes: [UInt8], to path: String?) throws {
