@@ -300,13 +300,14 @@ struct RunCommand {
             outputDirectories.insert(AtomicFile.parentDirectory(of: report))
         }
         for directory in outputDirectories { AtomicFile.removeStaleTemporaryFiles(in: directory) }
-        let isTerminal = isatty(STDOUT_FILENO) == 1
+        let isTerminal = context.standardOutputIsTerminal
         let console = ConsoleReporter(isTerminal: isTerminal, environment: context.environment)
         let suite = ScenarioSuite(options: options)
         let started = ContinuousClock.now
         let progress = Mutex((done: 0, failed: 0))
         let total = chosen.count
-        let context = self.context
+        let statusLine = StatusLine(
+            isTerminal: isTerminal && total > 1, writeOut: context.writeOut, writeError: context.writeError)
 
         let signals = TerminationSignals()
         defer { signals.cancel() }
@@ -322,7 +323,7 @@ struct RunCommand {
                         try AtomicFile.write(bytes, to: path)
                         result.harPath = path
                     } catch {
-                        context.writeError("signinsim: cannot write \(path): \(error)\n")
+                        statusLine.printError("signinsim: cannot write \(path): \(error)\n")
                     }
                 }
                 let (done, failed) = progress.withLock { counts in
@@ -330,12 +331,10 @@ struct RunCommand {
                     if result.status == .failed { counts.failed += 1 }
                     return (counts.done, counts.failed)
                 }
-                if isTerminal, total > 1 {
-                    context.writeOut(console.progress(done: done, total: total, failed: failed))
-                }
                 if result.status != .passed || !isTerminal || total == 1 {
-                    context.writeOut(console.line(for: result) + "\n")
+                    statusLine.printOut(console.line(for: result) + "\n")
                 }
+                statusLine.show(console.progress(done: done, total: total, failed: failed))
             }
         }
         let interrupted = Mutex(false)
@@ -360,9 +359,7 @@ struct RunCommand {
             durationMilliseconds: Double((ContinuousClock.now - started).components.seconds) * 1000
                 + Double((ContinuousClock.now - started).components.attoseconds) / 1e15,
             seed: options.seed, shard: arguments.value("shard-split"))
-        if isTerminal, total > 1 {
-            context.writeOut(console.progress(done: total, total: total, failed: 0) + "\r")
-        }
+        statusLine.clear()
         context.writeOut(console.summary(summary) + "\n")
         try write(JSONReport.render(summary), to: arguments.value("report-json"))
         try write(JUnitReport.render(summary), to: arguments.value("junit"))
