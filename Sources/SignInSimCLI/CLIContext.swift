@@ -14,8 +14,10 @@ struct CLIContext: Sendable {
     /// Seconds since the epoch.
     var now: @Sendable () -> Int64
     var random: any RandomSource
-    /// Environment variables (for `NO_COLOR` and scenario `${VAR}` substitution).
+    /// Environment variables (for `NO_COLOR`, scenario `${VAR}` substitution and `-e NAME`).
     var environment: [String: String]
+    /// Whether standard output is a terminal, where `run` redraws a status line.
+    var standardOutputIsTerminal: Bool
 
     /// Largest file or standard input a command reads.
     static let maximumInputSize = 16 << 20
@@ -46,7 +48,8 @@ struct CLIContext: Sendable {
             },
             now: { Int64(Date().timeIntervalSince1970) },
             random: SystemRandom(),
-            environment: ProcessInfo.processInfo.environment)
+            environment: ProcessInfo.processInfo.environment,
+            standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1)
     }
 }
 

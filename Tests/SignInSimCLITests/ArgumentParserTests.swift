@@ -38,7 +38,7 @@ struct ArgumentParserTests {
                 "The value 'HS256' is invalid for '--alg <alg>'. Please provide one of 'ES256', 'RS256', 'PS256'."
             ),
             (["jwk", "generate", "--alg"], "Missing value for '--alg <alg>'"),
-            (["jwt", "frobnicate"], "Unknown subcommand 'frobnicate'"),
+            (["jwt", "frobnicate"], "Unknown command 'frobnicate'"),
             (
                 ["jwk", "generate", "--alg", "ES256", "--alg", "RS256"],
                 "The option '--alg' can be given only once"
@@ -50,6 +50,63 @@ struct ArgumentParserTests {
             return
         }
         #expect(failure.error.message == message)
+    }
+
+    /// A near miss of a subcommand or long option names the one meant (issue 28); a word far
+    /// from every name, or a single letter, gets no guess.
+    @Test(
+        "did you mean",
+        arguments: [
+            (["valdate"], "Unknown command 'valdate'; did you mean 'validate'?", ["signinsim"]),
+            (
+                ["jwt", "verfy", "tok"], "Unknown command 'verfy'; did you mean 'verify'?",
+                ["signinsim", "jwt"]
+            ),
+            (["help", "valdate"], "Unknown command 'valdate'; did you mean 'validate'?", ["signinsim"]),
+            (["frobnicate"], "Unknown command 'frobnicate'", ["signinsim"]),
+            (
+                ["run", "--jbos", "2"], "Unknown option '--jbos'; did you mean '--jobs'?",
+                ["signinsim", "run"]
+            ),
+            (["run", "--jbos=2"], "Unknown option '--jbos'; did you mean '--jobs'?", ["signinsim", "run"]),
+            (["run", "-jobs", "2"], "Unknown option '-jobs'; did you mean '--jobs'?", ["signinsim", "run"]),
+            (["run", "-x"], "Unknown option '-x'", ["signinsim", "run"]),
+            (["run", "--hepl"], "Unknown option '--hepl'; did you mean '--help'?", ["signinsim", "run"]),
+            (["--verison"], "Unknown option '--verison'; did you mean '--version'?", ["signinsim"]),
+            (["jwt", "--verison"], "Unknown option '--verison'", ["signinsim", "jwt"]),
+            (
+                ["completion", "bsh"],
+                "The value 'bsh' is invalid for '<shell>'; did you mean 'bash'? Please provide one of 'bash',"
+                    + " 'zsh', 'fish'.",
+                ["signinsim", "completion"]
+            ),
+            (
+                ["completion", "tcsh"],
+                "The value 'tcsh' is invalid for '<shell>'. Please provide one of 'bash', 'zsh', 'fish'.",
+                ["signinsim", "completion"]
+            ),
+        ])
+    func didYouMean(words: [String], message: String, path: [String]) {
+        guard case .failure(let failure) = Self.parse(words) else {
+            Issue.record("expected a usage error for \(words)")
+            return
+        }
+        #expect(failure.error.message == message)
+        #expect(failure.path.map(\.name) == path)
+    }
+
+    /// A mistyped command is a usage error of the whole program: `Error:`, the usage line of the
+    /// group it was typed in, exit 64, nothing on standard output.
+    @Test("a mistyped command exits 64 with the suggestion on standard error")
+    func mistypedCommandExit() async {
+        let terminal = CapturedStreams()
+        let status = await SignInSimCLI.run(["valdate", "scenarios"], context: terminal.context())
+        #expect(status == 64)
+        #expect(terminal.standardOutput.isEmpty)
+        #expect(
+            terminal.standardError.hasPrefix(
+                "Error: Unknown command 'valdate'; did you mean 'validate'?\nUsage: signinsim <subcommand>\n")
+        )
     }
 
     /// `--help`, `-h` and `help <command>` all ask for help on the right command.

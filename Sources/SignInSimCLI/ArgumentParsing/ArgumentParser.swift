@@ -1,3 +1,5 @@
+import Scenario
+
 /// What the command line asked for.
 enum ParseOutcome: Sendable {
     case run(CommandSpec, ParsedArguments)
@@ -25,7 +27,13 @@ enum ArgumentParser {
                 index += 1
                 continue
             }
-            guard let next = command.subcommand(named: word) else { break }
+            guard let next = command.subcommand(named: word) else {
+                // A group runs nothing itself: a bare word there can only be a mistyped command.
+                if command.run == nil, !command.subcommands.isEmpty, !word.hasPrefix("-") {
+                    return .failure(Failure(error: unknownCommand(word, in: command), path: path))
+                }
+                break
+            }
             path.append(next)
             command = next
             index += 1
@@ -53,10 +61,8 @@ enum ArgumentParser {
                 inlineValue = String(word[word.index(after: equals)...])
             }
             guard let option = find(name, in: command) else {
-                if command.run == nil, !command.subcommands.isEmpty {
-                    return .failure(Failure(error: UsageError("Unknown option '\(name)'"), path: path))
-                }
-                return .failure(Failure(error: UsageError("Unknown option '\(name)'"), path: path))
+                return .failure(
+                    Failure(error: unknownOption(name, in: command, isRoot: path.count == 1), path: path))
             }
             if option.isFlag {
                 if inlineValue != nil {
@@ -95,7 +101,7 @@ enum ArgumentParser {
         }
         if command.run == nil {
             if let stray = parsed.positionals.first {
-                return .failure(Failure(error: UsageError("Unknown subcommand '\(stray)'"), path: path))
+                return .failure(Failure(error: unknownCommand(stray, in: command), path: path))
             }
             return .success(.help(path: path))
         }
@@ -109,12 +115,47 @@ enum ArgumentParser {
             return .failure(
                 Failure(error: UsageError("Missing expected argument '<\(missing.name)>'"), path: path))
         }
+        for (argument, value) in zip(command.arguments, parsed.positionals) {
+            guard let allowed = argument.allowedValues, !allowed.contains(value) else { continue }
+            let list = allowed.map { "'\($0)'" }.joined(separator: ", ")
+            let guess =
+                NearMiss.suggestion(for: value, among: allowed).map { "; did you mean '\($0)'?" } ?? "."
+            return .failure(
+                Failure(
+                    error: UsageError(
+                        "The value '\(value)' is invalid for '<\(argument.name)>'\(guess) Please provide one of \(list)."
+                    ),
+                    path: path))
+        }
         let variadic = command.arguments.contains { $0.isVariadic }
         if !variadic, parsed.positionals.count > command.arguments.count {
             let extra = parsed.positionals[command.arguments.count]
             return .failure(Failure(error: UsageError("Unexpected argument '\(extra)'"), path: path))
         }
         return .success(.run(command, parsed))
+    }
+
+    /// `Unknown command 'valdate'; did you mean 'validate'?`: the closest subcommand of the
+    /// group, when one is close enough (`NearMiss`).
+    static func unknownCommand(_ word: String, in group: CommandSpec) -> UsageError {
+        let names = group.subcommands.map(\.name)
+        return UsageError(
+            "Unknown command '\(word)'" + didYouMean(NearMiss.suggestion(for: word, among: names)))
+    }
+
+    /// `Unknown option '--jbos'; did you mean '--jobs'?`. Only long names are suggested: a
+    /// single letter is one edit away from every other single letter, so a guess at `-x`
+    /// would be noise; `-jobs` does find `--jobs`.
+    static func unknownOption(_ name: String, in command: CommandSpec, isRoot: Bool) -> UsageError {
+        var names = command.options.map { "--" + $0.long } + ["--help"]
+        if isRoot { names.append("--version") }
+        let suggestion = name.count > 2 ? NearMiss.suggestion(for: name, among: names) : nil
+        return UsageError("Unknown option '\(name)'" + didYouMean(suggestion))
+    }
+
+    /// `; did you mean 'x'?`, in the quotes of the parser's other messages, or nothing.
+    private static func didYouMean(_ suggestion: String?) -> String {
+        suggestion.map { "; did you mean '\($0)'?" } ?? ""
     }
 
     private static func find(_ name: String, in command: CommandSpec) -> OptionSpec? {

@@ -67,6 +67,11 @@ struct OptionSpec: Sendable {
         let prefix = short.map { "-\($0), " } ?? ""
         return prefix + synopsis
     }
+
+    /// What a shell offers for the option's value; nothing for a flag.
+    var valueCompletion: ValueCompletion {
+        valueName.map { ValueCompletion(placeholder: $0, allowedValues: allowedValues) } ?? .nothing
+    }
 }
 
 /// A positional argument (`<token>`).
@@ -75,16 +80,55 @@ struct ArgumentSpec: Sendable {
     var help: String
     var isOptional = false
     var isVariadic = false
+    /// The only values accepted, when the argument is an enumeration (`completion <shell>`).
+    var allowedValues: [String]?
 
-    static func argument(_ name: String, help: String, optional: Bool = false, variadic: Bool = false)
-        -> ArgumentSpec
-    {
-        ArgumentSpec(name: name, help: help, isOptional: optional, isVariadic: variadic)
+    static func argument(
+        _ name: String, help: String, optional: Bool = false, variadic: Bool = false, allowed: [String]? = nil
+    ) -> ArgumentSpec {
+        ArgumentSpec(
+            name: name, help: help, isOptional: optional, isVariadic: variadic, allowedValues: allowed)
+    }
+
+    /// What a shell offers for the argument.
+    var valueCompletion: ValueCompletion {
+        ValueCompletion(placeholder: name, allowedValues: allowedValues)
     }
 
     var synopsis: String {
         let core = "<\(name)>" + (isVariadic ? " ..." : "")
         return isOptional ? "[\(core)]" : core
+    }
+}
+
+/// What a shell's completion offers for a value, read from the command tree.
+enum ValueCompletion: Equatable, Sendable {
+    /// One of these words.
+    case choices([String])
+    /// A file name (or a folder on the way to one).
+    case files
+    /// A folder name.
+    case directories
+    /// Nothing to offer: a number, a name, a token.
+    case nothing
+
+    /// Placeholders that name a path on disk: `--key <file>`, `--jwks <file-or-url>`,
+    /// `<path> ...`, `<capture>`.
+    static let filePlaceholders: Set<String> = ["file", "file-or-url", "path", "capture"]
+    /// Placeholders that name a folder: `--har-dir <dir>`.
+    static let directoryPlaceholders: Set<String> = ["dir"]
+
+    /// The allowed values when there are some, else what the placeholder names.
+    init(placeholder: String, allowedValues: [String]?) {
+        if let allowedValues {
+            self = .choices(allowedValues)
+        } else if Self.filePlaceholders.contains(placeholder) {
+            self = .files
+        } else if Self.directoryPlaceholders.contains(placeholder) {
+            self = .directories
+        } else {
+            self = .nothing
+        }
     }
 }
 

@@ -8,8 +8,10 @@ extension SignInSimCLI {
     static let scenarioPathsArgument = ArgumentSpec.argument(
         "path", help: "Scenario files or folders (default: scenarios).", optional: true, variadic: true)
     static let envOption = OptionSpec.option(
-        "env", short: "e", value: "KEY=VALUE",
-        help: "Set a scenario variable, overriding its env (repeatable).",
+        "env", short: "e", value: "KEY[=VALUE]",
+        help:
+            "Set a scenario variable, overriding its env (repeatable); KEY alone takes the value of"
+            + " the environment variable KEY, so that a secret need not be on the command line.",
         repeatable: true)
 
     static let runCommand = CommandSpec(
@@ -18,8 +20,10 @@ extension SignInSimCLI {
         discussion: """
             Each scenario runs in a fresh world: its own embedded issuer and Apple (or the real
             issuer it names), one simulated phone and its apps. Every file is checked before
-            anything runs. Exit status: 0 all passed, 1 a scenario failed, 2 a scenario is
-            invalid, 64 usage, 130 interrupted (the reports still hold what finished).
+            anything runs, and so is every report path (by writing there). Exit status: 0 all
+            passed, 1 a scenario failed, 2 a scenario is invalid, no scenario is selected or a
+            report cannot be written (nothing runs), 64 usage, 130 interrupted (the reports
+            still hold what finished).
             """,
         options: [
             envOption,
@@ -62,7 +66,7 @@ extension SignInSimCLI {
         options: [envOption],
         arguments: [scenarioPathsArgument],
         run: { arguments, context in
-            let loaded = try ScenarioFiles(arguments)
+            let loaded = try ScenarioFiles(arguments, environment: context.environment)
             for error in loaded.errors { context.writeError("\(error)\n") }
             context.writeOut("\(loaded.scenarios.count) valid, \(loaded.errors.count) invalid\n")
             return loaded.errors.isEmpty ? .success : .invalidInput
@@ -91,7 +95,7 @@ extension SignInSimCLI {
         ],
         arguments: [scenarioPathsArgument],
         run: { arguments, context in
-            let loaded = try ScenarioFiles(arguments)
+            let loaded = try ScenarioFiles(arguments, environment: context.environment)
             for error in loaded.errors { context.writeError("\(error)\n") }
             let selection = try RunCommand.selection(arguments)
             for scenario in loaded.scenarios where selection.admits(tags: scenario.tags) {
@@ -111,13 +115,13 @@ struct ScenarioFiles {
     var scenarios: [Scenario] = []
     var errors: [ScenarioError] = []
 
-    init(_ arguments: ParsedArguments) throws {
+    /// Loads the files the positional arguments name (default `scenarios`), with the `-e`
+    /// overrides; `-e KEY` without a value reads `KEY` from `environment`.
+    init(_ arguments: ParsedArguments, environment: [String: String]) throws {
         var overrides: [String: String] = [:]
-        for pair in arguments.allValues("env") {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw UsageError("The value '\(pair)' is invalid for '-e <KEY=VALUE>': expected KEY=VALUE")
-            }
-            overrides[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        for setting in arguments.allValues("env") {
+            let (key, value) = try Self.override(setting, environment: environment)
+            overrides[key] = value
         }
         let paths = arguments.positionals.isEmpty ? ["scenarios"] : arguments.positionals
         let files: [String]
@@ -132,6 +136,75 @@ struct ScenarioFiles {
             } catch {
                 errors.append(error)
             }
+        }
+    }
+}
+
+extension ScenarioFiles {
+    /// One `-e` value: `KEY=VALUE` as written, or `KEY` alone, whose value is the environment
+    /// variable of that name. A `KEY` the environment lacks is a usage error naming it: running
+    /// on with the scenario's default could sign in as someone else without a word.
+    static func override(_ setting: String, environment: [String: String]) throws(UsageError) -> (
+        key: String, value: String
+    ) {
+        guard let equals = setting.firstIndex(of: "=") else {
+            guard !setting.isEmpty else {
+                throw UsageError("The value '' is invalid for '-e <KEY[=VALUE]>': expected KEY or KEY=VALUE")
+            }
+            guard let value = environment[setting] else {
+                throw UsageError(
+                    "'-e \(setting)' takes the value of the environment variable \(setting), which is not set"
+                )
+            }
+            return (setting, value)
+        }
+        guard equals != setting.startIndex else {
+            throw UsageError(
+                "The value '\(setting)' is invalid for '-e <KEY[=VALUE]>': expected KEY or KEY=VALUE")
+        }
+        return (String(setting[..<equals]), String(setting[setting.index(after: equals)...]))
+    }
+}
+
+/// Why a run has nothing to run: each is an exit 2, as an invalid file is, since nothing
+/// runs and a CI job that ran nothing has not passed.
+enum EmptySelection: Equatable, Sendable {
+    /// The paths hold no scenario file.
+    case noScenarioFiles
+    /// `--shard-split I/N` gave this shard no file (there are fewer files than shards).
+    case emptyShard
+    /// `--include-tags` / `--exclude-tags` left out every scenario of the shard.
+    case noTagMatch
+
+    static let exitCode = ExitCode.invalidInput
+
+    /// Nil when something was chosen; else the first step at which the choice became empty.
+    init?(found: Int, inShard: Int, chosen: Int) {
+        if found == 0 {
+            self = .noScenarioFiles
+        } else if inShard == 0 {
+            self = .emptyShard
+        } else if chosen == 0 {
+            self = .noTagMatch
+        } else {
+            return nil
+        }
+    }
+
+    /// The reason, with the paths or options that led to it.
+    func reason(_ arguments: ParsedArguments) -> String {
+        switch self {
+        case .noScenarioFiles:
+            let paths = arguments.positionals.isEmpty ? ["scenarios"] : arguments.positionals
+            return "no scenario files in \(paths.joined(separator: ", "))"
+        case .emptyShard:
+            return "shard \(arguments.value("shard-split") ?? "") of --shard-split holds no scenario file"
+                + " (there are fewer files than shards)"
+        case .noTagMatch:
+            let filters = ["include-tags", "exclude-tags"].compactMap { option in
+                arguments.value(option).map { "--\(option) \($0)" }
+            }
+            return "no scenario matches \(filters.joined(separator: " "))"
         }
     }
 }
@@ -196,17 +269,29 @@ struct RunCommand {
             arguments.flag("no-redact")
             ? .disabled : try SignInSimCLI.redaction(arguments, option: "har-redact") ?? .default
         let selection = try Self.selection(arguments)
-        let loaded = try ScenarioFiles(arguments)
+        let loaded = try ScenarioFiles(arguments, environment: context.environment)
         if !loaded.errors.isEmpty {
             for error in loaded.errors { context.writeError("\(error)\n") }
             context.writeError("\(loaded.errors.count) invalid scenario file(s); nothing was run\n")
             return .invalidInput
         }
         let files = Set(selection.shardFiles(loaded.scenarios.map(\.location.file)))
-        let chosen = loaded.scenarios.filter {
-            files.contains($0.location.file) && selection.admits(tags: $0.tags)
+        let inShard = loaded.scenarios.filter { files.contains($0.location.file) }
+        let chosen = inShard.filter { selection.admits(tags: $0.tags) }
+        if let empty = EmptySelection(
+            found: loaded.scenarios.count, inShard: inShard.count, chosen: chosen.count)
+        {
+            throw CommandFailure(
+                "no scenario to run: \(empty.reason(arguments))", exitCode: EmptySelection.exitCode)
         }
         let harDirectory = arguments.value("har-dir")
+        for destination in Self.reportDestinations(arguments) {
+            do throws(ReportDestination.Unwritable) {
+                try destination.check()
+            } catch {
+                throw CommandFailure("\(error); nothing was run", exitCode: .invalidInput)
+            }
+        }
         // A run killed while writing (SIGKILL gives no chance to clean up) leaves its hidden
         // temporary file beside the HAR or report it was writing: the next run removes those
         // of dead processes from the folders it writes to.
@@ -215,13 +300,14 @@ struct RunCommand {
             outputDirectories.insert(AtomicFile.parentDirectory(of: report))
         }
         for directory in outputDirectories { AtomicFile.removeStaleTemporaryFiles(in: directory) }
-        let isTerminal = isatty(STDOUT_FILENO) == 1
+        let isTerminal = context.standardOutputIsTerminal
         let console = ConsoleReporter(isTerminal: isTerminal, environment: context.environment)
         let suite = ScenarioSuite(options: options)
         let started = ContinuousClock.now
         let progress = Mutex((done: 0, failed: 0))
         let total = chosen.count
-        let context = self.context
+        let statusLine = StatusLine(
+            isTerminal: isTerminal && total > 1, writeOut: context.writeOut, writeError: context.writeError)
 
         let signals = TerminationSignals()
         defer { signals.cancel() }
@@ -237,7 +323,7 @@ struct RunCommand {
                         try AtomicFile.write(bytes, to: path)
                         result.harPath = path
                     } catch {
-                        context.writeError("signinsim: cannot write \(path): \(error)\n")
+                        statusLine.printError("signinsim: cannot write \(path): \(error)\n")
                     }
                 }
                 let (done, failed) = progress.withLock { counts in
@@ -245,12 +331,10 @@ struct RunCommand {
                     if result.status == .failed { counts.failed += 1 }
                     return (counts.done, counts.failed)
                 }
-                if isTerminal, total > 1 {
-                    context.writeOut(console.progress(done: done, total: total, failed: failed))
-                }
                 if result.status != .passed || !isTerminal || total == 1 {
-                    context.writeOut(console.line(for: result) + "\n")
+                    statusLine.printOut(console.line(for: result) + "\n")
                 }
+                statusLine.show(console.progress(done: done, total: total, failed: failed))
             }
         }
         let interrupted = Mutex(false)
@@ -275,14 +359,24 @@ struct RunCommand {
             durationMilliseconds: Double((ContinuousClock.now - started).components.seconds) * 1000
                 + Double((ContinuousClock.now - started).components.attoseconds) / 1e15,
             seed: options.seed, shard: arguments.value("shard-split"))
-        if isTerminal, total > 1 {
-            context.writeOut(console.progress(done: total, total: total, failed: 0) + "\r")
-        }
+        statusLine.clear()
         context.writeOut(console.summary(summary) + "\n")
         try write(JSONReport.render(summary), to: arguments.value("report-json"))
         try write(JUnitReport.render(summary), to: arguments.value("junit"))
         if wasInterrupted { return .interrupted }
         return summary.count(.failed) + summary.count(.interrupted) > 0 ? .failure : .success
+    }
+
+    /// The report outputs `run` was given, in the order of its options.
+    static func reportDestinations(_ arguments: ParsedArguments) -> [ReportDestination] {
+        var destinations: [ReportDestination] = []
+        for option in ["report-json", "junit"] {
+            if let path = arguments.value(option) { destinations.append(.file(option: option, path: path)) }
+        }
+        if let path = arguments.value("har-dir") {
+            destinations.append(.directory(option: "har-dir", path: path))
+        }
+        return destinations
     }
 
     private func write(_ bytes: [UInt8], to path: String?) throws {
