@@ -204,7 +204,7 @@ struct RunCommandTests {
         #expect(!list.standardOutput.contains("x.yaml"), "flows/ holds includes, not scenarios")
         let schema = try SignInSimBinary.run(["schema"])
         #expect(schema.status == 0)
-        #expect(try JSONValue.parse(schema.standardOutput)["title"]?.stringValue == "SignInSim scenario")
+        #expect(try JSONValue.parse(schema.standardOutput)["title"]?.stringValue == "SignInSim scenario or flow")
     }
 }
 
