@@ -281,7 +281,8 @@ let package = Package(
         .testTarget(
             name: "SignInSimCLITests",
             dependencies: [
-                "Locking", "SignInSimCLI", "JOSE", "HTTPCore", "HTTPClient", "HTTPServer",
+                "Locking", "SignInSimCLI", "JOSE", "HTTPCore", "HTTPClient", "HTTPServer", "Issuer",
+                "Scenario",
                 "TestSupport",
             ]),
     ] + fuzzTargets,

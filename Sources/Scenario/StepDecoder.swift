@@ -23,6 +23,13 @@ struct StepDecoder {
         "advance", "skew", "network", "appleAccount", "appleRevokeConsent", "appleCredential", "issuer",
         "parallel", "runFlow", "expect", "wait",
     ]
+    /// The checks of an `expect` step.
+    static let expectationKeys = [
+        "session", "claims", "refresh_token", "token_type", "scopes", "error", "requests", "keychain",
+        "cookies",
+        "issuer_user", "app_phase", "issuer_refresh_tokens", "apple_credential", "signed_out_at_issuer",
+        "login_forms",
+    ]
     static var allSteps: [String] {
         AppAction.allCases.map(\.rawValue) + DeviceAction.allCases.map(\.rawValue) + sdkSteps + otherSteps
     }
@@ -600,12 +607,7 @@ struct StepDecoder {
 
     private func expectations(_ node: YAMLNode) throws(ScenarioError) -> [Expectation] {
         let mapping = try reader.mapping(
-            node, "expect",
-            allowed: [
-                "app", "session", "claims", "refresh_token", "token_type", "scopes", "error", "requests",
-                "keychain", "cookies", "issuer_user", "app_phase", "issuer_refresh_tokens",
-                "apple_credential", "signed_out_at_issuer", "login_forms",
-            ])
+            node, "expect", allowed: ["app"] + Self.expectationKeys)
         let app = try app(mapping, "expect")
         var result: [Expectation] = []
         var checks = 0

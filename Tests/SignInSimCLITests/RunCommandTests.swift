@@ -1,6 +1,8 @@
 import Foundation
+import Issuer
 import JSON
 import Locking
+import Scenario
 import TestSupport
 import Testing
 
@@ -204,7 +206,19 @@ struct RunCommandTests {
         #expect(!list.standardOutput.contains("x.yaml"), "flows/ holds includes, not scenarios")
         let schema = try SignInSimBinary.run(["schema"])
         #expect(schema.status == 0)
-        #expect(try JSONValue.parse(schema.standardOutput)["title"]?.stringValue == "SignInSim scenario or flow")
+        #expect(
+            try JSONValue.parse(schema.standardOutput)["title"]?.stringValue == "SignInSim scenario or flow")
+    }
+
+    @Test("list prints the names a scenario may use, from their declarations")
+    func listNames() throws {
+        let faults = try SignInSimBinary.run(["list", "--faults"])
+        #expect(faults.status == 0)
+        #expect(faults.standardOutput == IssuerFault.allCases.map { $0.rawValue + "\n" }.joined())
+        let both = try SignInSimBinary.run(["list", "--steps", "--errors"])
+        let lines = both.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines == ScenarioVocabulary.steps + ScenarioVocabulary.outcomes)
+        #expect(lines.contains("signIn") && lines.contains("session_expired") && lines.contains("none"))
     }
 }
 

@@ -92,9 +92,14 @@ extension SignInSimCLI {
             envOption,
             .option("include-tags", value: "tags", help: "Only scenarios with one of these tags."),
             .option("exclude-tags", value: "tags", help: "Not scenarios with any of these tags."),
-        ],
+        ] + VocabularyList.allCases.map { .flag($0.rawValue, help: $0.help) },
         arguments: [scenarioPathsArgument],
         run: { arguments, context in
+            let lists = VocabularyList.allCases.filter { arguments.flags.contains($0.rawValue) }
+            if !lists.isEmpty {
+                for list in lists { context.writeOut(list.names.map { $0 + "\n" }.joined()) }
+                return .success
+            }
             let loaded = try ScenarioFiles(arguments, environment: context.environment)
             for error in loaded.errors { context.writeError("\(error)\n") }
             let selection = try RunCommand.selection(arguments)
@@ -399,5 +404,37 @@ struct RunCommand {
             return ok && scalar.isASCII ? Character(scalar) : "-"
         }
         return String(safe).trimmingCharacters(in: CharacterSet(charactersIn: "-.")) + ".har"
+    }
+}
+
+/// The lists of names `signinsim list` prints instead of scenarios, one name a line.
+enum VocabularyList: String, CaseIterable {
+    case steps
+    case expectations
+    case profiles
+    case faults
+    case errors
+    case phases
+
+    var help: String {
+        switch self {
+        case .steps: "Print every step name instead of scenarios."
+        case .expectations: "Print every check an expect step takes."
+        case .profiles: "Print every SDK behaviour profile name (they join with +)."
+        case .faults: "Print every fault the embedded issuer can show."
+        case .errors: "Print every outcome a step's error: may name (none and the SDK's error codes)."
+        case .phases: "Print every app lifecycle phase."
+        }
+    }
+
+    var names: [String] {
+        switch self {
+        case .steps: ScenarioVocabulary.steps
+        case .expectations: ScenarioVocabulary.expectations
+        case .profiles: ScenarioVocabulary.profiles
+        case .faults: ScenarioVocabulary.faults
+        case .errors: ScenarioVocabulary.outcomes
+        case .phases: ScenarioVocabulary.appPhases
+        }
     }
 }
