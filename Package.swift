@@ -265,7 +265,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "ScenarioReportsTests",
-            dependencies: ["ScenarioReports", "Scenario", "JSON"],
+            dependencies: ["ScenarioReports", "Scenario", "JSON", "TestSupport"],
             exclude: ["Golden"]),
         .testTarget(
             name: "RecordingsTests",

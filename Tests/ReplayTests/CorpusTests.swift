@@ -19,7 +19,6 @@ import Testing
 @Suite(.serialized) struct CorpusTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let corpus = folder.appendingPathComponent("Captures/corpus")
-    static var updating: Bool { ProcessInfo.processInfo.environment["SIGNINSIM_UPDATE_GOLDEN"] == "1" }
 
     /// `provider/story` of every capture.
     static func captures() -> [String] {
@@ -43,14 +42,7 @@ import Testing
     }
 
     static func check(_ text: String, against url: URL) throws {
-        if updating {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url, options: .atomic)
-            return
-        }
-        let expected = try String(contentsOf: url, encoding: .utf8)
-        #expect(text == expected, "\(url.lastPathComponent) differs:\n\(text)")
+        try GoldenFile(at: url).check(text)
     }
 
     @Test(

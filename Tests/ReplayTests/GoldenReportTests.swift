@@ -40,13 +40,6 @@ import Testing
         let text = report.text + "exit \(report.matches ? 0 : 1)\n"
         let golden = Self.folder.appendingPathComponent(
             "Golden/\(name)-\(profile ?? "recorded")-\(mode.rawValue).txt")
-        if ProcessInfo.processInfo.environment["SIGNINSIM_UPDATE_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(
-                at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: golden, options: .atomic)
-            return
-        }
-        let expected = try String(contentsOf: golden, encoding: .utf8)
-        #expect(text == expected, "\(golden.lastPathComponent) differs:\n\(text)")
+        try GoldenFile(at: golden).check(text)
     }
 }

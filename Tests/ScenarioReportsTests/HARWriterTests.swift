@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import Scenario
 import ScenarioReports
+import TestSupport
 import Testing
 
 @Suite("HAR writer")
@@ -21,9 +22,8 @@ struct HARWriterTests {
     /// The whole capture, redacted by default, matches the checked-in copy.
     @Test("matches the golden capture")
     func matchesGolden() throws {
-        try GoldenFile.check(
-            HARWriter.render(Fixtures.exchanges, creator: "signinsim", version: "1.0.0"),
-            matches: "capture.har")
+        try GoldenFile(named: "capture.har").check(
+            HARWriter.render(Fixtures.exchanges, creator: "signinsim", version: "1.0.0"))
     }
 
     /// The log carries the HAR version, the creator and one entry per exchange, in order.

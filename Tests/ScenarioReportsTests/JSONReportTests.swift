@@ -1,6 +1,7 @@
 import JSON
 import Scenario
 import ScenarioReports
+import TestSupport
 import Testing
 
 @Suite("JSON report")
@@ -8,8 +9,7 @@ struct JSONReportTests {
     /// The whole document without timings matches the checked-in copy.
     @Test("matches the golden report")
     func matchesGolden() throws {
-        try GoldenFile.check(
-            JSONReport.render(Fixtures.summary, includeTimings: false), matches: "report.json")
+        try GoldenFile(named: "report.json").check(JSONReport.render(Fixtures.summary, includeTimings: false))
     }
 
     /// Without timings, two runs that differ only in how long they took give the same bytes.

@@ -1,6 +1,7 @@
 import Foundation
 import Scenario
 import ScenarioReports
+import TestSupport
 import Testing
 
 #if canImport(FoundationXML)
@@ -12,8 +13,7 @@ struct JUnitReportTests {
     /// The whole document without timings matches the checked-in copy.
     @Test("matches the golden report")
     func matchesGolden() throws {
-        try GoldenFile.check(
-            JUnitReport.render(Fixtures.summary, includeTimings: false), matches: "report.xml")
+        try GoldenFile(named: "report.xml").check(JUnitReport.render(Fixtures.summary, includeTimings: false))
     }
 
     /// Totals on the root and per file, files in the order they first appear.
