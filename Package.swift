@@ -4,7 +4,7 @@
 //
 // Layers, bottom to top (dependencies point down only):
 //   C bridges      COpenSSL, CCurl, CMicroHTTPD, CYAML, CLibXML2
-//   pure values    Locking, JSON, Clocks, Cryptography, JOSE, OAuthCore, HTTPCore, YAML
+//   pure values    Errors, Locking, JSON, Clocks, Cryptography, JOSE, OAuthCore, HTTPCore, YAML
 //   engines        AppleID (simulated Sign in with Apple), Issuer (OpenID provider, in process
 //                  or served; its Apple connection talks to AppleID)
 //   models         SignInSDK (the app's SDK, ports only), Device (keychain, lifecycle, network)
@@ -77,17 +77,21 @@ let package = Package(
             name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
 
         // MARK: Pure value layers
-        .target(name: "Cryptography", dependencies: ["Locking", "COpenSSL"], swiftSettings: strictSettings),
-        .target(name: "JOSE", dependencies: ["Cryptography", "JSON"], swiftSettings: strictSettings),
+        .target(
+            name: "Cryptography", dependencies: ["Errors", "Locking", "COpenSSL"],
+            swiftSettings: strictSettings),
+        .target(
+            name: "JOSE", dependencies: ["Errors", "Cryptography", "JSON"], swiftSettings: strictSettings),
         .target(
             name: "OAuthCore", dependencies: ["Cryptography", "JOSE", "JSON", "HTTPCore"],
             swiftSettings: strictSettings),
         .target(name: "JSON", swiftSettings: strictSettings),
         // The lock every module uses (Synchronization.Mutex, or a pthread one that
         // ThreadSanitizer can see under SIGNINSIM_SANITIZE=thread: see Sources/Locking).
+        .target(name: "Errors", swiftSettings: strictSettings),
         .target(name: "Locking", swiftSettings: strictSettings + lockingSettings),
         .target(name: "Clocks", dependencies: ["Locking"], swiftSettings: strictSettings),
-        .target(name: "HTTPCore", dependencies: ["JSON"], swiftSettings: strictSettings),
+        .target(name: "HTTPCore", dependencies: ["Errors", "JSON"], swiftSettings: strictSettings),
         .target(name: "YAML", dependencies: ["CYAML"], swiftSettings: strictSettings),
 
         // AppleID sits below Issuer: the issuer's Apple connection redeems codes through it.
@@ -113,19 +117,21 @@ let package = Package(
 
         // The simulated iPhone: keychain, lifecycle, network conditions.
         .target(
-            name: "Device", dependencies: ["Locking", "Clocks", "Cryptography", "HTTPCore", "JSON"],
+            name: "Device",
+            dependencies: ["Errors", "Locking", "Clocks", "Cryptography", "HTTPCore", "JSON"],
             swiftSettings: strictSettings),
 
         // MARK: IO adapters
         .target(
             name: "HTTPClient", dependencies: ["Locking", "HTTPCore", "CCurl"], swiftSettings: strictSettings),
         .target(
-            name: "HTTPServer", dependencies: ["Locking", "HTTPCore", "CMicroHTTPD"],
+            name: "HTTPServer", dependencies: ["Errors", "Locking", "HTTPCore", "CMicroHTTPD"],
             swiftSettings: strictSettings),
         // ASWebAuthenticationSession's model: a browser that follows redirects, keeps cookies
         // (libcurl) and renders forms (libxml2's HTML parser) for a scripted user.
         .target(
-            name: "WebAuthSession", dependencies: ["Locking", "HTTPCore", "HTTPClient", "CLibXML2"],
+            name: "WebAuthSession",
+            dependencies: ["Errors", "Locking", "HTTPCore", "HTTPClient", "CLibXML2"],
             swiftSettings: strictSettings),
 
         // MARK: The simulated world: devices running apps with the SDK against the embedded
@@ -157,7 +163,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .target(
-            name: "ScenarioReports", dependencies: ["Scenario", "JSON", "HTTPCore"],
+            name: "ScenarioReports", dependencies: ["Errors", "Scenario", "JSON", "HTTPCore"],
             swiftSettings: strictSettings),
         // HAR captures read back into exchanges (replay and import build on it). It redacts
         // with the HAR writer's rules and placeholders, so that both hide secrets alike.

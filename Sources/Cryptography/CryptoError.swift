@@ -1,8 +1,10 @@
+public import Errors
+
 /// The one error type of the Cryptography module: a stable code and a precise message.
 ///
 /// Messages name what was wrong (a length, a label, a curve) and never contain key material,
 /// signatures or messages, so they are safe to log.
-public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct CryptoError: CodedError {
     /// Stable, machine-readable reason for the failure.
     public enum Code: String, Sendable, Hashable {
         /// Key material is malformed, inconsistent, of the wrong type or outside the accepted range.
@@ -29,5 +31,4 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
 }

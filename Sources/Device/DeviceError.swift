@@ -1,5 +1,7 @@
+public import Errors
+
 /// A failure of the simulated device itself (not of the app or the network).
-public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct DeviceError: CodedError {
     public enum Code: String, Sendable, Hashable {
         /// The app is not installed, not running, or in a state that forbids the action.
         case invalidLifecycleState = "invalid_lifecycle_state"
@@ -15,5 +17,4 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -1,5 +1,7 @@
+public import Errors
+
 /// Why an HTTP exchange, or the reading of an HTTP message, failed.
-public struct HTTPError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct HTTPError: CodedError {
     public enum Code: String, Sendable, Hashable {
         /// The URL cannot be used (not absolute, unsupported scheme, bad characters).
         case invalidURL
@@ -29,5 +31,4 @@ public struct HTTPError: Error, Hashable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -1,5 +1,7 @@
+public import Errors
+
 /// Why a server could not start.
-public struct HTTPServerError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct HTTPServerError: CodedError {
     public enum Code: String, Sendable, Hashable {
         /// The configuration cannot work (bad host, port out of range, zero limits).
         case invalidConfiguration
@@ -21,5 +23,4 @@ public struct HTTPServerError: Error, Hashable, Sendable, CustomStringConvertibl
         self.message = message
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
 }

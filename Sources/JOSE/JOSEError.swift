@@ -1,6 +1,8 @@
+public import Errors
+
 /// Why a JOSE object (JWS, JWK, JWT) was refused. Codes are stable; messages never carry
 /// secrets or whole tokens.
-public struct JOSEError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct JOSEError: CodedError {
     public enum Code: String, Sendable, Hashable, CaseIterable {
         // Shape
         case tooLarge = "too_large"
@@ -46,5 +48,4 @@ public struct JOSEError: Error, Hashable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
 }

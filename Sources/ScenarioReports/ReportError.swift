@@ -1,8 +1,10 @@
+public import Errors
+
 /// Why a report could not be written.
 ///
 /// Reports are rendered in memory and cannot fail; only putting them on disk can, so every
 /// error names the path it was about and the operating system's reason.
-public struct ReportError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ReportError: CodedError {
     public enum Code: String, Sendable, Hashable {
         /// A missing parent directory could not be created (a path component is a file, no
         /// permission, read-only file system).
@@ -30,5 +32,4 @@ public struct ReportError: Error, Hashable, Sendable, CustomStringConvertible {
         self.systemErrorNumber = systemErrorNumber
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -1,3 +1,4 @@
+public import Errors
 import Foundation
 public import HTTPCore
 
@@ -80,7 +81,7 @@ public struct HTMLDocument: Hashable, Sendable {
 }
 
 /// Why a page could not be read as HTML (HTML Living Standard §13.2 parsing, as libxml2 does it).
-public struct HTMLDocumentError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct HTMLDocumentError: CodedError {
     public enum Code: String, Hashable, Sendable {
         /// The page is larger than the reader's limit.
         case tooLarge = "too_large"
@@ -96,5 +97,4 @@ public struct HTMLDocumentError: Error, Hashable, Sendable, CustomStringConverti
         self.message = message
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -1,3 +1,4 @@
+public import Errors
 public import HTTPCore
 
 /// Why a web authentication session ended without reaching its callback.
@@ -6,7 +7,7 @@ public import HTTPCore
 /// 3 `presentationContextInvalid`); the others name what a headless browser can observe.
 /// Messages name the URL and status involved but never a callback URL's query, which may
 /// carry a code.
-public struct WebAuthenticationError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct WebAuthenticationError: CodedError {
     public enum Code: String, Sendable, Hashable {
         /// The user dismissed the sheet (ASWebAuthenticationSessionError.canceledLogin, 1).
         case canceledLogin = "canceled_login"
@@ -56,5 +57,4 @@ public struct WebAuthenticationError: Error, Hashable, Sendable, CustomStringCon
         self.cause = cause
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
 }
