@@ -44,8 +44,6 @@ public actor SignInClient {
     /// Seconds to add to the device's time for the `iat` of DPoP proofs, by server origin: set
     /// from a refusal's `Date` with the `dpop-server-date` profile (`DPoPClockSkew`).
     var dpopClockOffsets: [String: Int64] = [:]
-    /// Every request the SDK made, in order, by endpoint name: for expectations and reports.
-    public private(set) var requestLog: [String] = []
 
     public init(environment: SignInEnvironment) {
         self.environment = environment
@@ -189,9 +187,9 @@ public actor SignInClient {
 
     // MARK: - Transport
 
-    /// Sends a request and maps transport failures to `SignInError.transport`.
+    /// Sends a request and maps transport failures to `SignInError.transport`, whose message
+    /// names the `endpoint`.
     func send(_ request: HTTPRequest, endpoint: String) async throws(SignInError) -> HTTPResponse {
-        requestLog.append(endpoint)
         do {
             return try await environment.transport.send(request)
         } catch {
