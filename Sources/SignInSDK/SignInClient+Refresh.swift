@@ -38,7 +38,7 @@ extension SignInClient {
             // Concurrent callers share the refresh in flight; when it ends, the next call starts
             // a new one (so a failure lets the next caller retry).
             if let inFlightRefresh { return try await inFlightRefresh.value.get() }
-            let task = Task(executorPreference: InheritedExecutor.current) {
+            let task = environment.taskStarter.startTask {
                 await self.refreshResult(force: force, rereadFirst: false)
             }
             inFlightRefresh = task
@@ -48,7 +48,7 @@ extension SignInClient {
         case .serialized:
             // One refresh at a time; each waiter re-reads storage, which the one before updated.
             let previous = serializedTail
-            let task = Task(executorPreference: InheritedExecutor.current) {
+            let task = environment.taskStarter.startTask {
                 await previous?.value
                 return await self.refreshResult(force: force, rereadFirst: true)
             }
