@@ -83,7 +83,8 @@ extension SignInClient {
         }
         let claims = try await verifyIDToken(idToken, nonce: nil, accessToken: response.accessToken)
         var session = makeSession(
-            response, idToken: idToken, previous: nil, claims: claims, scopes: options.scopes)
+            response, idToken: idToken, previous: nil, claims: claims, scopes: options.scopes,
+            profile: profile)
         // Kept with the session: the user id is what `getCredentialState()` asks Apple about.
         session.appleUserID = credential.user
         try store(session)

@@ -107,7 +107,9 @@ extension SignInClient {
             claims = newClaims
             idToken = newIDToken
         }
-        var refreshed = makeSession(response, idToken: idToken, previous: session, claims: claims, scopes: [])
+        var refreshed = makeSession(
+            response, idToken: idToken, previous: session, claims: claims, scopes: [],
+            profile: options.profile)
         if options.profile.has(.dropRefreshToken) { refreshed.refreshToken = response.refreshToken }
         if options.profile.has(.persistLate) {
             deferredWrite = refreshed

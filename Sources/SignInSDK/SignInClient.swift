@@ -229,13 +229,13 @@ public actor SignInClient {
         let method = try await clientAuthenticationMethod()
         switch method {
         case .clientSecretBasic:
-            let secret = options.clientSecret ?? ""
+            let secret = try clientSecret(options, for: method)
             let credentials =
                 FormURLEncoding.escape(options.clientID) + ":" + FormURLEncoding.escape(secret)
             headers.replaceOrAdd(
                 name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
         case .clientSecretPost:
-            parameters.append("client_secret", options.clientSecret ?? "")
+            parameters.append("client_secret", try clientSecret(options, for: method))
         case .privateKeyJWT:
             parameters.append("client_assertion_type", ClientAssertion.type)
             parameters.append("client_assertion", try await clientAssertion())
@@ -243,6 +243,17 @@ public actor SignInClient {
             break
         }
         return method
+    }
+
+    /// The secret a secret-sending method needs: the method is only chosen, or accepted by
+    /// `checkClientRegistration()`, when the options hold one.
+    private func clientSecret(_ options: SignInOptions, for method: TokenEndpointAuthMethod)
+        throws(SignInError) -> String
+    {
+        guard let secret = options.clientSecret else {
+            throw SignInError(.invalidConfiguration, "\(method.rawValue) needs a client secret")
+        }
+        return secret
     }
 
     /// A `private_key_jwt` assertion for the token endpoint (RFC 7523 §2.2, OpenID Connect
