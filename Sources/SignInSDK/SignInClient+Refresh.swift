@@ -1,5 +1,6 @@
 import HTTPCore
 import JOSE
+import OAuthCore
 
 extension SignInClient {
     /// The stored session, refreshed first when it expires within the refresh margin; `nil`
@@ -84,16 +85,17 @@ extension SignInClient {
         do {
             response = try await tokenRequest(
                 [
-                    "grant_type": "refresh_token", "refresh_token": refreshToken,
-                    "client_id": options.clientID,
+                    OAuthParameter.grantType: GrantType.refreshToken,
+                    OAuthParameter.refreshToken: refreshToken,
+                    OAuthParameter.clientID: options.clientID,
                 ],
                 endpoint: "token:refresh_token")
-        } catch  where error.code == .tokenRequestFailed && error.oauthError == "invalid_grant" {
+        } catch  where error.code == .tokenRequestFailed && error.oauthError == OAuthErrorCode.invalidGrant {
             try? clearSession()
             throw SignInError(
                 .sessionExpired,
                 "the issuer refused the refresh token; the session is over: \(error.message)",
-                oauthError: "invalid_grant", status: error.status)
+                oauthError: OAuthErrorCode.invalidGrant, status: error.status)
         }
         var claims = session.claims
         var idToken = session.idToken

@@ -75,22 +75,22 @@ extension SignInClient {
         options: SignInOptions, record: PendingAuthorization, request: SignInRequestOptions, endpoint: String
     ) -> String {
         var parameters = FormParameters()
-        parameters.append("response_type", "code")
-        parameters.append("client_id", options.clientID)
-        parameters.append("redirect_uri", record.redirectURI)
-        parameters.append("scope", record.scopes.joined(separator: " "))
-        parameters.append("state", record.state)
-        parameters.append("nonce", record.nonce)
-        parameters.append("code_challenge", PKCE.challenge(for: record.codeVerifier))
-        parameters.append("code_challenge_method", PKCE.method)
+        parameters.append(OAuthParameter.responseType, "code")
+        parameters.append(OAuthParameter.clientID, options.clientID)
+        parameters.append(OAuthParameter.redirectURI, record.redirectURI)
+        parameters.append(OAuthParameter.scope, record.scopes.joined(separator: " "))
+        parameters.append(OAuthParameter.state, record.state)
+        parameters.append(OAuthParameter.nonce, record.nonce)
+        parameters.append(OAuthParameter.codeChallenge, PKCE.challenge(for: record.codeVerifier))
+        parameters.append(OAuthParameter.codeChallengeMethod, PKCE.method)
         let prompt = (request.prompt ?? options.prompt).resolved(scopes: record.scopes)
         let optional: [(String, String?)] = [
-            ("audience", options.audience),
-            ("prompt", prompt.isEmpty ? nil : prompt.joined(separator: " ")),
-            ("login_hint", request.loginHint ?? options.loginHint),
-            ("ui_locales", options.uiLocales),
+            (OAuthParameter.audience, options.audience),
+            (OAuthParameter.prompt, prompt.isEmpty ? nil : prompt.joined(separator: " ")),
+            (OAuthParameter.loginHint, request.loginHint ?? options.loginHint),
+            (OAuthParameter.uiLocales, options.uiLocales),
             ("organization", options.organization),
-            ("max_age", (request.maxAge ?? options.maxAge).map(String.init)),
+            (OAuthParameter.maxAge, (request.maxAge ?? options.maxAge).map(String.init)),
             ("acr_values", options.acrValues),
         ]
         for case (let name, let value?) in optional { parameters.append(name, value) }
@@ -149,10 +149,11 @@ extension SignInClient {
             throw SignInError(.invalidCallback, "the callback has neither code nor error")
         }
         var parameters: FormParameters = [
-            "grant_type": "authorization_code", "client_id": options.clientID, "code": code,
-            "redirect_uri": record.redirectURI, "code_verifier": record.codeVerifier,
+            OAuthParameter.grantType: GrantType.authorizationCode, OAuthParameter.clientID: options.clientID,
+            OAuthParameter.code: code,
+            OAuthParameter.redirectURI: record.redirectURI, OAuthParameter.codeVerifier: record.codeVerifier,
         ]
-        if let audience = options.audience { parameters.append("audience", audience) }
+        if let audience = options.audience { parameters.append(OAuthParameter.audience, audience) }
         let response = try await tokenRequest(parameters, endpoint: "token:authorization_code")
         guard let idToken = response.idToken else {
             throw SignInError(.invalidTokenResponse, "the code exchange returned no id_token")

@@ -235,10 +235,10 @@ public actor SignInClient {
             headers.replaceOrAdd(
                 name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
         case .clientSecretPost:
-            parameters.append("client_secret", try clientSecret(options, for: method))
+            parameters.append(OAuthParameter.clientSecret, try clientSecret(options, for: method))
         case .privateKeyJWT:
-            parameters.append("client_assertion_type", ClientAssertion.type)
-            parameters.append("client_assertion", try await clientAssertion())
+            parameters.append(OAuthParameter.clientAssertionType, ClientAssertion.type)
+            parameters.append(OAuthParameter.clientAssertion, try await clientAssertion())
         case .publicClient:
             break
         }
