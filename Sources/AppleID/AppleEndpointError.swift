@@ -1,5 +1,6 @@
 import HTTPCore
 import JSON
+import OAuthCore
 
 /// An error answer of the provider's Apple endpoints, in Apple's shape.
 ///
@@ -14,24 +15,24 @@ struct AppleEndpointError: Error, Sendable {
     var status: Int = 400
 
     static func invalidRequest(_ reason: String) -> AppleEndpointError {
-        AppleEndpointError(error: "invalid_request", reason: reason)
+        AppleEndpointError(error: OAuthErrorCode.invalidRequest, reason: reason)
     }
 
     static func invalidClient(_ reason: String) -> AppleEndpointError {
-        AppleEndpointError(error: "invalid_client", reason: reason)
+        AppleEndpointError(error: OAuthErrorCode.invalidClient, reason: reason)
     }
 
     static func invalidGrant(_ description: String, reason: String? = nil) -> AppleEndpointError {
         AppleEndpointError(
-            error: "invalid_grant", errorDescription: description, reason: reason ?? description)
+            error: OAuthErrorCode.invalidGrant, errorDescription: description, reason: reason ?? description)
     }
 
     static func unsupportedGrantType(_ reason: String) -> AppleEndpointError {
-        AppleEndpointError(error: "unsupported_grant_type", reason: reason)
+        AppleEndpointError(error: OAuthErrorCode.unsupportedGrantType, reason: reason)
     }
 
     static func serverError(_ reason: String) -> AppleEndpointError {
-        AppleEndpointError(error: "server_error", reason: reason, status: 500)
+        AppleEndpointError(error: OAuthErrorCode.serverError, reason: reason, status: 500)
     }
 
     /// Apple's two code messages, word for word.
@@ -40,8 +41,8 @@ struct AppleEndpointError: Error, Sendable {
     static let tokenExpiredOrRevoked = "The token has expired or has been revoked."
 
     var response: HTTPResponse {
-        var body: [String: JSONValue] = ["error": .string(error)]
-        if let errorDescription { body["error_description"] = .string(errorDescription) }
+        var body: [String: JSONValue] = [OAuthParameter.error: .string(error)]
+        if let errorDescription { body[OAuthParameter.errorDescription] = .string(errorDescription) }
         return .json(
             .object(body), status: status,
             headers: [
@@ -67,13 +68,13 @@ struct AppleAdminError: Error, Sendable {
     var extra: [String: JSONValue] = [:]
 
     static func invalidRequest(_ description: String) -> AppleAdminError {
-        AppleAdminError(error: "invalid_request", description: description)
+        AppleAdminError(error: OAuthErrorCode.invalidRequest, description: description)
     }
 
     var response: HTTPResponse {
         var body = extra
-        body["error"] = .string(error)
-        body["error_description"] = .string(description)
+        body[OAuthParameter.error] = .string(error)
+        body[OAuthParameter.errorDescription] = .string(description)
         return .json(.object(body), status: status)
     }
 }

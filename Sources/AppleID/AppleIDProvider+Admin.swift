@@ -2,6 +2,7 @@ import Cryptography
 import HTTPCore
 import JOSE
 import JSON
+import OAuthCore
 
 /// The simulator's control API under `/_admin/` (JSON in, JSON out), so that tools and other
 /// issuers can obtain real-looking credentials over HTTP.
@@ -150,7 +151,8 @@ extension AppleIDProvider {
         do {
             return .json(["kid": .string(try rotateKeys())])
         } catch {
-            return AppleAdminError(error: "server_error", description: error.message, status: 500).response
+            return AppleAdminError(error: OAuthErrorCode.serverError, description: error.message, status: 500)
+                .response
         }
     }
 

@@ -1,4 +1,5 @@
 import HTTPCore
+import OAuthCore
 
 /// `POST /auth/revoke` (RFC 7009 as Apple serves it).
 extension AppleIDProvider {
@@ -9,7 +10,7 @@ extension AppleIDProvider {
     func revoke(_ request: HTTPRequest) -> HTTPResponse {
         do throws(AppleEndpointError) {
             let form = try Self.form(of: request)
-            guard let token = form["token"], !token.isEmpty else {
+            guard let token = form[OAuthParameter.token], !token.isEmpty else {
                 throw .invalidRequest("token is required")
             }
             let now = clock.now()
@@ -17,7 +18,7 @@ extension AppleIDProvider {
             let key = AppleIdentifiers.storageKey(token)
             try state.withLock { state throws(AppleEndpointError) in
                 // The hint only orders the lookup (RFC 7009 §2.1); unknown hints are ignored.
-                let refreshFirst = form["token_type_hint"] != "access_token"
+                let refreshFirst = form[OAuthParameter.tokenTypeHint] != "access_token"
                 let refreshGrant = state.refreshTokens[key]?.grant
                 let accessGrant = state.accessTokens[key]?.grant
                 guard let grant = refreshFirst ? (refreshGrant ?? accessGrant) : (accessGrant ?? refreshGrant)

@@ -9,7 +9,7 @@ extension AppleIDProvider {
     func token(_ request: HTTPRequest) -> HTTPResponse {
         do throws(AppleEndpointError) {
             let form = try Self.form(of: request)
-            guard let grantType = form["grant_type"], !grantType.isEmpty else {
+            guard let grantType = form[OAuthParameter.grantType], !grantType.isEmpty else {
                 throw .invalidRequest("grant_type is required")
             }
             guard grantType == GrantType.authorizationCode || grantType == GrantType.refreshToken else {
@@ -34,7 +34,9 @@ extension AppleIDProvider {
     private func redeemCode(_ form: [String: String], clientID: String, now: Int64) throws(AppleEndpointError)
         -> HTTPResponse
     {
-        guard let code = form["code"], !code.isEmpty else { throw .invalidRequest("code is required") }
+        guard let code = form[OAuthParameter.code], !code.isEmpty else {
+            throw .invalidRequest("code is required")
+        }
         // Native codes are issued without a redirect URI, so a `redirect_uri` sent anyway has
         // nothing to match and is ignored (Apple requires it only for codes of the web flow).
         let accessToken = AppleIdentifiers.token(kind: "a", random: random)
@@ -77,7 +79,7 @@ extension AppleIDProvider {
     private func refresh(_ form: [String: String], clientID: String, now: Int64) throws(AppleEndpointError)
         -> HTTPResponse
     {
-        guard let refreshToken = form["refresh_token"], !refreshToken.isEmpty else {
+        guard let refreshToken = form[OAuthParameter.refreshToken], !refreshToken.isEmpty else {
             throw .invalidRequest("refresh_token is required")
         }
         let accessToken = AppleIdentifiers.token(kind: "a", random: random)
@@ -113,10 +115,11 @@ extension AppleIDProvider {
             throw .serverError("cannot sign the id_token: \(error.message)")
         }
         var body: [String: JSONValue] = [
-            "access_token": .string(accessToken), "token_type": "Bearer",
-            "expires_in": .int(configuration.accessTokenLifetime), "id_token": .string(idToken),
+            OAuthParameter.accessToken: .string(accessToken), OAuthParameter.tokenType: "Bearer",
+            OAuthParameter.expiresIn: .int(configuration.accessTokenLifetime),
+            OAuthParameter.idToken: .string(idToken),
         ]
-        if let refreshToken { body["refresh_token"] = .string(refreshToken) }
+        if let refreshToken { body[OAuthParameter.refreshToken] = .string(refreshToken) }
         return .json(.object(body), headers: ["Cache-Control": "no-store", "Pragma": "no-cache"])
     }
 
@@ -127,10 +130,10 @@ extension AppleIDProvider {
     /// The secret must be valid (`AppleClientSecret`), and its team must be the team the app
     /// belongs to: an unknown app, or a secret of another team, is `invalid_client`.
     func authenticateClient(_ form: [String: String], now: Int64) throws(AppleEndpointError) -> String {
-        guard let clientID = form["client_id"], !clientID.isEmpty else {
+        guard let clientID = form[OAuthParameter.clientID], !clientID.isEmpty else {
             throw .invalidRequest("client_id is required")
         }
-        guard let secret = form["client_secret"], !secret.isEmpty else {
+        guard let secret = form[OAuthParameter.clientSecret], !secret.isEmpty else {
             throw .invalidRequest("client_secret is required")
         }
         let teamID = try AppleClientSecret.verify(

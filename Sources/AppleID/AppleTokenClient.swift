@@ -3,6 +3,7 @@ public import Cryptography
 public import HTTPCore
 import JOSE
 public import JSON
+import OAuthCore
 
 /// Apple's answer to a successful `/auth/token` request.
 public struct AppleTokenResponse: Sendable, Hashable {
@@ -19,15 +20,16 @@ public struct AppleTokenResponse: Sendable, Hashable {
 
     /// Reads a token response body; `nil` when a required member is missing or mistyped.
     public init?(json: JSONValue) {
-        guard let accessToken = json["access_token"]?.stringValue,
-            let idToken = json["id_token"]?.stringValue,
-            let tokenType = json["token_type"]?.stringValue, let expiresIn = json["expires_in"]?.int64Value
+        guard let accessToken = json[OAuthParameter.accessToken]?.stringValue,
+            let idToken = json[OAuthParameter.idToken]?.stringValue,
+            let tokenType = json[OAuthParameter.tokenType]?.stringValue,
+            let expiresIn = json[OAuthParameter.expiresIn]?.int64Value
         else { return nil }
-        if let refresh = json["refresh_token"], refresh.stringValue == nil { return nil }
+        if let refresh = json[OAuthParameter.refreshToken], refresh.stringValue == nil { return nil }
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn
-        self.refreshToken = json["refresh_token"]?.stringValue
+        self.refreshToken = json[OAuthParameter.refreshToken]?.stringValue
         self.idToken = idToken
         self.json = json
     }
@@ -97,10 +99,11 @@ public struct AppleTokenClient: Sendable {
         -> AppleTokenResponse
     {
         var form: FormParameters = [
-            "grant_type": "authorization_code", "code": code, "client_id": clientID,
-            "client_secret": try clientSecret(for: clientID),
+            OAuthParameter.grantType: GrantType.authorizationCode, OAuthParameter.code: code,
+            OAuthParameter.clientID: clientID,
+            OAuthParameter.clientSecret: try clientSecret(for: clientID),
         ]
-        if let redirectURI { form["redirect_uri"] = redirectURI }
+        if let redirectURI { form[OAuthParameter.redirectURI] = redirectURI }
         return try await tokenRequest(form)
     }
 
@@ -109,8 +112,9 @@ public struct AppleTokenClient: Sendable {
         -> AppleTokenResponse
     {
         try await tokenRequest([
-            "grant_type": "refresh_token", "refresh_token": refreshToken, "client_id": clientID,
-            "client_secret": try clientSecret(for: clientID),
+            OAuthParameter.grantType: GrantType.refreshToken, OAuthParameter.refreshToken: refreshToken,
+            OAuthParameter.clientID: clientID,
+            OAuthParameter.clientSecret: try clientSecret(for: clientID),
         ])
     }
 
@@ -119,9 +123,10 @@ public struct AppleTokenClient: Sendable {
         async throws(AppleTokenError)
     {
         var form: FormParameters = [
-            "token": token, "client_id": clientID, "client_secret": try clientSecret(for: clientID),
+            OAuthParameter.token: token, OAuthParameter.clientID: clientID,
+            OAuthParameter.clientSecret: try clientSecret(for: clientID),
         ]
-        if let hint { form["token_type_hint"] = hint.rawValue }
+        if let hint { form[OAuthParameter.tokenTypeHint] = hint.rawValue }
         let response = try await send(form, to: "/auth/revoke")
         guard response.status == 200 else { throw Self.rejection(response) }
     }
@@ -148,12 +153,12 @@ public struct AppleTokenClient: Sendable {
 
     /// An error answer: Apple's `error` and `error_description` when the body has them.
     static func rejection(_ response: HTTPResponse) -> AppleTokenError {
-        guard let body = try? response.jsonBody(), let error = body["error"]?.stringValue else {
+        guard let body = try? response.jsonBody(), let error = body[OAuthParameter.error]?.stringValue else {
             return AppleTokenError(
                 .invalidResponse, "Apple answered \(response.status) without an OAuth error",
                 status: response.status)
         }
-        let description = body["error_description"]?.stringValue
+        let description = body[OAuthParameter.errorDescription]?.stringValue
         return AppleTokenError(
             .rejected, "Apple answered \(response.status) \(error)" + (description.map { ": \($0)" } ?? ""),
             status: response.status, appleError: error, appleErrorDescription: description)

@@ -83,14 +83,14 @@ final class AppleConnection: Sendable {
 
     /// `SHA256(raw nonce)` when the exchange sent a raw `nonce`: the identity token must carry it.
     private func expectedNonceHash(_ subject: SubjectToken) -> String? {
-        subject.parameters["nonce"].map(AppleNonce.sha256Hex)
+        subject.parameters[OAuthParameter.nonce].map(AppleNonce.sha256Hex)
     }
 
     /// `http://auth0.com/oauth/token-type/apple-authz-code`: redeem the code, verify the token.
     func redeemAuthorizationCode(_ subject: SubjectToken) async throws(OAuthError) -> ExternalIdentity {
-        if settings.rejectNonce, subject.parameters["nonce"] != nil {
+        if settings.rejectNonce, subject.parameters[OAuthParameter.nonce] != nil {
             throw OAuthError(
-                "invalid_request",
+                OAuthErrorCode.invalidRequest,
                 Self.connectionError + " (this tenant reproduces Auth0's refusal of a nonce on the native "
                     + "Apple exchange; send none)")
         }
@@ -141,27 +141,31 @@ final class AppleConnection: Sendable {
     static func oauthError(_ error: AppleTokenError, subjectStatus: Int) -> OAuthError {
         if let status = error.status, status >= 500 {
             return OAuthError(
-                "temporarily_unavailable", "\(connectionError): Apple answered \(status); try again later",
+                OAuthErrorCode.temporarilyUnavailable,
+                "\(connectionError): Apple answered \(status); try again later",
                 status: 503)
         }
         switch error.code {
-        case .rejected where error.appleError == "invalid_grant":
+        case .rejected where error.appleError == OAuthErrorCode.invalidGrant:
             let detail = error.appleErrorDescription.map { " (Apple: \($0.prefix(200)))" } ?? ""
             return Issuer.subjectTokenRejected(invalidCode + detail, status: subjectStatus)
         case .rejected:
             return OAuthError(
-                "invalid_request",
+                OAuthErrorCode.invalidRequest,
                 "\(connectionError): Apple answered \(error.appleError?.prefix(64) ?? "an error")"
-                    + (error.appleError == "invalid_client"
+                    + (error.appleError == OAuthErrorCode.invalidClient
                         ? " (check the connection's team_id, key_id and developer key)" : ""))
         case .transportFailed:
             return OAuthError(
-                "temporarily_unavailable", "\(connectionError): Apple did not answer; try again later",
+                OAuthErrorCode.temporarilyUnavailable,
+                "\(connectionError): Apple did not answer; try again later",
                 status: 503)
         case .invalidResponse, .invalidIdentityToken:
-            return OAuthError("server_error", "\(connectionError): \(error.message.prefix(300))", status: 502)
+            return OAuthError(
+                OAuthErrorCode.serverError, "\(connectionError): \(error.message.prefix(300))", status: 502)
         case .clientSecretFailed:
-            return OAuthError("server_error", "\(connectionError): \(error.message.prefix(300))", status: 500)
+            return OAuthError(
+                OAuthErrorCode.serverError, "\(connectionError): \(error.message.prefix(300))", status: 500)
         }
     }
 }

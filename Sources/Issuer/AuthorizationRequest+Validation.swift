@@ -17,8 +17,10 @@ extension AuthorizationRequest {
     /// Parameters this issuer reads; each may be sent at most once (RFC 6749 §3.1). Others
     /// are ignored, as RFC 6749 §3.1 requires of unrecognised parameters.
     static let recognizedParameters: Set<String> = [
-        "response_type", "response_mode", "client_id", "redirect_uri", "scope", "state", "nonce",
-        "code_challenge", "code_challenge_method", "prompt", "login_hint", "max_age", "audience",
+        OAuthParameter.responseType, "response_mode", OAuthParameter.clientID, OAuthParameter.redirectURI,
+        OAuthParameter.scope, OAuthParameter.state, OAuthParameter.nonce,
+        OAuthParameter.codeChallenge, OAuthParameter.codeChallengeMethod, OAuthParameter.prompt,
+        OAuthParameter.loginHint, OAuthParameter.maxAge, OAuthParameter.audience,
         "dpop_jkt", "request", "request_uri",
     ]
 
@@ -60,7 +62,7 @@ extension AuthorizationRequest {
 
         // The client and the redirect URI first: until both are known to be right, nothing
         // may be sent to the redirect URI.
-        let clientIDs = values("client_id")
+        let clientIDs = values(OAuthParameter.clientID)
         guard clientIDs.count < 2 else {
             throw .untrustedRedirect("The client_id parameter is given more than once (RFC 6749 §3.1).")
         }
@@ -70,7 +72,7 @@ extension AuthorizationRequest {
         guard let client = lookup(clientID) else {
             throw .untrustedRedirect("No application with this client_id is registered.")
         }
-        let redirectURIs = values("redirect_uri")
+        let redirectURIs = values(OAuthParameter.redirectURI)
         guard redirectURIs.count < 2 else {
             throw .untrustedRedirect("The redirect_uri parameter is given more than once (RFC 6749 §3.1).")
         }
@@ -89,7 +91,7 @@ extension AuthorizationRequest {
             throw .untrustedRedirect("The redirect_uri is not registered for this application.")
         }
 
-        let state = values("state").first
+        let state = values(OAuthParameter.state).first
         func rejection(_ code: String, _ description: String) -> AuthorizationRequestRejection {
             .redirect(OAuthError(code, description), redirectURI: redirectURI, state: state)
         }
@@ -99,12 +101,14 @@ extension AuthorizationRequest {
         for pair in pairs where recognizedParameters.contains(pair.name) {
             guard counted.insert(pair.name).inserted else {
                 throw rejection(
-                    "invalid_request", "\(pair.name) is given more than once (RFC 6749 section 3.1)")
+                    OAuthErrorCode.invalidRequest,
+                    "\(pair.name) is given more than once (RFC 6749 section 3.1)")
             }
         }
         for pair in pairs
         where recognizedParameters.contains(pair.name) && pair.value.utf8.count > maximumValueLength {
-            throw rejection("invalid_request", "\(pair.name) is longer than \(maximumValueLength) bytes")
+            throw rejection(
+                OAuthErrorCode.invalidRequest, "\(pair.name) is longer than \(maximumValueLength) bytes")
         }
 
         // OpenID Connect Core §6: request objects are not supported (see discovery).
@@ -115,92 +119,95 @@ extension AuthorizationRequest {
             throw rejection("request_uri_not_supported", "the request_uri parameter is not supported")
         }
 
-        guard let responseType = single("response_type") else {
-            throw rejection("invalid_request", "response_type is required (RFC 6749 section 4.1.1)")
+        guard let responseType = single(OAuthParameter.responseType) else {
+            throw rejection(
+                OAuthErrorCode.invalidRequest, "response_type is required (RFC 6749 section 4.1.1)")
         }
         guard responseType == "code" else {
             throw rejection(
                 "unsupported_response_type", "only response_type=code is supported (RFC 6749 section 4.1.1)")
         }
         if let mode = single("response_mode"), mode != "query" {
-            throw rejection("invalid_request", "only response_mode=query is supported")
+            throw rejection(OAuthErrorCode.invalidRequest, "only response_mode=query is supported")
         }
         guard client.grantTypes.contains(GrantType.authorizationCode) else {
             throw rejection(
-                "unauthorized_client", "this application may not use the authorization code grant")
+                OAuthErrorCode.unauthorizedClient, "this application may not use the authorization code grant"
+            )
         }
 
-        let codeChallenge = single("code_challenge")
-        let challengeMethod = single("code_challenge_method")
+        let codeChallenge = single(OAuthParameter.codeChallenge)
+        let challengeMethod = single(OAuthParameter.codeChallengeMethod)
         if let codeChallenge {
             // RFC 7636 §4.3: a missing method means plain, which this issuer does not take.
             guard let challengeMethod else {
                 throw rejection(
-                    "invalid_request",
+                    OAuthErrorCode.invalidRequest,
                     "code_challenge_method is missing, which means plain (RFC 7636 section 4.3); only S256 is supported"
                 )
             }
             guard challengeMethod == PKCE.method else {
                 throw rejection(
-                    "invalid_request",
+                    OAuthErrorCode.invalidRequest,
                     "code_challenge_method must be S256; plain is not supported (RFC 9700 section 2.1.1)")
             }
             guard isSHA256Digest(codeChallenge) else {
                 throw rejection(
-                    "invalid_request",
+                    OAuthErrorCode.invalidRequest,
                     "code_challenge must be BASE64URL(SHA256(code_verifier)): 43 characters (RFC 7636 section 4.2)"
                 )
             }
         } else if challengeMethod != nil {
-            throw rejection("invalid_request", "code_challenge_method is given without code_challenge")
+            throw rejection(
+                OAuthErrorCode.invalidRequest, "code_challenge_method is given without code_challenge")
         } else if client.isPublic {
             throw rejection(
-                "invalid_request",
+                OAuthErrorCode.invalidRequest,
                 "code_challenge is required for public clients (RFC 7636 section 4.4.1, RFC 8252 section 8.1)"
             )
         }
 
         // Auth0's `audience` names the API; its scopes become requestable. Without one, the
         // tenant's default API applies, as it does for the access token.
-        let audience = single("audience")
+        let audience = single(OAuthParameter.audience)
         if let audience, tenant.audience(audience) == nil {
-            throw rejection("invalid_request", "audience is not an API of this issuer")
+            throw rejection(OAuthErrorCode.invalidRequest, "audience is not an API of this issuer")
         }
         let api = (audience ?? tenant.defaultAudience).flatMap(tenant.audience)
         let requestable = Set(tenant.scopes).union(api?.scopes ?? [])
         // RFC 6749 §3.3: without a default scope the request fails with invalid_scope.
-        let scopes = ScopeList.parse(single("scope") ?? "")
+        let scopes = ScopeList.parse(single(OAuthParameter.scope) ?? "")
         guard !scopes.isEmpty else {
-            throw rejection("invalid_scope", "scope is required (RFC 6749 section 3.3)")
+            throw rejection(OAuthErrorCode.invalidScope, "scope is required (RFC 6749 section 3.3)")
         }
         // The allow-list holds only well-formed scope tokens (RFC 6749 §3.3), so it checks the
         // syntax too.
         for scope in scopes {
             guard requestable.contains(scope) else {
-                throw rejection("invalid_scope", "unknown scope \(scope)")
+                throw rejection(OAuthErrorCode.invalidScope, "unknown scope \(scope)")
             }
         }
 
         var prompt = Set<String>()
-        if let text = single("prompt") {
+        if let text = single(OAuthParameter.prompt) {
             prompt = Set(text.split(separator: " ").map(String.init))
             if let unknown = prompt.subtracting(supportedPrompts).sorted().first {
                 throw rejection(
-                    "invalid_request",
+                    OAuthErrorCode.invalidRequest,
                     "prompt value \(unknown) is not supported (OpenID Connect Core section 3.1.2.1)")
             }
             if prompt.contains("none"), prompt.count > 1 {
                 throw rejection(
-                    "invalid_request",
+                    OAuthErrorCode.invalidRequest,
                     "prompt=none cannot be combined with other values (OpenID Connect Core section 3.1.2.1)")
             }
         }
 
         var maxAge: Int64?
-        if let text = single("max_age") {
+        if let text = single(OAuthParameter.maxAge) {
             guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let seconds = Int64(text) else {
                 throw rejection(
-                    "invalid_request", "max_age must be a non-negative integer number of seconds")
+                    OAuthErrorCode.invalidRequest, "max_age must be a non-negative integer number of seconds")
             }
             maxAge = seconds
         }
@@ -208,14 +215,15 @@ extension AuthorizationRequest {
         let dpopKeyThumbprint = single("dpop_jkt")
         if let dpopKeyThumbprint, !isSHA256Digest(dpopKeyThumbprint) {
             throw rejection(
-                "invalid_request", "dpop_jkt must be a JWK SHA-256 thumbprint (RFC 9449 section 10, RFC 7638)"
+                OAuthErrorCode.invalidRequest,
+                "dpop_jkt must be a JWK SHA-256 thumbprint (RFC 9449 section 10, RFC 7638)"
             )
         }
 
         let request = AuthorizationRequest(
             clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: state,
-            nonce: single("nonce"), codeChallenge: codeChallenge, prompt: prompt,
-            loginHint: single("login_hint"), maxAge: maxAge, audience: audience,
+            nonce: single(OAuthParameter.nonce), codeChallenge: codeChallenge, prompt: prompt,
+            loginHint: single(OAuthParameter.loginHint), maxAge: maxAge, audience: audience,
             dpopKeyThumbprint: dpopKeyThumbprint)
         return (request, client)
     }

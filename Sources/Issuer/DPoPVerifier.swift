@@ -127,7 +127,8 @@ extension Issuer {
                     let problem = proof.nonce == nil ? "has no nonce" : "carries a nonce that is not current"
                     return .failure(
                         OAuthError(
-                            "use_dpop_nonce", "the DPoP proof \(problem); retry with the DPoP-Nonce given",
+                            OAuthErrorCode.useDPoPNonce,
+                            "the DPoP proof \(problem); retry with the DPoP-Nonce given",
                             headers: ["DPoP-Nonce": current]))
                 }
             }
@@ -139,7 +140,8 @@ extension Issuer {
                 let retry = max(1, (state.dpopProofIDs.nextForgetting(window: window) ?? now) - now)
                 return .failure(
                     OAuthError(
-                        "temporarily_unavailable", "too many DPoP proofs within the window; retry shortly",
+                        OAuthErrorCode.temporarilyUnavailable,
+                        "too many DPoP proofs within the window; retry shortly",
                         status: 503, headers: ["Retry-After": String(retry)]))
             }
         }

@@ -121,7 +121,8 @@ extension Issuer {
         do {
             try ring.rotate(algorithm: algorithm)
         } catch {
-            throw OAuthError("server_error", "cannot generate a key: \(error.message)", status: 500)
+            throw OAuthError(
+                OAuthErrorCode.serverError, "cannot generate a key: \(error.message)", status: 500)
         }
         let rotated = ring
         state.withLock { $0.keys = rotated }
@@ -300,7 +301,8 @@ extension ClientRegistration {
             id: id, name: body["client_name"]?.stringValue, secret: body["client_secret"]?.stringValue,
             redirectURIs: redirectURIs,
             postLogoutRedirectURIs: postLogoutRedirectURIs,
-            grantTypes: Set(try strings("grant_types") ?? ["authorization_code", "refresh_token"]),
+            grantTypes: Set(
+                try strings("grant_types") ?? [GrantType.authorizationCode, GrantType.refreshToken]),
             requireDPoP: body["dpop_bound_access_tokens"]?.boolValue ?? false)
         if let value = body["jwks"] {
             do {

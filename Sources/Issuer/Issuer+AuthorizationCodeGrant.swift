@@ -37,9 +37,9 @@ extension Issuer {
     /// what the first one issued (RFC 6749 §4.1.2): the refresh family and the access token.
     /// Missing parameters are refused before the code is looked at and leave it unused.
     func redeemAuthorizationCode(_ context: TokenRequestContext) throws(OAuthError) -> HTTPResponse {
-        let code = try context.parameters.required("code")
-        let redirectURI = try context.parameters.required("redirect_uri")
-        let verifier = context.parameters["code_verifier"]
+        let code = try context.parameters.required(OAuthParameter.code)
+        let redirectURI = try context.parameters.required(OAuthParameter.redirectURI)
+        let verifier = context.parameters[OAuthParameter.codeVerifier]
         let codeHash = Issuer.hash(code)
         let (client, proof, now) = (context.client, context.proof, context.now)
         var accessTokenID = newAccessTokenID()

@@ -24,8 +24,10 @@ extension Issuer {
         let basic = try Issuer.basicCredentials(request.headers)
         var used: [TokenEndpointAuthMethod] = []
         if basic != nil { used.append(.clientSecretBasic) }
-        if parameters["client_secret"] != nil { used.append(.clientSecretPost) }
-        if parameters["client_assertion"] != nil || parameters["client_assertion_type"] != nil {
+        if parameters[OAuthParameter.clientSecret] != nil { used.append(.clientSecretPost) }
+        if parameters[OAuthParameter.clientAssertion] != nil
+            || parameters[OAuthParameter.clientAssertionType] != nil
+        {
             used.append(.privateKeyJWT)
         }
         guard used.count <= 1 else {
@@ -52,7 +54,8 @@ extension Issuer {
                 throw .invalidClient(
                     "\(client.id) has no client secret registered", basicChallenge: usedBasic)
             }
-            guard let secret = basic?.secret ?? parameters["client_secret"], !secret.isEmpty else {
+            guard let secret = basic?.secret ?? parameters[OAuthParameter.clientSecret], !secret.isEmpty
+            else {
                 throw .invalidClient(
                     "\(client.id) is a confidential client: a client secret is required",
                     basicChallenge: usedBasic)
@@ -62,7 +65,7 @@ extension Issuer {
                 throw .invalidClient("client authentication failed", basicChallenge: usedBasic)
             }
         case .privateKeyJWT:
-            try checkClientAssertion(parameters["client_assertion"] ?? "", of: client)
+            try checkClientAssertion(parameters[OAuthParameter.clientAssertion] ?? "", of: client)
         }
         return client
     }
@@ -73,7 +76,7 @@ extension Issuer {
         _ parameters: OAuthRequestParameters, basic: (id: String, secret: String)?,
         method: TokenEndpointAuthMethod
     ) throws(OAuthError) -> String {
-        let bodyID = parameters["client_id"]
+        let bodyID = parameters[OAuthParameter.clientID]
         switch method {
         case .clientSecretBasic:
             let id = basic?.id ?? ""
@@ -82,11 +85,11 @@ extension Issuer {
             }
             return id
         case .privateKeyJWT:
-            guard parameters["client_assertion_type"] == ClientAssertion.type else {
+            guard parameters[OAuthParameter.clientAssertionType] == ClientAssertion.type else {
                 throw .invalidClient(
                     "client_assertion_type must be \(ClientAssertion.type) (RFC 7523 §2.2)")
             }
-            guard let assertion = parameters["client_assertion"] else {
+            guard let assertion = parameters[OAuthParameter.clientAssertion] else {
                 throw .invalidClient("client_assertion_type is given without client_assertion")
             }
             let id = try ClientAssertion.claimedClient(assertion)
@@ -131,7 +134,8 @@ extension Issuer {
                     + "(OpenID Connect Core §9)")
         case .full:
             throw OAuthError(
-                "temporarily_unavailable", "too many client assertions within their lifetimes; retry later",
+                OAuthErrorCode.temporarilyUnavailable,
+                "too many client assertions within their lifetimes; retry later",
                 status: 503, headers: ["Retry-After": String(max(1, (nextExpiry ?? now) - now))])
         }
     }

@@ -66,9 +66,9 @@ extension Issuer {
     /// `error_description`, `state` and `iss` (RFC 6749 §4.1.2.1, RFC 9207 §2).
     func errorRedirect(_ error: OAuthError, redirectURI: String, state: String?) -> String {
         var parameters = FormParameters()
-        parameters.append("error", error.code)
-        parameters.append("error_description", Issuer.errorDescriptionText(error.description))
-        if let state { parameters.append("state", state) }
+        parameters.append(OAuthParameter.error, error.code)
+        parameters.append(OAuthParameter.errorDescription, Issuer.errorDescriptionText(error.description))
+        if let state { parameters.append(OAuthParameter.state, state) }
         parameters.append("iss", identifier)
         return FormURLEncoding.appendingQuery(parameters, to: redirectURI)
     }
@@ -208,10 +208,10 @@ extension Issuer {
             sessionID: signedIn.session.id, dpopKeyThumbprint: request.dpopKeyThumbprint,
             expiresAt: now + lifetime, redeemed: nil)
         var parameters = FormParameters()
-        parameters.append("code", code)
+        parameters.append(OAuthParameter.code, code)
         if var requestState = request.state {
             if state.faults.take(.callbackStateAltered) { requestState = Issuer.altered(requestState) }
-            parameters.append("state", requestState)
+            parameters.append(OAuthParameter.state, requestState)
         }
         parameters.append("iss", identifier)
         return FormURLEncoding.appendingQuery(parameters, to: request.redirectURI)

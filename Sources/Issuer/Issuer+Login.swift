@@ -76,7 +76,7 @@ extension Issuer {
                 state.transactions[transaction.id] = nil
                 return .redirect(
                     errorRedirect(
-                        OAuthError("access_denied", "the user declined the request"),
+                        OAuthError(OAuthErrorCode.accessDenied, "the user declined the request"),
                         redirectURI: request.redirectURI, state: request.state))
             default:
                 return .errorPage(

@@ -5,7 +5,8 @@ import OAuthCore
 extension Issuer {
     /// Parameters of RP-Initiated Logout 1.0 §2 that may each be sent at most once.
     static let logoutParameters: Set<String> = [
-        "id_token_hint", "client_id", "post_logout_redirect_uri", "state", "logout_hint", "ui_locales",
+        OAuthParameter.idTokenHint, OAuthParameter.clientID, OAuthParameter.postLogoutRedirectURI,
+        OAuthParameter.state, "logout_hint", OAuthParameter.uiLocales,
     ]
 
     /// `GET|POST /oidc/logout` (OpenID Connect RP-Initiated Logout 1.0 §2–§3).
@@ -62,7 +63,7 @@ extension Issuer {
 
         var hintAudiences: [String]?
         var hintAuthorizedParty: String?
-        if let hint = single("id_token_hint") {
+        if let hint = single(OAuthParameter.idTokenHint) {
             guard let claims = verifiedIDTokenHint(hint) else {
                 return .failure(LogoutRefusal(message: "The id_token_hint was not issued by this issuer."))
             }
@@ -71,7 +72,7 @@ extension Issuer {
         }
 
         // RP-Initiated Logout §2: when both are given, client_id must be the hint's audience.
-        var clientID = single("client_id")
+        var clientID = single(OAuthParameter.clientID)
         if let audiences = hintAudiences {
             if let given = clientID {
                 guard audiences.contains(given) else {
@@ -83,11 +84,11 @@ extension Issuer {
             }
         }
         let client = clientID.flatMap { id in state.withLock { $0.clients[id] } }
-        if single("client_id") != nil, client == nil {
+        if single(OAuthParameter.clientID) != nil, client == nil {
             return .failure(LogoutRefusal(message: "No application with this client_id is registered."))
         }
 
-        guard let redirectURI = single("post_logout_redirect_uri") else { return .success(nil) }
+        guard let redirectURI = single(OAuthParameter.postLogoutRedirectURI) else { return .success(nil) }
         guard let client else {
             return .failure(
                 LogoutRefusal(
@@ -103,8 +104,10 @@ extension Issuer {
         var response = FormParameters()
         // RP-Initiated Logout §3: `state` goes back as given, unless a fault drops it. A logout
         // without `state` has nothing to drop, so it leaves the fault for the next one.
-        if let logoutState = single("state"), !state.withLock({ $0.faults.take(.logoutWithoutState) }) {
-            response.append("state", logoutState)
+        if let logoutState = single(OAuthParameter.state),
+            !state.withLock({ $0.faults.take(.logoutWithoutState) })
+        {
+            response.append(OAuthParameter.state, logoutState)
         }
         return .success(FormURLEncoding.appendingQuery(response, to: redirectURI))
     }

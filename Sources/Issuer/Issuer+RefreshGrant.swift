@@ -22,9 +22,9 @@ extension Issuer {
     /// `scope` may narrow the grant for this access token; the successor keeps the original
     /// scope (RFC 6749 §6).
     func refreshTokens(_ context: TokenRequestContext) throws(OAuthError) -> HTTPResponse {
-        let presentedToken = try context.parameters.required("refresh_token")
+        let presentedToken = try context.parameters.required(OAuthParameter.refreshToken)
         let presentedHash = TokenHash(of: presentedToken)
-        let requested = context.parameters["scope"].map(ScopeList.parse)
+        let requested = context.parameters[OAuthParameter.scope].map(ScopeList.parse)
         let (client, proof, now) = (context.client, context.proof, context.now)
         let lifetimes = lifetimes(for: client)
         let rotation = refreshRotation(for: client)

@@ -16,8 +16,8 @@ extension Issuer {
         do {
             let parameters = try OAuthRequestParameters(request: request)
             let client = try authenticateClient(parameters, request: request)
-            let token = try parameters.required("token")
-            if parameters["token_type_hint"] == "access_token" {
+            let token = try parameters.required(OAuthParameter.token)
+            if parameters[OAuthParameter.tokenTypeHint] == "access_token" {
                 if !revokeAccessToken(token, client: client, now: now) {
                     revokeRefreshToken(token, client: client, now: now)
                 }

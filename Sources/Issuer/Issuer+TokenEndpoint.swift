@@ -79,7 +79,7 @@ extension Issuer {
         -> (grantType: String, context: TokenRequestContext)
     {
         let parameters = try OAuthRequestParameters(request: request)
-        guard let grantType = parameters["grant_type"] else {
+        guard let grantType = parameters[OAuthParameter.grantType] else {
             throw .invalidRequest("grant_type is required")
         }
         guard Issuer.supportedGrantTypes.contains(grantType) else {

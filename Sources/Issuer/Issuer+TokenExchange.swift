@@ -13,8 +13,8 @@ extension Issuer {
     /// out), and under one lock the user is found by connection and upstream `sub`, or created.
     func exchangeToken(_ context: TokenRequestContext) async throws(OAuthError) -> HTTPResponse {
         let parameters = context.parameters
-        let subjectToken = try parameters.required("subject_token")
-        let subjectTokenType = try parameters.required("subject_token_type")
+        let subjectToken = try parameters.required(OAuthParameter.subjectToken)
+        let subjectTokenType = try parameters.required(OAuthParameter.subjectTokenType)
         if parameters["actor_token"] != nil {
             guard parameters["actor_token_type"] != nil else {
                 throw .invalidRequest("actor_token_type is required with actor_token (RFC 8693 §2.1)")
@@ -36,7 +36,7 @@ extension Issuer {
             $0 != StandardScope.offlineAccess || client.grantTypes.contains(GrantType.refreshToken)
         }
         allowed += audience?.scopes ?? []
-        let requested = parameters["scope"].map(ScopeList.parse)
+        let requested = parameters[OAuthParameter.scope].map(ScopeList.parse)
         if let extra = requested?.first(where: { !allowed.contains($0) }) {
             throw .invalidScope(
                 "scope \(OAuthRequestParameters.quoted(extra)) cannot be granted to \(client.id)"
@@ -47,7 +47,8 @@ extension Issuer {
         let identity = try await resolveSubject(
             SubjectToken(
                 token: subjectToken, type: subjectTokenType, clientID: client.id,
-                parameters: parameters.dictionary.filter { $0.key != "client_secret" }, now: context.now))
+                parameters: parameters.dictionary.filter { $0.key != OAuthParameter.clientSecret },
+                now: context.now))
 
         let now = context.now
         var accessTokenID = newAccessTokenID()
@@ -85,7 +86,7 @@ extension Issuer {
 
     /// The API the token is for: `audience`, or `resource` (RFC 8707), or the tenant's default.
     private func exchangeAudience(_ parameters: OAuthRequestParameters) throws(OAuthError) -> APIAudience? {
-        let audience = parameters["audience"]
+        let audience = parameters[OAuthParameter.audience]
         let resource = parameters["resource"]
         if let audience, let resource, audience != resource {
             throw .invalidTarget("audience and resource name different APIs; one access token serves one")
@@ -121,7 +122,7 @@ extension Issuer {
     /// authorization code" (docs/issuer.md), passes 403.
     public static func subjectTokenRejected(_ reason: String, status: Int = 400) -> OAuthError {
         OAuthError(
-            "invalid_grant",
+            OAuthErrorCode.invalidGrant,
             reason + " (Auth0 native social rule: invalid_grant, not RFC 8693 §2.2.2 invalid_request)",
             status: status)
     }

@@ -110,7 +110,7 @@ extension Issuer {
                 payload: Issuer.claimsPayload(claims, extra: extra), header: signer.accessTokenHeader)
             return (token, id, now + lifetime)
         } catch {
-            throw OAuthError("server_error", "cannot sign the access token", status: 500)
+            throw OAuthError(OAuthErrorCode.serverError, "cannot sign the access token", status: 500)
         }
     }
 
@@ -144,7 +144,7 @@ extension Issuer {
         if fault != .idTokenAccessTokenHashMissing {
             let algorithm = tokenSigner.signer.algorithm.rawValue
             guard var atHash = try? HashClaim.leftHalfHash(of: accessToken, algorithm: algorithm) else {
-                throw OAuthError("server_error", "cannot hash the access token", status: 500)
+                throw OAuthError(OAuthErrorCode.serverError, "cannot hash the access token", status: 500)
             }
             if fault == .idTokenBadAccessTokenHash { atHash += "1" }
             extra.append((HashClaim.accessToken.rawValue, .string(atHash)))
@@ -185,7 +185,7 @@ extension Issuer {
                     state.withLock { $0.jwksPresentation = .activeKeyOnly }
                 }
             } catch {
-                throw OAuthError("server_error", "cannot prepare the injected fault", status: 500)
+                throw OAuthError(OAuthErrorCode.serverError, "cannot prepare the injected fault", status: 500)
             }
         default: break
         }
@@ -212,7 +212,7 @@ extension Issuer {
                 return try signing.sign(payload: payload, header: signing.idTokenHeader)
             }
         } catch {
-            throw OAuthError("server_error", "cannot sign the ID token", status: 500)
+            throw OAuthError(OAuthErrorCode.serverError, "cannot sign the ID token", status: 500)
         }
     }
 
@@ -286,16 +286,21 @@ extension Issuer {
         -> HTTPResponse
     {
         var body: [(key: String, value: JSONValue)] = [
-            ("access_token", .string(tokens.accessToken)), ("token_type", .string(tokens.tokenType)),
-            ("expires_in", .int(tokens.expiresIn)),
+            (OAuthParameter.accessToken, .string(tokens.accessToken)),
+            (OAuthParameter.tokenType, .string(tokens.tokenType)),
+            (OAuthParameter.expiresIn, .int(tokens.expiresIn)),
         ]
-        if let idToken = tokens.idToken { body.append(("id_token", .string(idToken))) }
-        if let refreshToken = tokens.refreshToken { body.append(("refresh_token", .string(refreshToken))) }
+        if let idToken = tokens.idToken { body.append((OAuthParameter.idToken, .string(idToken))) }
+        if let refreshToken = tokens.refreshToken {
+            body.append((OAuthParameter.refreshToken, .string(refreshToken)))
+        }
         // RFC 6749 §5.1: scope is required when it differs from what was asked (as sets).
         let sameScopes = requestedScopes.map {
             $0.allSatisfy(grantedScopes.contains) && grantedScopes.allSatisfy($0.contains)
         }
-        if sameScopes != true { body.append(("scope", .string(ScopeList.format(grantedScopes)))) }
+        if sameScopes != true {
+            body.append((OAuthParameter.scope, .string(ScopeList.format(grantedScopes))))
+        }
         if let issuedTokenType { body.append(("issued_token_type", .string(issuedTokenType))) }
         return HTTPResponse(
             status: 200,

@@ -40,8 +40,8 @@ extension Issuer {
                     "WWW-Authenticate": Issuer.challenge(
                         scheme,
                         [
-                            "error": "insufficient_scope",
-                            "error_description": "the openid scope is required",
+                            OAuthParameter.error: "insufficient_scope",
+                            OAuthParameter.errorDescription: "the openid scope is required",
                             "scope": StandardScope.openID,
                         ])
                 ])
@@ -123,7 +123,11 @@ extension Issuer {
         guard error.status == 400 else { return error }
         var headers = error.headers
         headers["WWW-Authenticate"] = challenge(
-            "DPoP", ["error": error.code, "error_description": error.description, "algs": dpopAlgorithms])
+            "DPoP",
+            [
+                OAuthParameter.error: error.code, OAuthParameter.errorDescription: error.description,
+                "algs": dpopAlgorithms,
+            ])
         return OAuthError(error.code, error.description, status: 401, headers: headers)
     }
 }

@@ -97,7 +97,8 @@ public final class Issuer: Sendable {
             return .response(
                 logged(
                     OAuthError(
-                        "invalid_request", "request body exceeds \(Issuer.maximumBodySize) bytes", status: 413
+                        OAuthErrorCode.invalidRequest, "request body exceeds \(Issuer.maximumBodySize) bytes",
+                        status: 413
                     ).response))
         }
         let path = request.path
@@ -141,10 +142,14 @@ public final class Issuer: Sendable {
     private static func transportFaultResponse(_ fault: FaultInjection) -> HTTPResponse? {
         switch fault.fault {
         case .internalServerError:
-            return OAuthError("server_error", "injected fault: internal server error", status: 500).response
+            return OAuthError(
+                OAuthErrorCode.serverError, "injected fault: internal server error", status: 500
+            ).response
         case .serviceUnavailable:
-            return OAuthError("temporarily_unavailable", "injected fault: service unavailable", status: 503)
-                .response
+            return OAuthError(
+                OAuthErrorCode.temporarilyUnavailable, "injected fault: service unavailable", status: 503
+            )
+            .response
         case .rateLimited:
             var error = OAuthError("too_many_requests", "injected fault: rate limited", status: 429)
             error.headers["Retry-After"] = String(fault.retryAfterSeconds)
@@ -158,7 +163,7 @@ public final class Issuer: Sendable {
                 status: status)
         case .oauthError:
             return OAuthError(
-                fault.error ?? "server_error", fault.errorDescription ?? "injected fault",
+                fault.error ?? OAuthErrorCode.serverError, fault.errorDescription ?? "injected fault",
                 status: fault.status ?? 400
             ).response
         default:
@@ -174,7 +179,7 @@ public final class Issuer: Sendable {
         let method = request.method == .head ? HTTPMethod.get : request.method
         guard let endpoint = methods[method] else {
             var error = OAuthError(
-                "invalid_request", "\(request.method) is not allowed on \(path)", status: 405)
+                OAuthErrorCode.invalidRequest, "\(request.method) is not allowed on \(path)", status: 405)
             error.headers["Allow"] = methods.keys.map(\.rawValue).sorted().joined(separator: ", ")
             return .failure(error)
         }

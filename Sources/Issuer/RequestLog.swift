@@ -1,5 +1,6 @@
 import HTTPCore
 public import JSON
+import OAuthCore
 
 /// One request the issuer answered, as `/_admin/requests` and scenario expectations see it.
 public struct LoggedRequest: Sendable, Hashable {
@@ -34,7 +35,8 @@ public struct LoggedRequest: Sendable, Hashable {
     }
 
     static let redacted: Set<String> = [
-        "password", "client_secret", "code_verifier", "refresh_token", "subject_token", "actor_token",
+        "password", OAuthParameter.clientSecret, OAuthParameter.codeVerifier, OAuthParameter.refreshToken,
+        OAuthParameter.subjectToken, "actor_token",
         "token",
     ]
 }

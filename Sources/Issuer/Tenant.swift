@@ -50,7 +50,7 @@ public struct Tenant: Sendable, Hashable {
                 redirectURIs: ["com.example.app://auth/callback", "http://127.0.0.1/callback"],
                 postLogoutRedirectURIs: ["com.example.app://auth/logout", "http://127.0.0.1/logout"],
                 grantTypes: [
-                    "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:token-exchange",
+                    GrantType.authorizationCode, GrantType.refreshToken, GrantType.tokenExchange,
                 ])
         ],
         users: [
@@ -102,7 +102,7 @@ public struct ClientRegistration: Sendable, Hashable {
     public init(
         id: String, name: String? = nil, secret: String? = nil, redirectURIs: [String],
         postLogoutRedirectURIs: [String] = [],
-        grantTypes: Set<String> = ["authorization_code", "refresh_token"],
+        grantTypes: Set<String> = [GrantType.authorizationCode, GrantType.refreshToken],
         requireDPoP: Bool = false, lifetimes: TokenLifetimes? = nil
     ) {
         self.id = id

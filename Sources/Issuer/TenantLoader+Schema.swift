@@ -33,7 +33,7 @@ extension TenantDecoder {
     static let connectionKeys = ["name", "kind"] + openIDConnectionKeys + appleConnectionKeys
     /// The grants the issuer implements (RFC 6749 §4.1, §6; RFC 8693).
     static let grantTypes = [
-        "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:token-exchange",
+        GrantType.authorizationCode, GrantType.refreshToken, GrantType.tokenExchange,
     ]
     static let signingAlgorithms: [JWSAlgorithm] = [.es256, .rs256]
     /// The longest lifetime accepted: ten years, far from overflowing `now + lifetime`.

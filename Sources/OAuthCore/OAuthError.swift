@@ -24,43 +24,46 @@ public struct OAuthError: Error, Hashable, Sendable, CustomStringConvertible {
 
     // RFC 6749 §5.2
     public static func invalidRequest(_ description: String) -> OAuthError {
-        OAuthError("invalid_request", description)
+        OAuthError(OAuthErrorCode.invalidRequest, description)
     }
     /// 401, with `WWW-Authenticate` when the client tried HTTP authentication (RFC 6749 §5.2).
     public static func invalidClient(_ description: String, basicChallenge: Bool = false) -> OAuthError {
         var headers: HTTPHeaders = [:]
         if basicChallenge { headers["WWW-Authenticate"] = "Basic realm=\"signinsim\"" }
-        return OAuthError("invalid_client", description, status: 401, headers: headers)
+        return OAuthError(OAuthErrorCode.invalidClient, description, status: 401, headers: headers)
     }
     public static func invalidGrant(_ description: String, status: Int = 400) -> OAuthError {
-        OAuthError("invalid_grant", description, status: status)
+        OAuthError(OAuthErrorCode.invalidGrant, description, status: status)
     }
     public static func unauthorizedClient(_ description: String) -> OAuthError {
-        OAuthError("unauthorized_client", description)
+        OAuthError(OAuthErrorCode.unauthorizedClient, description)
     }
     public static func unsupportedGrantType(_ description: String) -> OAuthError {
-        OAuthError("unsupported_grant_type", description)
+        OAuthError(OAuthErrorCode.unsupportedGrantType, description)
     }
     public static func invalidScope(_ description: String) -> OAuthError {
-        OAuthError("invalid_scope", description)
+        OAuthError(OAuthErrorCode.invalidScope, description)
     }
     /// RFC 8693 §2.2.2.
     public static func invalidTarget(_ description: String) -> OAuthError {
-        OAuthError("invalid_target", description)
+        OAuthError(OAuthErrorCode.invalidTarget, description)
     }
     /// RFC 9449 §7.1.
     public static func invalidDPoPProof(_ description: String) -> OAuthError {
-        OAuthError("invalid_dpop_proof", description)
+        OAuthError(OAuthErrorCode.invalidDPoPProof, description)
     }
     /// RFC 6750 §3.1: 401 with a Bearer (or DPoP) challenge.
     public static func invalidToken(_ description: String, scheme: String = "Bearer") -> OAuthError {
         let challenge =
-            "\(scheme) error=\"invalid_token\", error_description=\"\(description.replacingQuotes())\""
-        return OAuthError("invalid_token", description, status: 401, headers: ["WWW-Authenticate": challenge])
+            "\(scheme) error=\"\(OAuthErrorCode.invalidToken)\", error_description=\"\(description.replacingQuotes())\""
+        return OAuthError(
+            OAuthErrorCode.invalidToken, description, status: 401, headers: ["WWW-Authenticate": challenge])
     }
 
     /// The JSON object of the error.
-    public var json: JSONValue { ["error": .string(code), "error_description": .string(description)] }
+    public var json: JSONValue {
+        [OAuthParameter.error: .string(code), OAuthParameter.errorDescription: .string(description)]
+    }
 
     /// The error as an HTTP response, with `Cache-Control: no-store` (RFC 6749 §5.1).
     public var response: HTTPResponse {

@@ -1,4 +1,5 @@
 import HTTPCore
+import OAuthCore
 
 /// The redirect back to the app: an authorization response (RFC 6749 §4.1.2) or an error
 /// response (§4.1.2.1), with RFC 9207's `iss`.
@@ -30,14 +31,15 @@ public struct AuthorizationCallback: Sendable, Hashable {
         } catch {
             throw SignInError(.invalidCallback, "the callback's query cannot be read: \(error.message)")
         }
-        for name in ["code", "state", "iss", "error"] where parameters.values(for: name).count > 1 {
+        for name in [OAuthParameter.code, OAuthParameter.state, "iss", OAuthParameter.error]
+        where parameters.values(for: name).count > 1 {
             throw SignInError(.invalidCallback, "the callback repeats \(name) (RFC 6749 §3.1)")
         }
-        code = parameters["code"]
-        state = parameters["state"]
+        code = parameters[OAuthParameter.code]
+        state = parameters[OAuthParameter.state]
         issuer = parameters["iss"]
-        error = parameters["error"]
-        errorDescription = parameters["error_description"]
+        error = parameters[OAuthParameter.error]
+        errorDescription = parameters[OAuthParameter.errorDescription]
     }
 
     private static func normalizedPath(_ path: String) -> String { path.isEmpty ? "/" : path }

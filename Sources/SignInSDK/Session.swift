@@ -64,7 +64,7 @@ public struct Session: Sendable, Hashable {
         else { throw SignInError(.storage, "the stored session lacks access_token, id_token or expires_at") }
         let claims: JWTClaims
         do {
-            claims = try JWTClaims(json: JWT.decodeUnverified(idToken).claims.objectValue ?? [:])
+            claims = try Self.unverifiedClaims(of: idToken)
         } catch {
             throw SignInError(.storage, "the stored ID token cannot be read: \(error.message)")
         }
@@ -74,6 +74,12 @@ public struct Session: Sendable, Hashable {
             refreshToken: object["refresh_token"]?.stringValue, expiresAt: expiresAt,
             scope: object["scope"]?.stringValue, claims: claims,
             appleUserID: object["apple_user_id"]?.stringValue)
+    }
+
+    /// The claims of an ID token, read without checking its signature: for a token verified
+    /// before it was stored (or, with the `persist-before-verify` fault, not at all).
+    static func unverifiedClaims(of idToken: String) throws(JOSEError) -> JWTClaims {
+        try JWTClaims(json: JWS.parse(idToken).payloadObject())
     }
 
     /// A summary for reports: subject, claims, the ID token's signing algorithm, expiry, scope

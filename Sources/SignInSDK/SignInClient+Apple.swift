@@ -1,6 +1,7 @@
 import Cryptography
 import HTTPCore
 import JSON
+import OAuthCore
 
 extension SignInClient {
     /// The Auth0 "native social" grant for Apple (RFC 8693; docs/sdk.md).
@@ -62,12 +63,14 @@ extension SignInClient {
         let profile = options.profile
         let name = try appleName(for: credential, profile: profile)
         var parameters: FormParameters = [
-            "grant_type": Self.tokenExchangeGrant, "subject_token": credential.authorizationCode,
-            "subject_token_type": Self.appleCodeTokenType, "client_id": options.clientID,
+            OAuthParameter.grantType: Self.tokenExchangeGrant,
+            OAuthParameter.subjectToken: credential.authorizationCode,
+            OAuthParameter.subjectTokenType: Self.appleCodeTokenType,
+            OAuthParameter.clientID: options.clientID,
             "scope": options.scopes.joined(separator: " "),
         ]
-        if let audience = options.audience { parameters.append("audience", audience) }
-        if let nonce { parameters.append("nonce", nonce) }
+        if let audience = options.audience { parameters.append(OAuthParameter.audience, audience) }
+        if let nonce { parameters.append(OAuthParameter.nonce, nonce) }
         if let name, !profile.has(.neverSendUserProfile) {
             parameters.append(
                 "user_profile", Self.userProfile(givenName: name.given, familyName: name.family))
@@ -83,7 +86,8 @@ extension SignInClient {
         }
         let claims = try await verifyIDToken(idToken, nonce: nil, accessToken: response.accessToken)
         var session = makeSession(
-            response, idToken: idToken, previous: nil, claims: claims, scopes: options.scopes)
+            response, idToken: idToken, previous: nil, claims: claims, scopes: options.scopes,
+            profile: profile)
         // Kept with the session: the user id is what `getCredentialState()` asks Apple about.
         session.appleUserID = credential.user
         try store(session)

@@ -1,5 +1,6 @@
 import HTTPCore
 import JOSE
+import OAuthCore
 
 extension SignInClient {
     /// The stored session, refreshed first when it expires within the refresh margin; `nil`
@@ -38,7 +39,7 @@ extension SignInClient {
             // Concurrent callers share the refresh in flight; when it ends, the next call starts
             // a new one (so a failure lets the next caller retry).
             if let inFlightRefresh { return try await inFlightRefresh.value.get() }
-            let task = Task(executorPreference: InheritedExecutor.current) {
+            let task = environment.taskStarter.startTask {
                 await self.refreshResult(force: force, rereadFirst: false)
             }
             inFlightRefresh = task
@@ -48,7 +49,7 @@ extension SignInClient {
         case .serialized:
             // One refresh at a time; each waiter re-reads storage, which the one before updated.
             let previous = serializedTail
-            let task = Task(executorPreference: InheritedExecutor.current) {
+            let task = environment.taskStarter.startTask {
                 await previous?.value
                 return await self.refreshResult(force: force, rereadFirst: true)
             }
@@ -84,16 +85,17 @@ extension SignInClient {
         do {
             response = try await tokenRequest(
                 [
-                    "grant_type": "refresh_token", "refresh_token": refreshToken,
-                    "client_id": options.clientID,
+                    OAuthParameter.grantType: GrantType.refreshToken,
+                    OAuthParameter.refreshToken: refreshToken,
+                    OAuthParameter.clientID: options.clientID,
                 ],
                 endpoint: "token:refresh_token")
-        } catch  where error.code == .tokenRequestFailed && error.oauthError == "invalid_grant" {
+        } catch  where error.code == .tokenRequestFailed && error.oauthError == OAuthErrorCode.invalidGrant {
             try? clearSession()
             throw SignInError(
                 .sessionExpired,
                 "the issuer refused the refresh token; the session is over: \(error.message)",
-                oauthError: "invalid_grant", status: error.status)
+                oauthError: OAuthErrorCode.invalidGrant, status: error.status)
         }
         var claims = session.claims
         var idToken = session.idToken
@@ -107,7 +109,9 @@ extension SignInClient {
             claims = newClaims
             idToken = newIDToken
         }
-        var refreshed = makeSession(response, idToken: idToken, previous: session, claims: claims, scopes: [])
+        var refreshed = makeSession(
+            response, idToken: idToken, previous: session, claims: claims, scopes: [],
+            profile: options.profile)
         if options.profile.has(.dropRefreshToken) { refreshed.refreshToken = response.refreshToken }
         if options.profile.has(.persistLate) {
             deferredWrite = refreshed

@@ -1,4 +1,5 @@
 import HTTPCore
+import OAuthCore
 
 /// What became of a sign-out at the issuer. Local tokens are cleared in every case.
 public struct SignOutOutcome: Sendable, Hashable {
@@ -51,13 +52,13 @@ extension SignInClient {
         var outcome = SignOutOutcome(endSession: .notRequested)
         if callEndSession, let session, let endpoint = try? await providerMetadata().endSessionEndpoint {
             var parameters: FormParameters = [
-                "id_token_hint": session.idToken, "client_id": options.clientID,
+                OAuthParameter.idTokenHint: session.idToken, OAuthParameter.clientID: options.clientID,
             ]
             var logoutState: String?
             if let uri = options.postLogoutRedirectURI {
                 let state = randomToken()
-                parameters.append("post_logout_redirect_uri", uri)
-                parameters.append("state", state)
+                parameters.append(OAuthParameter.postLogoutRedirectURI, uri)
+                parameters.append(OAuthParameter.state, state)
                 logoutState = state
             }
             let url = FormURLEncoding.appendingQuery(parameters, to: endpoint)
@@ -131,7 +132,7 @@ extension SignInClient {
         throws(SignInError) -> SignOutOutcome.EndSession
     {
         guard let sentState else { return .ended }
-        guard let returned = (try? URLParts.queryParameters(of: location))?["state"] else {
+        guard let returned = (try? URLParts.queryParameters(of: location))?[OAuthParameter.state] else {
             if profile.has(.logoutStateRequired) {
                 throw SignInError(
                     .missingState, "state mismatch: expected \(sentState) but the logout response has none")

@@ -34,7 +34,7 @@ extension SignInClient {
             do {
                 return try TokenResponse(response: response, endpoint: "the token endpoint")
             } catch
-                where error.oauthError == "use_dpop_nonce" && !retriedForNonce
+                where error.oauthError == OAuthErrorCode.useDPoPNonce && !retriedForNonce
                 && response.headers["DPoP-Nonce"] != nil
             {
                 retriedForNonce = true
@@ -55,7 +55,7 @@ extension SignInClient {
     }
 
     /// The OAuth errors with which a server refuses a DPoP proof (RFC 9449 §5, §7.1, §8).
-    static let dpopRefusals: Set<String> = ["invalid_dpop_proof", "use_dpop_nonce"]
+    static let dpopRefusals: Set<String> = [OAuthErrorCode.invalidDPoPProof, OAuthErrorCode.useDPoPNonce]
 
     /// Calls the UserInfo endpoint with the current access token (OpenID Connect Core §5.3).
     public func userInfo() async throws(SignInError) -> [String: JSONValue] {
@@ -82,7 +82,7 @@ extension SignInClient {
             let response = try await send(request, endpoint: "userinfo")
             rememberDPoPNonce(from: response, url: endpoint)
             let challenge = response.headers["WWW-Authenticate"] ?? ""
-            if response.status == 401, !retriedForNonce, challenge.contains("use_dpop_nonce") {
+            if response.status == 401, !retriedForNonce, challenge.contains(OAuthErrorCode.useDPoPNonce) {
                 retriedForNonce = true
                 continue
             }

@@ -75,22 +75,22 @@ extension SignInClient {
         options: SignInOptions, record: PendingAuthorization, request: SignInRequestOptions, endpoint: String
     ) -> String {
         var parameters = FormParameters()
-        parameters.append("response_type", "code")
-        parameters.append("client_id", options.clientID)
-        parameters.append("redirect_uri", record.redirectURI)
-        parameters.append("scope", record.scopes.joined(separator: " "))
-        parameters.append("state", record.state)
-        parameters.append("nonce", record.nonce)
-        parameters.append("code_challenge", PKCE.challenge(for: record.codeVerifier))
-        parameters.append("code_challenge_method", PKCE.method)
+        parameters.append(OAuthParameter.responseType, "code")
+        parameters.append(OAuthParameter.clientID, options.clientID)
+        parameters.append(OAuthParameter.redirectURI, record.redirectURI)
+        parameters.append(OAuthParameter.scope, record.scopes.joined(separator: " "))
+        parameters.append(OAuthParameter.state, record.state)
+        parameters.append(OAuthParameter.nonce, record.nonce)
+        parameters.append(OAuthParameter.codeChallenge, PKCE.challenge(for: record.codeVerifier))
+        parameters.append(OAuthParameter.codeChallengeMethod, PKCE.method)
         let prompt = (request.prompt ?? options.prompt).resolved(scopes: record.scopes)
         let optional: [(String, String?)] = [
-            ("audience", options.audience),
-            ("prompt", prompt.isEmpty ? nil : prompt.joined(separator: " ")),
-            ("login_hint", request.loginHint ?? options.loginHint),
-            ("ui_locales", options.uiLocales),
+            (OAuthParameter.audience, options.audience),
+            (OAuthParameter.prompt, prompt.isEmpty ? nil : prompt.joined(separator: " ")),
+            (OAuthParameter.loginHint, request.loginHint ?? options.loginHint),
+            (OAuthParameter.uiLocales, options.uiLocales),
             ("organization", options.organization),
-            ("max_age", (request.maxAge ?? options.maxAge).map(String.init)),
+            (OAuthParameter.maxAge, (request.maxAge ?? options.maxAge).map(String.init)),
             ("acr_values", options.acrValues),
         ]
         for case (let name, let value?) in optional { parameters.append(name, value) }
@@ -149,53 +149,60 @@ extension SignInClient {
             throw SignInError(.invalidCallback, "the callback has neither code nor error")
         }
         var parameters: FormParameters = [
-            "grant_type": "authorization_code", "client_id": options.clientID, "code": code,
-            "redirect_uri": record.redirectURI, "code_verifier": record.codeVerifier,
+            OAuthParameter.grantType: GrantType.authorizationCode, OAuthParameter.clientID: options.clientID,
+            OAuthParameter.code: code,
+            OAuthParameter.redirectURI: record.redirectURI, OAuthParameter.codeVerifier: record.codeVerifier,
         ]
-        if let audience = options.audience { parameters.append("audience", audience) }
+        if let audience = options.audience { parameters.append(OAuthParameter.audience, audience) }
         let response = try await tokenRequest(parameters, endpoint: "token:authorization_code")
         guard let idToken = response.idToken else {
             throw SignInError(.invalidTokenResponse, "the code exchange returned no id_token")
         }
-        // The session's expiry counts from now, before verification. Its claims come from
-        // verification; only the persist-before-verify profile, which stores the session
-        // first, reads them unverified (`nil` makes makeSession decode the token).
-        let persistsFirst = options.profile.has(.persistBeforeVerify)
-        let session = makeSession(
-            response, idToken: idToken, previous: nil, claims: persistsFirst ? nil : JWTClaims(),
-            scopes: record.scopes)
-        if persistsFirst { try store(session) }
+        // The session's expiry counts from now, before verification.
+        let receivedAt = environment.clock.now()
+        if options.profile.has(.persistBeforeVerify) {
+            // The fault stores the credentials before the ID token is checked, with its claims
+            // read unchecked. A token that cannot even be read fails here, as verification would.
+            let unverified: JWTClaims
+            do {
+                unverified = try Session.unverifiedClaims(of: idToken)
+            } catch {
+                throw SignInError(.idTokenInvalid, "the ID token was rejected: \(error)")
+            }
+            try store(
+                makeSession(
+                    response, idToken: idToken, previous: nil, claims: unverified, scopes: record.scopes,
+                    profile: options.profile, receivedAt: receivedAt))
+        }
         let claims = try await verifyIDToken(
             idToken, nonce: record.nonce, accessToken: response.accessToken, code: code)
-        var verified = session
-        verified.claims = claims
-        try store(verified)
-        return verified
+        let session = makeSession(
+            response, idToken: idToken, previous: nil, claims: claims, scopes: record.scopes,
+            profile: options.profile, receivedAt: receivedAt)
+        try store(session)
+        return session
     }
 
-    /// Builds a session from a token response; the expiry is counted on the device clock from
-    /// `expires_in` (the `strict-clock` fault reads the access token's own `exp` instead).
+    /// Builds a session from a token response and the claims of its ID token (verified, but
+    /// for the `persist-before-verify` fault). The expiry is counted on the device clock from
+    /// `expires_in`, from `receivedAt` (by default now); the `strict-clock` fault reads the
+    /// access token's own `exp` instead.
     func makeSession(
-        _ response: TokenResponse, idToken: String, previous: Session?, claims: JWTClaims?, scopes: [String]
+        _ response: TokenResponse, idToken: String, previous: Session?, claims: JWTClaims, scopes: [String],
+        profile: BehaviorProfile, receivedAt: Int64? = nil
     ) -> Session {
-        let now = environment.clock.now()
+        let now = receivedAt ?? environment.clock.now()
         var expiresAt = now + (response.expiresIn ?? 3600)
-        if options?.profile.has(.strictClock) == true,
+        if profile.has(.strictClock),
             let exp = (try? JWT.decodeUnverified(response.accessToken))?.claims["exp"]?.int64Value
         {
             expiresAt = exp
         }
-        // Verified claims are given for every ID token but a refreshed session's old one.
-        let decoded =
-            claims
-            ?? (try? JWT.decodeUnverified(idToken)).flatMap {
-                try? JWTClaims(json: $0.claims.objectValue ?? [:])
-            }
         return Session(
             accessToken: response.accessToken, tokenType: response.tokenType, idToken: idToken,
             refreshToken: response.refreshToken ?? previous?.refreshToken, expiresAt: expiresAt,
             scope: response.scope ?? previous?.scope ?? scopes.joined(separator: " "),
-            claims: decoded ?? JWTClaims(), appleUserID: previous?.appleUserID)
+            claims: claims, appleUserID: previous?.appleUserID)
     }
 
     /// Whether the sheet (sign-in and sign-out alike) uses a fresh cookie jar: the app's choice,

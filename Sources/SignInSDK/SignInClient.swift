@@ -44,8 +44,6 @@ public actor SignInClient {
     /// Seconds to add to the device's time for the `iat` of DPoP proofs, by server origin: set
     /// from a refusal's `Date` with the `dpop-server-date` profile (`DPoPClockSkew`).
     var dpopClockOffsets: [String: Int64] = [:]
-    /// Every request the SDK made, in order, by endpoint name: for expectations and reports.
-    public private(set) var requestLog: [String] = []
 
     public init(environment: SignInEnvironment) {
         self.environment = environment
@@ -189,9 +187,9 @@ public actor SignInClient {
 
     // MARK: - Transport
 
-    /// Sends a request and maps transport failures to `SignInError.transport`.
+    /// Sends a request and maps transport failures to `SignInError.transport`, whose message
+    /// names the `endpoint`.
     func send(_ request: HTTPRequest, endpoint: String) async throws(SignInError) -> HTTPResponse {
-        requestLog.append(endpoint)
         do {
             return try await environment.transport.send(request)
         } catch {
@@ -231,20 +229,31 @@ public actor SignInClient {
         let method = try await clientAuthenticationMethod()
         switch method {
         case .clientSecretBasic:
-            let secret = options.clientSecret ?? ""
+            let secret = try clientSecret(options, for: method)
             let credentials =
                 FormURLEncoding.escape(options.clientID) + ":" + FormURLEncoding.escape(secret)
             headers.replaceOrAdd(
                 name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
         case .clientSecretPost:
-            parameters.append("client_secret", options.clientSecret ?? "")
+            parameters.append(OAuthParameter.clientSecret, try clientSecret(options, for: method))
         case .privateKeyJWT:
-            parameters.append("client_assertion_type", ClientAssertion.type)
-            parameters.append("client_assertion", try await clientAssertion())
+            parameters.append(OAuthParameter.clientAssertionType, ClientAssertion.type)
+            parameters.append(OAuthParameter.clientAssertion, try await clientAssertion())
         case .publicClient:
             break
         }
         return method
+    }
+
+    /// The secret a secret-sending method needs: the method is only chosen, or accepted by
+    /// `checkClientRegistration()`, when the options hold one.
+    private func clientSecret(_ options: SignInOptions, for method: TokenEndpointAuthMethod)
+        throws(SignInError) -> String
+    {
+        guard let secret = options.clientSecret else {
+            throw SignInError(.invalidConfiguration, "\(method.rawValue) needs a client secret")
+        }
+        return secret
     }
 
     /// A `private_key_jwt` assertion for the token endpoint (RFC 7523 §2.2, OpenID Connect

@@ -24,15 +24,10 @@ extension SignInOptions {
             }
         }
         switch options.clientAuthentication {
-        case .clientSecretBasic?, .clientSecretPost?:
-            let method = options.clientAuthentication?.rawValue ?? ""
-            guard hasSecret else {
-                throw SignInError(.invalidConfiguration, "\(method) needs a client secret")
-            }
-            guard !hasKey else {
-                throw SignInError(
-                    .invalidConfiguration, "\(method) sends the secret; the client key would not be used")
-            }
+        case .clientSecretBasic?:
+            try Self.checkSecretOnly(.clientSecretBasic, hasSecret: hasSecret, hasKey: hasKey)
+        case .clientSecretPost?:
+            try Self.checkSecretOnly(.clientSecretPost, hasSecret: hasSecret, hasKey: hasKey)
         case .privateKeyJWT?:
             guard hasKey else {
                 throw SignInError(.invalidConfiguration, "private_key_jwt needs the client's private key")
@@ -66,6 +61,20 @@ extension SignInOptions {
             throw SignInError(.invalidConfiguration, "max_age must not be negative, found \(maxAge)")
         }
         try Self.checkAuthorizationParameters(options.authorizationParameters)
+    }
+
+    /// A method that sends the client secret (RFC 6749 §2.3.1) needs one, and no key beside it.
+    private static func checkSecretOnly(_ method: TokenEndpointAuthMethod, hasSecret: Bool, hasKey: Bool)
+        throws(SignInError)
+    {
+        guard hasSecret else {
+            throw SignInError(.invalidConfiguration, "\(method.rawValue) needs a client secret")
+        }
+        guard !hasKey else {
+            throw SignInError(
+                .invalidConfiguration, "\(method.rawValue) sends the secret; the client key would not be used"
+            )
+        }
     }
 
     /// Refuses extra authorization parameters whose names the SDK owns or has an option for.

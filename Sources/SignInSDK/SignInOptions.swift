@@ -151,10 +151,13 @@ public struct SignInOptions: Sendable, Hashable {
     /// `authorizationParameters` (or per-call `additionalParameters`) entry naming one is
     /// refused, with the option to use instead where there is one.
     public static let reservedParameters: [String: String?] = [
-        "response_type": nil, "client_id": nil, "redirect_uri": nil, "state": nil, "nonce": nil,
-        "code_challenge": nil, "code_challenge_method": nil, "scope": "scopes", "audience": "audience",
-        "prompt": "prompt", "login_hint": "loginHint", "ui_locales": "uiLocales",
-        "organization": "organization", "max_age": "maxAge", "acr_values": "acrValues",
+        OAuthParameter.responseType: nil, OAuthParameter.clientID: nil, OAuthParameter.redirectURI: nil,
+        OAuthParameter.state: nil, OAuthParameter.nonce: nil,
+        OAuthParameter.codeChallenge: nil, OAuthParameter.codeChallengeMethod: nil,
+        OAuthParameter.scope: "scopes", OAuthParameter.audience: "audience",
+        OAuthParameter.prompt: "prompt", OAuthParameter.loginHint: "loginHint",
+        OAuthParameter.uiLocales: "uiLocales",
+        "organization": "organization", OAuthParameter.maxAge: "maxAge", "acr_values": "acrValues",
     ]
 
     /// Why a parameter name cannot be set as an extra authorization parameter, or `nil`.

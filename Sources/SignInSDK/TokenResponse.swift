@@ -1,5 +1,6 @@
 public import HTTPCore
 import JSON
+import OAuthCore
 
 /// A successful token response (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
 public struct TokenResponse: Sendable, Hashable {
@@ -30,8 +31,9 @@ public struct TokenResponse: Sendable, Hashable {
                 status: response.status)
         }
         guard response.status == 200 else {
-            let code = object["error"]?.stringValue
-            let description = object["error_description"]?.stringValue.map { ": \($0.prefix(300))" } ?? ""
+            let code = object[OAuthParameter.error]?.stringValue
+            let description =
+                object[OAuthParameter.errorDescription]?.stringValue.map { ": \($0.prefix(300))" } ?? ""
             if code == nil, response.status >= 500 {
                 throw SignInError(
                     .transport, "\(endpoint) answered \(response.status)", status: response.status)
@@ -41,19 +43,19 @@ public struct TokenResponse: Sendable, Hashable {
                 "\(endpoint) answered \(response.status) \(code ?? "without an error code")\(description)",
                 oauthError: code, status: response.status)
         }
-        guard let accessToken = object["access_token"]?.stringValue, !accessToken.isEmpty else {
+        guard let accessToken = object[OAuthParameter.accessToken]?.stringValue, !accessToken.isEmpty else {
             throw SignInError(
                 .invalidTokenResponse, "\(endpoint) answered 200 without access_token", status: 200)
         }
-        guard let tokenType = object["token_type"]?.stringValue else {
+        guard let tokenType = object[OAuthParameter.tokenType]?.stringValue else {
             throw SignInError(
                 .invalidTokenResponse, "\(endpoint) answered 200 without token_type", status: 200)
         }
         self.accessToken = accessToken
         self.tokenType = tokenType
-        expiresIn = object["expires_in"]?.int64Value
-        refreshToken = object["refresh_token"]?.stringValue
-        idToken = object["id_token"]?.stringValue
-        scope = object["scope"]?.stringValue
+        expiresIn = object[OAuthParameter.expiresIn]?.int64Value
+        refreshToken = object[OAuthParameter.refreshToken]?.stringValue
+        idToken = object[OAuthParameter.idToken]?.stringValue
+        scope = object[OAuthParameter.scope]?.stringValue
     }
 }

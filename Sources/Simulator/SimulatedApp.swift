@@ -268,7 +268,8 @@ public final class SimulatedApp: Sendable {
             preferences: DeviceAppPreferences(device: device, bundleID: bundleID),
             clock: device.clock, random: device.random,
             webAuthentication: DeviceWebAuthenticationAgent(app: self),
-            appleAuthorization: AppleAuthorizationForwarder(app: self))
+            appleAuthorization: AppleAuthorizationForwarder(app: self),
+            taskStarter: InheritedExecutorTaskStarter())
     }
 
     // MARK: - The sheet

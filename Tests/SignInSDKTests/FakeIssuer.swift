@@ -434,7 +434,8 @@ struct SDKHarness {
         storage: InMemoryTokenStorage = InMemoryTokenStorage(),
         preferences: InMemoryAppPreferences = InMemoryAppPreferences(),
         transport: (any HTTPTransport)? = nil, clock: (any WallClock)? = nil,
-        prefersEphemeralSession: Bool = true, postLogoutRedirectURI: String? = nil, leeway: Int64? = nil
+        prefersEphemeralSession: Bool = true, postLogoutRedirectURI: String? = nil, leeway: Int64? = nil,
+        taskStarter: any TaskStarter = UnstructuredTaskStarter()
     ) {
         self.issuer = issuer
         self.agent = FakeUserAgent(issuer: issuer)
@@ -446,7 +447,7 @@ struct SDKHarness {
             environment: SignInEnvironment(
                 transport: transport ?? issuer.transport, storage: storage, preferences: preferences,
                 clock: clock ?? issuer.clock, random: SeededRandom(seed: 1), webAuthentication: agent,
-                appleAuthorization: apple))
+                appleAuthorization: apple, taskStarter: taskStarter))
         self.profile = profile
         self.prefersEphemeralSession = prefersEphemeralSession
         self.postLogoutRedirectURI = postLogoutRedirectURI

@@ -1,6 +1,8 @@
 import Clocks
+import Cryptography
 import HTTPCore
 import JSON
+import Locking
 import SignInSDK
 import Testing
 
@@ -55,6 +57,43 @@ import Testing
             let next = await capture { try await client.getAccessToken(forceRefresh: true) }
             #expect(next?.code == .sessionExpired || next?.code == .noSession)
         }
+    }
+
+    /// The shared refresh is started through the environment's `TaskStarter`: once for two
+    /// concurrent single-flight callers, once per caller when serialized, never when naive (each
+    /// caller refreshes in its own call).
+    @Test(arguments: BehaviorProfile.RefreshStrategy.allCases)
+    func sharedRefreshStartsThroughTheTaskStarter(strategy: BehaviorProfile.RefreshStrategy) async throws {
+        let starter = CountingTaskStarter()
+        let harness = try await SDKHarness(
+            profile: BehaviorProfile(refreshStrategy: strategy), taskStarter: starter
+        ).configured()
+        _ = try await harness.client.signIn()
+        harness.issuer.update { $0.refreshDelay = .milliseconds(20) }
+        let client = harness.client
+        async let a = capture { try await client.getAccessToken(forceRefresh: true) }
+        async let b = capture { try await client.getAccessToken(forceRefresh: true) }
+        _ = await [a, b]
+        let expected =
+            switch strategy {
+            case .singleFlight: 1
+            case .serialized: 2
+            case .naive: 0
+            }
+        #expect(starter.started == expected)
+    }
+
+    /// With no starter given, the environment starts shared work with a plain `Task { }`, and
+    /// a refresh works as with any other starter.
+    @Test func defaultTaskStarterIsAPlainTask() async throws {
+        let environment = SignInEnvironment(
+            transport: FakeIssuer().transport, clock: ManualWallClock(now: 0), random: SeededRandom(seed: 1))
+        #expect(environment.taskStarter is UnstructuredTaskStarter)
+        let harness = try await signedIn()
+        let before = try #require(try storedSession(harness))
+        let token = try await harness.client.getAccessToken(forceRefresh: true)
+        #expect(token != before.accessToken)
+        #expect(harness.issuer.count("token:refresh_token") == 1)
     }
 
     /// A failed refresh lets the next call retry (single flight does not cache failures).
@@ -143,5 +182,18 @@ import Testing
         let harness = try await SDKHarness().configured()
         #expect(try await harness.client.getSession() == nil)
         #expect(await capture { try await harness.client.getAccessToken() }?.code == .noSession)
+    }
+}
+
+/// A `TaskStarter` that counts the tasks it starts, each a plain `Task { }`.
+final class CountingTaskStarter: TaskStarter {
+    private let count = Mutex(0)
+    var started: Int { count.withLock { $0 } }
+
+    func startTask<Success: Sendable>(_ operation: @escaping @Sendable () async -> Success)
+        -> Task<Success, Never>
+    {
+        count.withLock { $0 += 1 }
+        return Task { await operation() }
     }
 }
