@@ -220,6 +220,23 @@ import Testing
         #expect(harness.storage.keys.isEmpty == !faulty)
     }
 
+    /// An ID token that is not even a JWT is refused before anything is stored, with the
+    /// fault too: there are no claims to build a session from.
+    @Test(arguments: [false, true]) func anUnreadableIDTokenIsNeverStored(faulty: Bool) async throws {
+        let harness = try await SDKHarness(
+            profile: faulty ? BehaviorProfile(faults: [.persistBeforeVerify]) : .default
+        ).configured()
+        harness.issuer.update {
+            $0.failNextToken = .json([
+                "access_token": "at", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt",
+                "id_token": "not-a-jwt",
+            ])
+        }
+        let error = await capture { try await harness.client.signIn() }
+        #expect(error?.code == .idTokenInvalid)
+        #expect(harness.storage.keys.isEmpty)
+    }
+
     /// Discovery naming another issuer is refused (OpenID Connect Discovery §4.3).
     @Test func discoveryForAnotherIssuerIsRefused() async throws {
         let issuer = FakeIssuer()
