@@ -97,7 +97,9 @@ let package = Package(
         // AppleID sits below Issuer: the issuer's Apple connection redeems codes through it.
         .target(
             name: "AppleID",
-            dependencies: ["Locking", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore"],
+            dependencies: [
+                "Errors", "Locking", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
+            ],
             swiftSettings: strictSettings),
 
         .target(

@@ -1,3 +1,4 @@
+public import Errors
 public import HTTPCore
 public import JOSE
 
@@ -6,7 +7,7 @@ public import JOSE
 /// When Apple answered with an error, `appleError` and `appleErrorDescription` carry its
 /// `error` and `error_description` word for word, so that an issuer can pass them on
 /// (an Auth0-style issuer answers `invalid_grant` for a reused or expired code).
-public struct AppleTokenError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct AppleTokenError: CodedError {
     public enum Code: String, Sendable, Hashable {
         /// Apple answered with an OAuth error (`appleError` says which).
         case rejected
@@ -44,5 +45,4 @@ public struct AppleTokenError: Error, Hashable, Sendable, CustomStringConvertibl
         self.tokenError = tokenError
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
 }
