@@ -154,7 +154,10 @@ let package = Package(
         // the issuer's faults and the device's app phases by their own declarations.
         .target(
             name: "Scenario",
-            dependencies: ["YAML", "JSON", "Clocks", "SignInSDK", "Issuer", "Device", "WebAuthSession"],
+            dependencies: [
+                "YAML", "JSON", "Clocks", "JOSE", "OAuthCore", "SignInSDK", "Issuer", "Device",
+                "WebAuthSession",
+            ],
             swiftSettings: strictSettings),
         .target(
             name: "ScenarioRunner",

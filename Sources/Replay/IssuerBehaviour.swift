@@ -382,7 +382,7 @@ struct IssuerBehaviour {
                     if !firstSets.contains(where: { $0.keyID == keyID }) {
                         let newAlgorithm = known.first?.algorithm
                         arm(
-                            .rotateKeys(algorithm: newAlgorithm == "RS256" ? "RS256" : nil), for: index,
+                            .rotateKeys(algorithm: newAlgorithm == "RS256" ? .rs256 : nil), for: index,
                             because:
                                 "entry \(number(index)): the ID token is signed with a key the earlier key set did not hold (a key rotation)"
                         )

@@ -278,9 +278,9 @@ public enum ScenarioEncoder {
         case .clearFaults:
             return ["clear_faults": true]
         case .rotateKeys(let algorithm):
-            return ["rotate_keys": algorithm.map(JSONValue.string) ?? true]
-        case .user(let fields):
-            return ["user": .object(fields)]
+            return ["rotate_keys": algorithm.map { .string($0.rawValue) } ?? true]
+        case .user(let update):
+            return ["user": .object(update.json)]
         case .clock(.advance(let seconds)):
             return ["clock": ["advance": .int(seconds)]]
         case .clock(.offset(let seconds)):

@@ -1,5 +1,6 @@
 import Device
 import Issuer
+import JOSE
 public import JSON
 import SignInSDK
 import WebAuthSession
@@ -80,6 +81,19 @@ public enum ScenarioSchema {
             "interruptionPoint": choice(
                 WebUserScript.Point.allCases.map(\.rawValue), "Where in the web sheet the person stops."),
             "endpoint": choice(StepDecoder.endpoints, "An endpoint of the issuer, by its role."),
+            "signingAlgorithm": choice(
+                JWSAlgorithm.allCases.map(\.rawValue), "A signing algorithm of the issuer's keys."),
+            "user": .object([
+                "additionalProperties": false,
+                "description":
+                    "A user at the embedded issuer, found by email (or user_id) and created when new.",
+                "properties": .object(
+                    Dictionary(
+                        uniqueKeysWithValues: UserUpdate.jsonKeys.map { key in
+                            (key, JSONValue.object(["type": key == "email_verified" ? "boolean" : "string"]))
+                        })),
+                "required": ["email"], "type": "object",
+            ]),
         ]
     }
 
@@ -785,7 +799,7 @@ public enum ScenarioSchema {
                               "type": "boolean"
                             },
                             {
-                              "type": "string"
+                              "$ref": "#/$defs/signingAlgorithm"
                             }
                           ]
                         },
@@ -796,15 +810,7 @@ public enum ScenarioSchema {
                           "type": "integer"
                         },
                         "user": {
-                          "properties": {
-                            "email": {
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "email"
-                          ],
-                          "type": "object"
+                          "$ref": "#/$defs/user"
                         }
                       },
                       "type": "object"
@@ -1870,6 +1876,5 @@ public enum ScenarioSchema {
           "title": "SignInSim scenario",
           "type": "object"
         }
-
         """#
 }

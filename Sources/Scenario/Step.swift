@@ -1,5 +1,5 @@
 public import Issuer
-public import JSON
+public import JOSE
 public import SignInSDK
 public import WebAuthSession
 
@@ -274,9 +274,9 @@ public enum IssuerAction: Hashable, Sendable {
     case fault(FaultSetup)
     case clearFaults
     /// A new signing key (optionally of another algorithm); the old one stays in the JWKS.
-    case rotateKeys(algorithm: String?)
-    /// Creates or updates a user: `{"email", "password", "name", …}`.
-    case user([String: JSONValue])
+    case rotateKeys(algorithm: JWSAlgorithm?)
+    /// Creates or updates a user at the issuer.
+    case user(UserUpdate)
     /// Moves the issuer's clock through its admin API (`POST /_admin/clock`). In a simulated
     /// world that clock is the world's, so devices age with it.
     case clock(IssuerClockMove)

@@ -1,6 +1,8 @@
 import Device
 import Issuer
+import JOSE
 import JSON
+import OAuthCore
 import SignInSDK
 import WebAuthSession
 import YAML
@@ -499,13 +501,18 @@ struct StepDecoder {
         case "rotate_keys":
             let value = action.value
             if value.bool != nil { return .rotateKeys(algorithm: nil) }
-            return .rotateKeys(algorithm: try reader.string(value, "issuer.rotate_keys"))
+            return .rotateKeys(algorithm: try reader.named(value, "issuer.rotate_keys", JWSAlgorithm.self))
         default:
             let user = action.value
-            guard case .object(let fields) = try reader.json(user), fields["email"]?.stringValue != nil else {
+            _ = try reader.mapping(user, "issuer.user", allowed: UserUpdate.jsonKeys)
+            guard case .object(let fields) = try reader.json(user) else {
                 throw reader.error(user, "issuer.user must be a mapping with at least an email")
             }
-            return .user(fields)
+            do throws(OAuthError) {
+                return .user(try UserUpdate(json: fields))
+            } catch {
+                throw reader.error(user, "issuer.user: \(error.description)")
+            }
         }
     }
 

@@ -3,8 +3,10 @@ import Clocks
 import Device
 import Foundation
 import HTTPCore
+import Issuer
 import JSON
 import Locking
+import OAuthCore
 import Scenario
 import SignInSDK
 import Simulator
@@ -230,16 +232,13 @@ final class ScenarioExecution: Sendable {
             if world.replay != nil {
                 // The capture's times are the world's: a clock move then moves the world now.
                 guard case .clock(let move) = action else { throw StepSkip(reason: Self.replaySkipsIssuer) }
-                let clock = world.world.clock
-                switch move {
-                case .advance(let seconds): try clock.checkedAdvance(by: seconds)
-                case .offset(let seconds): try clock.checkedSetOffset(seconds)
-                }
+                try moveWorldClock(move, step: step)
                 await Task.yield()
                 return nil
             }
-            guard world.isEmbedded else { throw StepSkip(reason: "needs the embedded issuer's admin API") }
             try await issuerAction(action, step: step)
+            // Work woken by a clock move (latency sleeps, deadlines) gets to run, as after advance.
+            if case .clock = action { await Task.yield() }
             return nil
         case .sdk(let call, let app, let expectedOutcomes):
             return try await sdk(
@@ -403,36 +402,54 @@ final class ScenarioExecution: Sendable {
         }
     }
 
+    /// An action on the embedded issuer, through its API in process (the same the admin API
+    /// of `signinsim serve` maps onto).
     private func issuerAction(_ action: IssuerAction, step: Step) async throws {
-        let response: HTTPResponse
-        switch action {
-        case .fault:
-            // The admin API takes the step's own members (fault, count, path, delay_ms, …).
-            response = try await world.admin(.post, "faults", body: .object(ScenarioEncoder.issuer(action)))
-        case .clearFaults:
-            response = try await world.admin(.delete, "faults")
-        case .rotateKeys(let algorithm):
-            response = try await world.admin(
-                .post, "keys/rotate", body: .object(algorithm.map { ["alg": .string($0)] } ?? [:]))
-        case .user(let fields):
-            response = try await world.admin(.post, "users", body: .object(fields))
-        case .clock(let move):
-            let body: JSONValue =
-                switch move {
-                case .advance(let seconds): ["advance": .int(seconds)]
-                case .offset(let seconds): ["offset": .int(seconds)]
-                }
-            response = try await world.admin(.post, "clock", body: body)
-            // Work woken by the move (latency sleeps, deadlines) gets to run, as after advance.
-            await Task.yield()
+        guard let issuer = world.world.identity?.issuer else {
+            throw StepSkip(reason: "needs the embedded issuer: a real issuer has no control API")
         }
-        guard response.status < 300 else {
-            let reason =
-                (try? JSONValue.parse(response.body))?["error_description"]?.stringValue
-                ?? "status \(response.status)"
+        if case .clock(let move) = action {
+            try moveWorldClock(move, step: step)
+            return
+        }
+        do throws(OAuthError) {
+            switch action {
+            case .fault(let setup):
+                try issuer.inject(
+                    FaultInjection(
+                        fault: setup.fault, count: setup.count, path: setup.path,
+                        delayMilliseconds: setup.delayMilliseconds ?? FaultInjection.defaultDelayMilliseconds,
+                        status: setup.status, error: setup.error, errorDescription: setup.errorDescription))
+            case .clearFaults:
+                issuer.clearFaults()
+            case .rotateKeys(let algorithm):
+                try issuer.rotateSigningKey(algorithm: algorithm)
+            case .user(let update):
+                issuer.storeUser(update)
+            case .clock:
+                break  // Moved above: the world's clock.
+            }
+        } catch {
             throw StepStop(
                 failure: StepFailure(
-                    step: step.name, location: step.location, message: "the issuer refused: \(reason)"))
+                    step: step.name, location: step.location,
+                    message: "the issuer refused: \(error.description)"))
+        }
+    }
+
+    /// Moves the world's clock, which is the embedded issuer's (or, in a replay, the capture's).
+    private func moveWorldClock(_ move: IssuerClockMove, step: Step) throws {
+        let clock = world.world.clock
+        do throws(ClockError) {
+            switch move {
+            case .advance(let seconds): try clock.checkedAdvance(by: seconds)
+            case .offset(let seconds): try clock.checkedSetOffset(seconds)
+            }
+        } catch {
+            throw StepStop(
+                failure: StepFailure(
+                    step: step.name, location: step.location,
+                    message: "the clock cannot move: \(error.message)"))
         }
     }
 

@@ -174,18 +174,6 @@ final class ScenarioWorld: Sendable {
         return setup
     }
 
-    /// The issuer's admin API (embedded issuer only), over loopback: libcurl sends the loopback
-    /// `Host` it requires, and a `POST` always carries a JSON body (`{}` when none is given),
-    /// because the admin API takes no other (`LocalAdminPolicy`).
-    func admin(_ method: HTTPMethod, _ path: String, body: JSONValue? = nil) async throws -> HTTPResponse {
-        let url = issuerURL + "/_admin/" + path
-        var json = body
-        if case .none = json, method == .post { json = .object([:]) }
-        let request =
-            json.map { HTTPRequest.json(method, url: url, body: $0) } ?? HTTPRequest(method: method, url: url)
-        return try await world.curl.send(request)
-    }
-
     /// Every exchange of the scenario, as report values: the phone's app network (the apps'
     /// SDKs and their sheets), its Apple ID sheet, and the embedded issuer calling Apple. Each
     /// names the page of the step it was sent during: the last page begun before it was sent.

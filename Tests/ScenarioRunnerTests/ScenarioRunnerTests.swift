@@ -232,7 +232,7 @@ import Testing
         let records = outcome.result.steps
         #expect(records.map(\.outcome) == [.passed, .passed, .skipped, .skipped, .passed, .passed])
         #expect(records[2].note?.contains("needs the embedded issuer's clock") == true)
-        #expect(records[3].note?.contains("needs the embedded issuer's admin API") == true)
+        #expect(records[3].note?.contains("needs the embedded issuer") == true)
     }
 
     /// A user made through the issuer's admin API signs in; the password reaches the form only

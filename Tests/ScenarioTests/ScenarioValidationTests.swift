@@ -40,6 +40,9 @@ import Testing
                 "unknown key \"usernme\" in signIn; did you mean \"username\"?"
             ),
             ("steps:\n  - expect: {requests: {endpoint: tokn}}", 3, 35, "did you mean \"token\"?"),
+            ("steps:\n  - issuer: {rotate_keys: ES257}", 3, 27, "did you mean \"ES256\"?"),
+            ("steps:\n  - issuer: {user: {email: a@b.c, pasword: x}}", 3, 35, "did you mean \"password\"?"),
+            ("steps:\n  - issuer: {user: {name: Kim}}", 3, 20, "email is required"),
         ] as [(String, Int, Int, String)])
     func unknownNames(body: String, line: Int, column: Int, fragment: String) throws {
         let found = problems("name: v\n" + body)

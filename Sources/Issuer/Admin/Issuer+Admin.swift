@@ -1,7 +1,7 @@
 import Clocks
 import HTTPCore
 public import JOSE
-import JSON
+public import JSON
 public import OAuthCore
 
 /// The test control API under `/_admin/` (JSON in, JSON out), documented in docs/issuer.md.
@@ -22,7 +22,8 @@ extension Issuer {
         return .json(["users": .array(users.map(Issuer.userJSON))])
     }
 
-    static func userJSON(_ user: UserAccount) -> JSONValue {
+    /// A user as `GET /_admin/users` lists it: its fields by their claim names, no password.
+    public static func userJSON(_ user: UserAccount) -> JSONValue {
         var object: [String: JSONValue] = [
             "user_id": .string(user.id), "email_verified": .bool(user.emailVerified),
             "connection": .string(user.connection),
@@ -37,32 +38,37 @@ extension Issuer {
 
     /// `POST /_admin/users`: creates a user, or updates the one with that email or `user_id`.
     func adminCreateUser(_ request: HTTPRequest) -> HTTPResponse {
-        do {
-            let body = try Issuer.adminBody(request)
-            guard let email = body["email"]?.stringValue, email.contains("@") else {
-                throw OAuthError.invalidRequest("email is required")
-            }
-            let user = state.withLock { state -> UserAccount in
-                var user =
-                    body["user_id"]?.stringValue.flatMap { state.users[$0] } ?? state.user(email: email)
-                    ?? UserAccount(
-                        id: body["user_id"]?.stringValue ?? "auth0|" + randomValue(byteCount: 12),
-                        email: email)
-                user.email = email
-                if let password = body["password"]?.stringValue { user.password = password }
-                if let name = body["name"]?.stringValue { user.name = name }
-                if let given = body["given_name"]?.stringValue { user.givenName = given }
-                if let family = body["family_name"]?.stringValue { user.familyName = family }
-                if let verified = body["email_verified"]?.boolValue { user.emailVerified = verified }
-                state.store(user)
-                return user
-            }
+        do throws(OAuthError) {
+            let user = storeUser(try UserUpdate(json: try Issuer.adminBody(request)))
             return .json(Issuer.userJSON(user), status: 201)
-        } catch let error as OAuthError {
-            return error.response
         } catch {
-            return OAuthError.invalidRequest("\(error)").response
+            return error.response
         }
+    }
+
+    /// Creates a user, or updates the one with the update's `userID` or email (in process, and
+    /// what `POST /_admin/users` does).
+    @discardableResult
+    public func storeUser(_ update: UserUpdate) -> UserAccount {
+        state.withLock { state -> UserAccount in
+            var user =
+                update.userID.flatMap { state.users[$0] } ?? state.user(email: update.email)
+                ?? UserAccount(
+                    id: update.userID ?? "auth0|" + randomValue(byteCount: 12), email: update.email)
+            user.email = update.email
+            if let password = update.password { user.password = password }
+            if let name = update.name { user.name = name }
+            if let given = update.givenName { user.givenName = given }
+            if let family = update.familyName { user.familyName = family }
+            if let verified = update.emailVerified { user.emailVerified = verified }
+            state.store(user)
+            return user
+        }
+    }
+
+    /// The user with this email, compared without case (in process).
+    public func user(email: String) -> UserAccount? {
+        state.withLock { $0.user(email: email) }
     }
 
     /// `GET /_admin/clients`: every client, without secrets.
@@ -353,5 +359,54 @@ extension Issuer {
             case .revoked: return .revoked
             }
         }
+    }
+}
+
+/// What `storeUser(_:)` sets on a user: the email that finds it (or the `user_id`), and the
+/// fields to change; nil leaves a field as it is.
+public struct UserUpdate: Sendable, Hashable {
+    public var email: String
+    public var userID: String?
+    public var password: String?
+    public var name: String?
+    public var givenName: String?
+    public var familyName: String?
+    public var emailVerified: Bool?
+
+    public init(email: String) {
+        self.email = email
+    }
+
+    /// The members `init(json:)` reads.
+    public static let jsonKeys = [
+        "email", "user_id", "password", "name", "given_name", "family_name", "email_verified",
+    ]
+
+    /// The update as JSON, the members `init(json:)` reads back.
+    public var json: [String: JSONValue] {
+        var members: [String: JSONValue] = ["email": .string(email)]
+        if let userID { members["user_id"] = .string(userID) }
+        if let password { members["password"] = .string(password) }
+        if let name { members["name"] = .string(name) }
+        if let givenName { members["given_name"] = .string(givenName) }
+        if let familyName { members["family_name"] = .string(familyName) }
+        if let emailVerified { members["email_verified"] = .bool(emailVerified) }
+        return members
+    }
+
+    /// From the JSON `POST /_admin/users` and a scenario's `issuer: {user: …}` take: `email`
+    /// (required, with an `@`), `user_id`, `password`, `name`, `given_name`, `family_name`,
+    /// `email_verified`.
+    public init(json: [String: JSONValue]) throws(OAuthError) {
+        guard let email = json["email"]?.stringValue, email.contains("@") else {
+            throw OAuthError.invalidRequest("email is required")
+        }
+        self.email = email
+        userID = json["user_id"]?.stringValue
+        password = json["password"]?.stringValue
+        name = json["name"]?.stringValue
+        givenName = json["given_name"]?.stringValue
+        familyName = json["family_name"]?.stringValue
+        emailVerified = json["email_verified"]?.boolValue
     }
 }

@@ -81,6 +81,9 @@ public enum IssuerFault: String, Sendable, Hashable, CaseIterable {
 
 /// One fault and how many more times it applies.
 public struct FaultInjection: Sendable, Hashable {
+    /// How long `http-delay` holds a request unless told.
+    public static let defaultDelayMilliseconds = 1000
+
     public var fault: IssuerFault
     public var remaining: Int
     /// Only requests to this path (transport faults); `nil` for any path but `/_admin/`.
@@ -96,7 +99,8 @@ public struct FaultInjection: Sendable, Hashable {
     public var errorDescription: String?
 
     public init(
-        fault: IssuerFault, count: Int = 1, path: String? = nil, delayMilliseconds: Int = 1000,
+        fault: IssuerFault, count: Int = 1, path: String? = nil,
+        delayMilliseconds: Int = FaultInjection.defaultDelayMilliseconds,
         retryAfterSeconds: Int = 30, status: Int? = nil, error: String? = nil, errorDescription: String? = nil
     ) {
         self.fault = fault
