@@ -40,13 +40,20 @@ public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible 
 /// record a problem and go on with the next step, key or value, so that one `validate` shows
 /// them all (issue: "every problem in a file is reported before anything runs").
 final class ProblemLog {
+    /// The most problems kept: a 4 MiB file of mistakes must not become gigabytes of messages;
+    /// past this many, the rest are only counted.
+    static let limit = 200
+
     private(set) var problems: [ScenarioError] = []
+    /// Problems found past `limit`.
+    private(set) var unrecorded = 0
+    private var places: Set<SourceLocation> = []
 
     /// Records `problem` unless one was found at its place already: a value that could not be
     /// substituted is not also reported as a wrong value.
     func record(_ problem: ScenarioError) {
-        for single in problem.problems where !problems.contains(where: { $0.location == single.location }) {
-            problems.append(single)
+        for single in problem.problems where places.insert(single.location).inserted {
+            if problems.count < Self.limit { problems.append(single) } else { unrecorded += 1 }
         }
     }
 
@@ -74,8 +81,14 @@ final class ProblemLog {
                 rank[b.file] ?? 0, b.line, b.column, right.offset
             )
         }.map(\.element)
-        guard var first = ordered.first else { return nil }
+        guard var first = ordered.first, let last = ordered.last else { return nil }
         first.alsoFound = Array(ordered.dropFirst())
+        if unrecorded > 0 {
+            first.alsoFound.append(
+                ScenarioError(
+                    .invalid, "and \(unrecorded) more problems; fix these and check again", at: last.location)
+            )
+        }
         return first
     }
 }

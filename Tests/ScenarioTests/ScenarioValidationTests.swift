@@ -74,6 +74,14 @@ import Testing
         #expect(found[3].message.contains("undefined variable WAIT"))
     }
 
+    @Test("a file of thousands of mistakes reports the first 200 and counts the rest")
+    func boundedProblems() {
+        let text = "name: v\nsteps:\n" + String(repeating: "  - lanch\n", count: 5000)
+        let found = problems(text)
+        #expect(found.count == 201)
+        #expect(found.last?.message == "and 4800 more problems; fix these and check again")
+    }
+
     @Test("the description of an error lists every problem, a line each")
     func description() {
         let found = problems("steps:\n  - signin\n  - lanch\n")
