@@ -135,52 +135,30 @@ extension Issuer {
         }
         let successorUnused =
             state.refreshTokens[successorHash].map { state.refreshTokenStatus($0) == .active } ?? false
-        let age = now - at
-        switch profile {
-        case .signinsim(let grace, let onReuse):
-            if grace > 0, age <= grace, successorUnused {
-                return .again(fresh, rotatedAt: at, revoking: successorHash)
+        switch profile.decideReuse(age: now - at, successorUnused: successorUnused) {
+        case .issueAgain(let revokingUnusedSuccessor):
+            return .again(fresh, rotatedAt: at, revoking: revokingUnusedSuccessor ? successorHash : nil)
+        case .sameSuccessorWhileUnused:
+            // Any generation: the same successor while it is live, otherwise a fresh one
+            // (django-oauth-toolkit#1617).
+            if successorUnused, let successor = state.refreshTokens[successorHash],
+                let seed = derivedSeed(of: token, index: Int(record.successorCount) - 1)
+            {
+                let same = RefreshTokenFormat(
+                    familyID: record.familyID, expiresAt: successor.expiresAt,
+                    bound: state.refreshTokenBindings[successorHash] != nil
+                ).token(seed: seed.bytes, key: refreshTokenKey(in: &state))
+                if TokenHash(of: same) == successorHash { return .replay(same) }
             }
-            if onReuse == .refuse { throw .invalidGrant("the refresh token was already used") }
-            revokeGrant(familyID: record.familyID, reason: .replayDetected, now: now, in: &state)
-            throw .invalidGrant("refresh token replay detected")
-        case .auth0(let reuseInterval):
-            // Only the previous token: its successor must not have been exchanged in turn.
-            if age < reuseInterval, successorUnused {
-                return .again(fresh, rotatedAt: at, revoking: nil)
+            let index = Int(record.successorCount)
+            return .again(derivedSeed(of: token, index: index) ?? fresh, rotatedAt: at, revoking: nil)
+        case .refuse(let description, let revocation):
+            switch revocation {
+            case .nothing: break
+            case .refreshTokens: revokeFamily(record.familyID, reason: .replayDetected, in: &state)
+            case .grant: revokeGrant(familyID: record.familyID, reason: .replayDetected, now: now, in: &state)
             }
-            // Reuse detection invalidates the refresh token family; access tokens are JWTs
-            // Auth0 does not revoke.
-            revokeFamily(record.familyID, reason: .replayDetected, in: &state)
-            throw .invalidGrant("refresh token reuse detected: every refresh token of this grant is revoked")
-        case .okta(let gracePeriod):
-            if age < gracePeriod { return .again(fresh, rotatedAt: at, revoking: nil) }
-            revokeGrant(familyID: record.familyID, reason: .replayDetected, now: now, in: &state)
-            throw .invalidGrant(
-                "refresh token reuse detected: the newest refresh token and the access tokens are revoked")
-        case .djangoOAuthToolkit(let gracePeriod, let reuseProtection):
-            if age < gracePeriod {
-                // Within the grace, any generation: the same successor while it is live,
-                // otherwise a fresh one (django-oauth-toolkit#1617).
-                if successorUnused, let successor = state.refreshTokens[successorHash],
-                    let seed = derivedSeed(of: token, index: Int(record.successorCount) - 1)
-                {
-                    let same = RefreshTokenFormat(
-                        familyID: record.familyID, expiresAt: successor.expiresAt,
-                        bound: state.refreshTokenBindings[successorHash] != nil
-                    ).token(seed: seed.bytes, key: refreshTokenKey(in: &state))
-                    if TokenHash(of: same) == successorHash { return .replay(same) }
-                }
-                let index = Int(record.successorCount)
-                return .again(derivedSeed(of: token, index: index) ?? fresh, rotatedAt: at, revoking: nil)
-            }
-            if reuseProtection {
-                revokeGrant(familyID: record.familyID, reason: .replayDetected, now: now, in: &state)
-            }
-            throw .invalidGrant("the refresh token was already used")
-        case .keycloak, .none:
-            // Keycloak is judged above; a token rotated under another profile is spent.
-            throw .invalidGrant("the refresh token was already used")
+            throw .invalidGrant(description)
         }
     }
 

@@ -190,3 +190,60 @@ public enum RefreshTokenReuse: String, Sendable, Hashable, CaseIterable {
     /// Refuse with `invalid_grant`; the family's newer tokens stay usable.
     case refuse
 }
+
+/// What the refresh grant does with a token that was already exchanged and is presented again:
+/// the profile's rule, decided from the facts alone (RFC 9700 §4.14.2 for reuse detection; each
+/// profile's source is on its case of `RefreshRotation`). The token endpoint applies it.
+enum ReusedRefreshTokenDecision: Equatable, Sendable {
+    /// Exchanged again for a fresh successor, the token keeping its first rotation time;
+    /// `revokingUnusedSuccessor` revokes the successor issued before (SignInSim's grace: its
+    /// answer is taken to be lost).
+    case issueAgain(revokingUnusedSuccessor: Bool)
+    /// django-oauth-toolkit's grace: the successor already issued, again, while it is unused;
+    /// otherwise a fresh one.
+    case sameSuccessorWhileUnused
+    /// Refused with `invalid_grant` and this description, after revoking `revoking`.
+    case refuse(String, revoking: RefreshRevocation)
+}
+
+/// What a refused reuse revokes.
+enum RefreshRevocation: Equatable, Sendable {
+    case nothing
+    /// Every refresh token of the family; access tokens stay (Auth0 revokes refresh tokens,
+    /// not JWTs).
+    case refreshTokens
+    /// The family and the access tokens issued under it.
+    case grant
+}
+
+extension RefreshRotation {
+    /// The rule for a rotated token presented again `age` seconds after its first rotation,
+    /// `successorUnused` telling whether the successor it was rotated into is still unused.
+    /// Keycloak counts uses instead (`Issuer.keycloakExchange`), and `none` never rotates: for
+    /// both, a rotated token is spent.
+    func decideReuse(age: Int64, successorUnused: Bool) -> ReusedRefreshTokenDecision {
+        let alreadyUsed = "the refresh token was already used"
+        switch self {
+        case .signinsim(let grace, let onReuse):
+            if grace > 0, age <= grace, successorUnused { return .issueAgain(revokingUnusedSuccessor: true) }
+            if onReuse == .refuse { return .refuse(alreadyUsed, revoking: .nothing) }
+            return .refuse("refresh token replay detected", revoking: .grant)
+        case .auth0(let reuseInterval):
+            // Only the previous token: its successor must not have been exchanged in turn.
+            if age < reuseInterval, successorUnused { return .issueAgain(revokingUnusedSuccessor: false) }
+            return .refuse(
+                "refresh token reuse detected: every refresh token of this grant is revoked",
+                revoking: .refreshTokens)
+        case .okta(let gracePeriod):
+            if age < gracePeriod { return .issueAgain(revokingUnusedSuccessor: false) }
+            return .refuse(
+                "refresh token reuse detected: the newest refresh token and the access tokens are revoked",
+                revoking: .grant)
+        case .djangoOAuthToolkit(let gracePeriod, let reuseProtection):
+            if age < gracePeriod { return .sameSuccessorWhileUnused }
+            return .refuse(alreadyUsed, revoking: reuseProtection ? .grant : .nothing)
+        case .keycloak, .none:
+            return .refuse(alreadyUsed, revoking: .nothing)
+        }
+    }
+}
