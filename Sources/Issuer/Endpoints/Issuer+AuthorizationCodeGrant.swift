@@ -63,9 +63,9 @@ extension Issuer {
                 )
             }
             let user = state.users[record.userID]
-            if let problem = Issuer.redemptionProblem(
-                record, now: now, client: client, redirectURI: redirectURI, verifier: verifier, proof: proof,
-                userExists: user != nil)
+            if let problem = record.redemptionProblem(
+                now: now, clientID: client.id, redirectURI: redirectURI, verifier: verifier,
+                proofThumbprint: proof?.thumbprint, userExists: user != nil)
             {
                 state.codes[codeHash] = nil
                 throw problem
@@ -98,21 +98,25 @@ extension Issuer {
         // The token request names no scope: report what was granted (RFC 6749 §5.1).
         return tokenResponse(tokens, requestedScopes: nil, grantedScopes: pending.grant.scopes)
     }
+}
 
-    /// Why an unused code cannot be redeemed by this request, if it cannot.
-    private static func redemptionProblem(
-        _ record: AuthorizationCodeRecord, now: Int64, client: ClientRegistration, redirectURI: String,
-        verifier: String?, proof: DPoPProof?, userExists: Bool
+extension AuthorizationCodeRecord {
+    /// Why this unused code cannot be redeemed by a token request with these facts, if it
+    /// cannot (RFC 6749 §4.1.3, RFC 7636 §4.6, RFC 9449 §10): a decision that needs no issuer.
+    /// `proofThumbprint` is the key of the request's DPoP proof, nil without one.
+    func redemptionProblem(
+        now: Int64, clientID: String, redirectURI: String, verifier: String?, proofThumbprint: String?,
+        userExists: Bool
     ) -> OAuthError? {
-        guard record.expiresAt > now else { return .invalidGrant("the authorization code expired") }
-        guard record.clientID == client.id else {
+        guard expiresAt > now else { return .invalidGrant("the authorization code expired") }
+        guard self.clientID == clientID else {
             return .invalidGrant("the authorization code was issued to another client")
         }
         // RFC 6749 §4.1.3: identical to the authorization request's, character for character.
-        guard record.redirectURI == redirectURI else {
+        guard self.redirectURI == redirectURI else {
             return .invalidGrant("redirect_uri differs from the one of the authorization request")
         }
-        if let challenge = record.codeChallenge {
+        if let challenge = codeChallenge {
             guard let verifier else {
                 return .invalidGrant("code_verifier is required: the code was issued for a code_challenge")
             }
@@ -127,12 +131,12 @@ extension Issuer {
             // RFC 9700 §2.1.1: a verifier without a challenge is a PKCE downgrade attempt.
             return .invalidGrant("code_verifier was sent but the code was issued without a code_challenge")
         }
-        if let thumbprint = record.dpopKeyThumbprint {
-            guard let proof else {
+        if let thumbprint = dpopKeyThumbprint {
+            guard let proofThumbprint else {
                 return .invalidDPoPProof(
                     "the code is bound to a DPoP key (dpop_jkt); send a DPoP proof signed with it")
             }
-            guard proof.thumbprint == thumbprint else {
+            guard proofThumbprint == thumbprint else {
                 return .invalidGrant(
                     "the DPoP proof's key is not the one the code is bound to (dpop_jkt, RFC 9449 §10)")
             }
