@@ -70,4 +70,35 @@ import Testing
     ) {
         #expect(profile.decideReuse(age: age, successorUnused: successorUnused) == expected)
     }
+
+    static func problem(
+        _ status: RefreshTokenRecord.Status = .active, owner: String = "app", familyRevoked: Bool = false,
+        binding: String? = nil, clientID: String = "app", thumbprint: String? = nil, now: Int64 = 50
+    ) -> String? {
+        let record = RefreshTokenRecord(status: status, familyID: 1, expiresAt: 100)
+        return record.refreshProblem(
+            issuedTo: owner, familyRevoked: familyRevoked, boundTo: binding, clientID: clientID,
+            proofThumbprint: thumbprint, now: now
+        )?.description
+    }
+
+    @Test func aLiveTokenOfTheClientWithItsKeyIsExchanged() {
+        #expect(Self.problem() == nil)
+        #expect(Self.problem(binding: "k", thumbprint: "k") == nil)
+        #expect(Self.problem(.rotated(at: 10, successor: TokenHash(of: "s"))) == nil, "the profile decides")
+    }
+
+    @Test func eachRefusalBeforeTheProfilesRule() {
+        let cases: [(String?, String)] = [
+            (Self.problem(clientID: "other"), "issued to another client"),
+            (Self.problem(now: 100), "expired"),
+            (Self.problem(binding: "k"), "send a proof signed with it"),
+            (Self.problem(binding: "k", thumbprint: "other"), "bound to another DPoP key"),
+            (Self.problem(familyRevoked: true), "was revoked"),
+            (Self.problem(.revoked), "was revoked"),
+        ]
+        for (problem, fragment) in cases {
+            #expect(problem?.contains(fragment) == true, "\(problem ?? "exchanged"), expected \(fragment)")
+        }
+    }
 }

@@ -42,21 +42,11 @@ extension Issuer {
                 throw .invalidGrant("the refresh token is invalid")
             }
             let stored = family.grant
-            guard stored.clientID == client.id else {
-                throw .invalidGrant("the refresh token was issued to another client")
-            }
-            guard record.expiresAt > now else { throw .invalidGrant("the refresh token expired") }
-            if let thumbprint = binding {
-                guard let proof else {
-                    throw .invalidDPoPProof(
-                        "the refresh token is bound to a DPoP key; send a proof signed with it")
-                }
-                guard proof.thumbprint == thumbprint else {
-                    throw .invalidGrant("the refresh token is bound to another DPoP key (RFC 9449 §5)")
-                }
-            }
-            if family.revokedReason != nil || record.status == .revoked {
-                throw .invalidGrant("the refresh token was revoked")
+            if let problem = record.refreshProblem(
+                issuedTo: stored.clientID, familyRevoked: family.revokedReason != nil, boundTo: binding,
+                clientID: client.id, proofThumbprint: proof?.thumbprint, now: now)
+            {
+                throw problem
             }
             if case .rotated(let at, _) = record.status, at == now,
                 rotation.concurrentRefresh == .serverError
@@ -255,4 +245,34 @@ private enum RefreshExchange {
     case again(RefreshTokenSeed, rotatedAt: Int64, revoking: TokenHash?)
     /// The successor already issued for the presented token is answered again, unchanged.
     case replay(String)
+}
+
+extension RefreshTokenRecord {
+    /// Why this refresh token cannot be exchanged by a request with these facts, before the
+    /// rotation profile's rule for a used token applies (RFC 6749 §6, RFC 9449 §5): a decision
+    /// that needs no issuer. `boundTo` is the DPoP key the token is bound to, `proofThumbprint`
+    /// the key of the request's proof, nil without one.
+    ///
+    /// Without any proof a bound token fails `invalid_dpop_proof` (the client can fix that);
+    /// with another key it fails `invalid_grant` (the grant is not this key's).
+    func refreshProblem(
+        issuedTo owner: String, familyRevoked: Bool, boundTo binding: String?, clientID: String,
+        proofThumbprint: String?, now: Int64
+    ) -> OAuthError? {
+        guard owner == clientID else {
+            return .invalidGrant("the refresh token was issued to another client")
+        }
+        guard expiresAt > now else { return .invalidGrant("the refresh token expired") }
+        if let binding {
+            guard let proofThumbprint else {
+                return .invalidDPoPProof(
+                    "the refresh token is bound to a DPoP key; send a proof signed with it")
+            }
+            guard proofThumbprint == binding else {
+                return .invalidGrant("the refresh token is bound to another DPoP key (RFC 9449 §5)")
+            }
+        }
+        if familyRevoked || status == .revoked { return .invalidGrant("the refresh token was revoked") }
+        return nil
+    }
 }
