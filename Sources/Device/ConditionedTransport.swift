@@ -1,5 +1,5 @@
 public import HTTPCore
-import Locking
+public import Locking
 
 /// A transport that applies a device's `NetworkConditions` to the requests it forwards, and
 /// logs every exchange.
@@ -91,6 +91,9 @@ public final class ConditionedTransport: HTTPTransport {
 
     // MARK: Conditions
 
+    /// Notified whenever a request leaves the device, for whoever waits on `sentCount`.
+    public let sent = ChangeSignal()
+
     /// How many requests were sent to `path` (any path when nil), answered or not: a request
     /// held by the server counts as soon as it leaves the device.
     public func sentCount(path: String?) -> Int {
@@ -180,6 +183,7 @@ public final class ConditionedTransport: HTTPTransport {
             if state.conditions.faults[index].remaining == 0 { state.conditions.faults.remove(at: index) }
             return (.fault(kind), conditions.latency, nil, sequence)
         }
+        sent.notify()
         // "GET http://host/path" for error messages, built only when one is thrown.
         func described() -> String { "\(request.method) \(request.urlWithoutQuery)" }
         let startedAt = now()

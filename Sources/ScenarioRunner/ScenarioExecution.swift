@@ -342,28 +342,30 @@ final class ScenarioExecution: Sendable {
     /// Longest a `wait` step waits, in real time.
     static let waitLimit = Duration.seconds(10)
 
+    /// Waits until the condition holds, woken by the sheet's or the network's changes (no
+    /// polling), at most `waitLimit`.
     private func wait(for condition: WaitCondition, step: Step) async throws {
         let holds: @Sendable () -> Bool
+        let changes: ChangeSignal
         let description: String
         switch condition {
         case .sheet(let presented, let id):
             let app = world.app(id)
             holds = { app.isPresentingSheet == presented }
+            changes = app.sheetChanges
             description = "the web sheet of \(app.bundleID) to be \(presented ? "presented" : "closed")"
         case .requests(let path, let count):
             let network = world.phone.device.network
             holds = { network.sentCount(path: path) >= count }
+            changes = network.sent
             description = "\(count) request(s)\(path.map { " to \($0)" } ?? "")"
         }
-        let deadline = ContinuousClock.now + Self.waitLimit
-        while !holds() {
-            guard ContinuousClock.now < deadline else {
-                throw StepStop(
-                    failure: StepFailure(
-                        step: step.name, location: step.location,
-                        message: "waited \(Self.waitLimit) for \(description)"))
-            }
-            try await Task.sleep(for: .milliseconds(2))
+        guard await changes.wait(until: holds, deadline: .now + Self.waitLimit) else {
+            try Task.checkCancellation()
+            throw StepStop(
+                failure: StepFailure(
+                    step: step.name, location: step.location,
+                    message: "waited \(Self.waitLimit) for \(description)"))
         }
     }
 

@@ -2,7 +2,7 @@ import Clocks
 public import Device
 import Foundation
 import HTTPCore
-import Locking
+public import Locking
 public import SignInSDK
 public import WebAuthSession
 
@@ -60,6 +60,8 @@ public final class SimulatedApp: Sendable {
 
     /// Whether a web sheet of this app is up.
     public var isPresentingSheet: Bool { scene.isPresenting }
+    /// Notified whenever the scene's activation or its sheet changes.
+    public var sheetChanges: ChangeSignal { scene.changes }
 
     /// How many sign-ins found no foreground-active scene and waited for one.
     public var presentationWaits: Int { runtime.withLock { $0.presentationWaits } }
@@ -332,17 +334,18 @@ struct DeviceWebAuthenticationAgent: WebAuthenticationUserAgent {
 
     func canPresent() -> Bool { app.scene.isForegroundActive }
 
-    /// Waits (in real time, bounded) for the scene to become foreground-active: a scenario
-    /// foregrounds the app in a later step while this call is pending.
+    /// Waits (in real time, at most `presentationPatience`) for the scene to become
+    /// foreground-active: a scenario foregrounds the app in a later step while this call is
+    /// pending. Woken by the scene's changes, not by polling.
     func waitUntilPresentable() async -> Bool {
         app.notePresentationWait()
-        for _ in 0..<500 {
-            if canPresent() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-            if Task.isCancelled { return false }
-        }
-        return canPresent()
+        let scene = app.scene
+        return await scene.changes.wait(
+            until: { scene.isForegroundActive }, deadline: .now + Self.presentationPatience)
     }
+
+    /// How long a sign-in waits for its scene to become foreground-active.
+    static let presentationPatience: Duration = .seconds(5)
 
     func authenticate(_ request: WebAuthenticationRequest) async throws(WebAuthenticationFailure) -> String {
         try await app.presentSheet(request)

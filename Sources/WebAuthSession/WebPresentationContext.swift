@@ -1,4 +1,4 @@
-import Locking
+public import Locking
 
 /// An app's window scene as `ASWebAuthenticationPresentationContextProviding` supplies it: the
 /// session can only be presented from a foreground-active scene, and one app presents at most
@@ -10,6 +10,8 @@ public final class WebPresentationContext: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Notified whenever the scene's activation or its sheet changes, for whoever waits on them.
+    public let changes = ChangeSignal()
 
     public init(isForegroundActive: Bool = true) {
         state = Mutex(State(isForegroundActive: isForegroundActive, presenting: nil))
@@ -18,7 +20,10 @@ public final class WebPresentationContext: Sendable {
     /// Whether the scene is foreground-active (`UIScene.ActivationState.foregroundActive`).
     public var isForegroundActive: Bool {
         get { state.withLock { $0.isForegroundActive } }
-        set { state.withLock { $0.isForegroundActive = newValue } }
+        set {
+            state.withLock { $0.isForegroundActive = newValue }
+            changes.notify()
+        }
     }
 
     /// Whether a session's sheet is up, finished or not.
@@ -42,6 +47,7 @@ public final class WebPresentationContext: Sendable {
             return nil
         }
         if let refusal { throw refusal }
+        changes.notify()
     }
 
     /// Takes `session`'s sheet down, if it is the one up.
@@ -49,5 +55,6 @@ public final class WebPresentationContext: Sendable {
         state.withLock { state in
             if state.presenting == session { state.presenting = nil }
         }
+        changes.notify()
     }
 }
