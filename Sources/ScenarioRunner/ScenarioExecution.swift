@@ -229,16 +229,15 @@ final class ScenarioExecution: Sendable {
             world.phone.appleAccount = account.map(ScenarioWorld.appleIDAccount)
             return nil
         case .issuer(let action):
-            if world.replay != nil {
-                // The capture's times are the world's: a clock move then moves the world now.
-                guard case .clock(let move) = action else { throw StepSkip(reason: Self.replaySkipsIssuer) }
+            if case .clock(let move) = action, world.ownsIssuerClock {
+                // The world's clock is the embedded issuer's, or in a replay the capture's. Work
+                // woken by the move (latency sleeps, deadlines) gets to run, as after advance.
                 try moveWorldClock(move, step: step)
                 await Task.yield()
                 return nil
             }
+            if world.replay != nil { throw StepSkip(reason: Self.replaySkipsIssuer) }
             try await issuerAction(action, step: step)
-            // Work woken by a clock move (latency sleeps, deadlines) gets to run, as after advance.
-            if case .clock = action { await Task.yield() }
             return nil
         case .sdk(let call, let app, let expectedOutcomes):
             return try await sdk(
@@ -410,10 +409,6 @@ final class ScenarioExecution: Sendable {
         guard let issuer = world.world.identity?.issuer else {
             throw StepSkip(reason: "needs the embedded issuer: a real issuer has no control API")
         }
-        if case .clock(let move) = action {
-            try moveWorldClock(move, step: step)
-            return
-        }
         do throws(OAuthError) {
             switch action {
             case .fault(let setup):
@@ -429,7 +424,7 @@ final class ScenarioExecution: Sendable {
             case .user(let update):
                 issuer.storeUser(update)
             case .clock:
-                break  // Moved above: the world's clock.
+                break  // The world's clock, which the caller moves.
             }
         } catch {
             throw StepStop(
