@@ -77,7 +77,7 @@ public struct RequestExpectation: Hashable, Sendable {
     /// An endpoint by its role, found in the issuer's discovery document: `discovery`, `jwks`,
     /// `authorization`, `token`, `userinfo`, `end_session`, `revocation`. Lets one scenario
     /// check requests against issuers whose paths differ.
-    public var endpoint: String?
+    public var endpoint: EndpointRole?
     public var method: String?
     /// Form or query parameters each matching request must have (or lack).
     public var parameters: [String: ClaimMatch]

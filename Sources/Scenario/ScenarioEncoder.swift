@@ -133,7 +133,7 @@ public enum ScenarioEncoder {
                 arguments["error"] =
                     errors.count == 1 ? .string(errors[0].name) : .array(errors.map { .string($0.name) })
             }
-            return named(sdkName(call), arguments)
+            return named(call.step.rawValue, arguments)
         case .appleAccount(let account):
             return ["appleAccount": account.map(appleAccount) ?? .object([:])]
         case .issuer(let action):
@@ -171,22 +171,6 @@ public enum ScenarioEncoder {
 
     private static func appOnly(_ app: String?) -> [String: JSONValue] {
         app.map { ["app": .string($0)] } ?? [:]
-    }
-
-    /// The step name of an SDK call, as `StepDecoder.sdkSteps` spells it.
-    public static func sdkName(_ call: SDKCall) -> String {
-        switch call {
-        case .signIn: "signIn"
-        case .handleRedirect: "handleRedirect"
-        case .getSession: "getSession"
-        case .getAccessToken: "getAccessToken"
-        case .renewSession: "renewSession"
-        case .signOut: "signOut"
-        case .signInWithApple: "signInWithApple"
-        case .getCredentialState: "getCredentialState"
-        case .userInfo: "userInfo"
-        case .configure: "configure"
-        }
     }
 
     private static func sdkArguments(_ call: SDKCall) -> [String: JSONValue] {
@@ -352,7 +336,7 @@ public enum ScenarioEncoder {
     private static func request(_ request: RequestExpectation) -> JSONValue {
         var members: [String: JSONValue] = [:]
         if let path = request.path { members["path"] = .string(path) }
-        if let endpoint = request.endpoint { members["endpoint"] = .string(endpoint) }
+        if let endpoint = request.endpoint { members["endpoint"] = .string(endpoint.rawValue) }
         if let method = request.method { members["method"] = .string(method) }
         if !request.parameters.isEmpty { members["params"] = .object(request.parameters.mapValues(match)) }
         if !request.headers.isEmpty { members["headers"] = .object(request.headers.mapValues(match)) }

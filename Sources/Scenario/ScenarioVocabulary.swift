@@ -7,9 +7,9 @@ import SignInSDK
 /// `--errors`, `--phases`) prints, and what the documentation is checked against.
 public enum ScenarioVocabulary {
     /// Every step, in the order the scenario documentation lists them.
-    public static var steps: [String] { StepDecoder.allSteps }
+    public static var steps: [String] { StepKind.allCases.map(\.name) }
     /// The checks an `expect` step takes.
-    public static var expectations: [String] { StepDecoder.expectationKeys }
+    public static var expectations: [String] { ExpectationKey.allCases.map(\.rawValue) }
     /// The SDK behaviour profile names, which join with `+`.
     public static var profiles: [String] { BehaviorProfile.names }
     /// The faults the embedded issuer can be told to show.

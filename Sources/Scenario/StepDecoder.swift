@@ -17,25 +17,6 @@ struct StepDecoder {
     /// The files being included, outermost first, to refuse include cycles.
     let includeStack: [String]
 
-    static let sdkSteps = [
-        "configure", "signIn", "handleRedirect", "getSession", "getAccessToken", "renewSession", "signOut",
-        "signInWithApple", "getCredentialState", "userInfo",
-    ]
-    static let otherSteps = [
-        "advance", "skew", "network", "appleAccount", "appleRevokeConsent", "appleCredential", "issuer",
-        "parallel", "runFlow", "expect", "wait",
-    ]
-    /// The checks of an `expect` step.
-    static let expectationKeys = [
-        "session", "claims", "refresh_token", "token_type", "scopes", "error", "requests", "keychain",
-        "cookies",
-        "issuer_user", "app_phase", "issuer_refresh_tokens", "apple_credential", "signed_out_at_issuer",
-        "login_forms",
-    ]
-    static var allSteps: [String] {
-        AppAction.allCases.map(\.rawValue) + DeviceAction.allCases.map(\.rawValue) + sdkSteps + otherSteps
-    }
-
     func steps(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> [Step] {
         guard case .sequence(let sequence) = node else {
             throw reader.error(node, "\(context) must be a list of steps, found \(node.typeDescription)")
@@ -104,16 +85,34 @@ struct StepDecoder {
     private func action(_ name: String, _ arguments: YAMLNode?, at node: YAMLNode) throws(ScenarioError)
         -> StepAction?
     {
-        if let action = AppAction(rawValue: name) {
-            let mapping = try optionalMapping(arguments, name, allowed: ["app"])
-            return .app(action, app: try app(mapping, name))
+        guard let kind = StepKind(name: name) else {
+            throw reader.error(
+                node,
+                "unknown step \"\(name)\"" + NearMiss.alternatives(for: name, among: ScenarioVocabulary.steps)
+            )
         }
-        if let action = DeviceAction(rawValue: name) {
+        switch kind {
+        case .app(let action):
+            let mapping = try optionalMapping(arguments, name, allowed: kind.keys())
+            return .app(action, app: try app(mapping, name))
+        case .device(let action):
             if let arguments { throw reader.error(arguments, "\(name) takes no arguments") }
             return .device(action)
+        case .sdk(let step):
+            return try sdk(step, arguments)
+        case .world(let step):
+            return try world(step, arguments, at: node)
+        case .flow(let step):
+            return try flow(step, arguments, at: node)
         }
-        switch name {
-        case "advance":
+    }
+
+    private func world(_ step: WorldStep, _ arguments: YAMLNode?, at node: YAMLNode) throws(ScenarioError)
+        -> StepAction
+    {
+        let kind = StepKind.world(step)
+        switch step {
+        case .advance:
             guard let arguments else {
                 throw reader.error(node, "advance needs a duration: advance: 3600 or 1h")
             }
@@ -121,35 +120,42 @@ struct StepDecoder {
             let seconds = try reader.seconds(arguments, "advance")
             guard seconds >= 0 else { throw reader.error(arguments, "advance must not be negative") }
             return .advance(seconds: seconds)
-        case "skew":
+        case .skew:
             guard let arguments else { throw reader.error(node, "skew needs a duration: skew: -5m") }
             return .skew(seconds: try reader.seconds(arguments, "skew"))
-        case "appleRevokeConsent":
-            let mapping = try optionalMapping(arguments, name, allowed: ["app"])
-            return .appleRevokeConsent(app: try app(mapping, name))
-        case "appleCredential":
+        case .appleRevokeConsent:
+            let mapping = try optionalMapping(arguments, step.rawValue, allowed: kind.keys())
+            return .appleRevokeConsent(app: try app(mapping, step.rawValue))
+        case .appleCredential:
             guard let arguments else {
                 throw reader.error(
                     node, "appleCredential needs a state: authorized, revoked, notFound or transferred")
             }
-            let mapping = try reader.mapping(arguments, name, allowed: ["state", "team", "app"])
+            let mapping = try reader.mapping(arguments, step.rawValue, allowed: kind.keys())
             return .appleCredential(
-                try appleCredentialChange(mapping, at: arguments), app: try app(mapping, name))
-        case "network":
+                try appleCredentialChange(mapping, at: arguments), app: try app(mapping, step.rawValue))
+        case .network:
             guard let arguments else { throw reader.error(node, "network needs conditions") }
             return .network(try network(arguments))
-        case "appleAccount":
+        case .appleAccount:
             guard let arguments else { return .appleAccount(nil) }
             if case .mapping(let mapping) = arguments, mapping.pairs.isEmpty { return .appleAccount(nil) }
             return .appleAccount(
                 try HeaderDecoder(reader: reader, env: env, overrides: [:]).appleAccount(
                     arguments, "appleAccount"))
-        case "issuer":
+        case .issuer:
             guard let arguments else {
                 throw reader.error(node, "issuer needs an action: fault, clear_faults, rotate_keys or user")
             }
             return .issuer(try issuerAction(arguments))
-        case "parallel":
+        }
+    }
+
+    private func flow(_ step: FlowStep, _ arguments: YAMLNode?, at node: YAMLNode) throws(ScenarioError)
+        -> StepAction?
+    {
+        switch step {
+        case .parallel:
             guard let arguments else { throw reader.error(node, "parallel needs a list of steps") }
             if case .sequence(let sequence) = arguments, sequence.items.count < 2 {
                 throw reader.error(arguments, "parallel needs at least two steps")
@@ -161,20 +167,15 @@ struct StepDecoder {
                 throw reader.error(arguments, "parallel needs at least two steps")
             }
             return .parallel(inner)
-        case "runFlow":
+        case .runFlow:
             guard let arguments else { throw reader.error(node, "runFlow needs a file") }
             return try include(arguments)
-        case "expect":
+        case .expect:
             guard let arguments else { throw reader.error(node, "expect needs at least one check") }
             return .expect(try expectations(arguments))
-        case "wait":
+        case .wait:
             guard let arguments else { throw reader.error(node, "wait needs a condition: sheet or requests") }
             return .wait(try waitCondition(arguments))
-        default:
-            if Self.sdkSteps.contains(name) { return try sdk(name, arguments) }
-            throw reader.error(
-                node,
-                "unknown step \"\(name)\"" + NearMiss.alternatives(for: name, among: Self.allSteps))
         }
     }
 
@@ -233,38 +234,23 @@ struct StepDecoder {
 
     // MARK: SDK calls
 
-    private func sdk(_ name: String, _ arguments: YAMLNode?) throws(ScenarioError) -> StepAction {
-        let common = ["app", "error"]
-        let allowed: [String]
-        switch name {
-        case "signIn":
-            allowed =
-                common + [
-                    "username", "password", "fill", "consent", "cancel", "abandon", "prompt", "scopes",
-                    "login_hint", "max_age", "retry",
-                ]
-        case "handleRedirect": allowed = common + ["url"]
-        case "getAccessToken": allowed = common + ["force"]
-        case "signOut": allowed = common + ["end_session"]
-        case "signInWithApple": allowed = common + ["cancel", "scopes", "nonce"]
-        case "getCredentialState": allowed = common + ["state"]
-        default: allowed = common
-        }
+    private func sdk(_ step: SDKStep, _ arguments: YAMLNode?) throws(ScenarioError) -> StepAction {
+        let name = step.rawValue
         var mapping: YAMLMapping?
-        if name == "handleRedirect", let arguments, case .scalar = arguments {
+        if step == .handleRedirect, let arguments, case .scalar = arguments {
             mapping = YAMLMapping(
                 [YAMLPair(key: .scalar(YAMLScalar("url", mark: arguments.mark)), value: arguments)],
                 mark: arguments.mark)
         } else {
-            mapping = try optionalMapping(arguments, name, allowed: allowed)
+            mapping = try optionalMapping(arguments, name, allowed: StepKind.sdk(step).keys())
         }
         let app = try app(mapping, name)
         var expectedOutcomes: [CallOutcome]?
         if let node = mapping?["error"] { expectedOutcomes = try outcomes(node, "\(name).error") }
         let call: SDKCall
-        switch name {
-        case "signIn": call = try signIn(mapping)
-        case "handleRedirect":
+        switch step {
+        case .signIn: call = try signIn(mapping)
+        case .handleRedirect:
             guard
                 let url = try mapping.flatMap({ (m: YAMLMapping) throws(ScenarioError) in
                     try reader.optionalString(m, "url", name)
@@ -275,19 +261,19 @@ struct StepDecoder {
                     "handleRedirect needs a url")
             }
             call = .handleRedirect(url: url)
-        case "getSession": call = .getSession
-        case "getAccessToken":
+        case .getSession: call = .getSession
+        case .getAccessToken:
             call = .getAccessToken(
                 forceRefresh: try mapping?["force"].map { (n: YAMLNode) throws(ScenarioError) in
                     try reader.bool(n, "force")
                 } ?? false)
-        case "renewSession": call = .renewSession
-        case "signOut":
+        case .renewSession: call = .renewSession
+        case .signOut:
             call = .signOut(
                 callEndSession: try mapping?["end_session"].map { (n: YAMLNode) throws(ScenarioError) in
                     try reader.bool(n, "end_session")
                 } ?? true)
-        case "signInWithApple":
+        case .signInWithApple:
             var scopes: [String]?
             if let node = mapping?["scopes"] {
                 scopes = try reader.strings(node, "scopes")
@@ -303,13 +289,13 @@ struct StepDecoder {
                 nonce: try mapping.flatMap { (m: YAMLMapping) throws(ScenarioError) in
                     try reader.optionalString(m, "nonce", name)
                 })
-        case "getCredentialState":
+        case .getCredentialState:
             call = .getCredentialState(
                 expected: try mapping?["state"].map { (n: YAMLNode) throws(ScenarioError) in
                     try appleCredentialState(n, "getCredentialState.state")
                 })
-        case "userInfo": call = .userInfo
-        default: call = .configure
+        case .userInfo: call = .userInfo
+        case .configure: call = .configure
         }
         return .sdk(call, app: app, expectedOutcomes: expectedOutcomes)
     }
@@ -336,10 +322,6 @@ struct StepDecoder {
         guard !outcomes.isEmpty else { throw reader.error(node, "\(context) is empty") }
         return outcomes
     }
-
-    static let endpoints = [
-        "discovery", "jwks", "authorization", "token", "userinfo", "end_session", "revocation",
-    ]
 
     private func signIn(_ mapping: YAMLMapping?) throws(ScenarioError) -> SDKCall {
         var user = WebUserSetup()
@@ -390,7 +372,8 @@ struct StepDecoder {
         }
         var attempts: [LoginAttempt] = []
         for item in sequence.items {
-            let attempt = try reader.mapping(item, "signIn.retry", allowed: ["username", "password"])
+            let attempt = try reader.mapping(
+                item, "signIn.retry", allowed: StepKind.sdk(.signIn).keys("retry"))
             attempts.append(
                 LoginAttempt(
                     username: try reader.optionalString(attempt, "username", "signIn.retry"),
@@ -402,12 +385,8 @@ struct StepDecoder {
     // MARK: Device, issuer
 
     private func network(_ node: YAMLNode) throws(ScenarioError) -> NetworkChange {
-        let mapping = try reader.mapping(
-            node, "network",
-            allowed: [
-                "reset", "offline", "latency_ms", "captive_portal", "fail_next", "lose_responses", "resend",
-                "status",
-            ])
+        let network = StepKind.world(.network)
+        let mapping = try reader.mapping(node, "network", allowed: network.keys())
         var change = NetworkChange()
         if let node = mapping["reset"] { change.reset = try reader.bool(node, "network.reset") }
         if let node = mapping["offline"] { change.offline = try reader.bool(node, "network.offline") }
@@ -423,22 +402,23 @@ struct StepDecoder {
         }
         if let node = mapping["resend"] { change.resendRequests = try armed(node, "network.resend") }
         if let node = mapping["status"] {
-            let inner = try reader.mapping(node, "network.status", allowed: ["code", "count", "path"])
+            let inner = try reader.mapping(node, "network.status", allowed: network.keys("status"))
             guard let code = inner["code"] else { throw reader.error(node, "network.status needs a code") }
             change.injectedStatus = try reader.int(code, "network.status.code", range: 100...599)
-            change.injectedRequests = try armed(node, "network.status", extraKeys: ["code"])
+            change.injectedRequests = try armed(node, "network.status", allowed: network.keys("status"))
         }
         return change
     }
 
     /// `3`, or `{count: 3, path: /oauth/token}`.
-    private func armed(_ node: YAMLNode, _ context: String, extraKeys: [String] = []) throws(ScenarioError)
-        -> ArmedRequests
-    {
+    private func armed(
+        _ node: YAMLNode, _ context: String,
+        allowed: [String] = StepCatalog.definitions["requestMatch"]?.keys ?? []
+    ) throws(ScenarioError) -> ArmedRequests {
         if case .scalar = node {
             return ArmedRequests(count: try reader.int(node, context, range: 1...10_000))
         }
-        let mapping = try reader.mapping(node, context, allowed: ["count", "path"] + extraKeys)
+        let mapping = try reader.mapping(node, context, allowed: allowed)
         var armed = ArmedRequests()
         if let node = mapping["count"] {
             armed.count = try reader.int(node, "\(context).count", range: 1...10_000)
@@ -448,12 +428,8 @@ struct StepDecoder {
     }
 
     private func issuerAction(_ node: YAMLNode) throws(ScenarioError) -> IssuerAction {
-        let mapping = try reader.mapping(
-            node, "issuer",
-            allowed: [
-                "fault", "count", "path", "delay_ms", "status", "error", "error_description", "clear_faults",
-                "rotate_keys", "user", "clock",
-            ])
+        let issuer = StepKind.world(.issuer)
+        let mapping = try reader.mapping(node, "issuer", allowed: issuer.keys())
         let actions = ["fault", "clear_faults", "rotate_keys", "user", "clock"].compactMap { key in
             mapping[key].map { (key: key, value: $0) }
         }
@@ -485,7 +461,7 @@ struct StepDecoder {
         case "clear_faults":
             return .clearFaults
         case "clock":
-            let clock = try reader.mapping(action.value, "issuer.clock", allowed: ["advance", "offset"])
+            let clock = try reader.mapping(action.value, "issuer.clock", allowed: issuer.keys("clock"))
             switch (clock["advance"], clock["offset"]) {
             case (let advance?, nil):
                 let seconds = try reader.seconds(advance, "issuer.clock.advance")
@@ -517,7 +493,8 @@ struct StepDecoder {
     }
 
     private func waitCondition(_ node: YAMLNode) throws(ScenarioError) -> WaitCondition {
-        let mapping = try reader.mapping(node, "wait", allowed: ["app", "sheet", "requests"])
+        let wait = StepKind.flow(.wait)
+        let mapping = try reader.mapping(node, "wait", allowed: wait.keys())
         let app = try app(mapping, "wait")
         switch (mapping["sheet"], mapping["requests"]) {
         case (let sheet?, nil):
@@ -527,7 +504,7 @@ struct StepDecoder {
             }
             return .sheet(presented: state == "presented", app: app)
         case (nil, let requests?):
-            let inner = try reader.mapping(requests, "wait.requests", allowed: ["path", "count"])
+            let inner = try reader.mapping(requests, "wait.requests", allowed: wait.keys("requests"))
             let count = try inner["count"].map { (node: YAMLNode) throws(ScenarioError) in
                 try reader.int(node, "wait.requests.count", range: 1...100_000)
             }
@@ -544,7 +521,7 @@ struct StepDecoder {
         var fileNode = node
         var flowEnv = env
         if case .mapping = node {
-            let mapping = try reader.mapping(node, "runFlow", allowed: ["file", "env", "when"])
+            let mapping = try reader.mapping(node, "runFlow", allowed: StepKind.flow(.runFlow).keys())
             guard let file = mapping["file"] else { throw reader.error(node, "runFlow needs a file") }
             fileNode = file
             if let envNode = mapping["env"] {
@@ -613,8 +590,7 @@ struct StepDecoder {
     // MARK: expect
 
     private func expectations(_ node: YAMLNode) throws(ScenarioError) -> [Expectation] {
-        let mapping = try reader.mapping(
-            node, "expect", allowed: ["app"] + Self.expectationKeys)
+        let mapping = try reader.mapping(node, "expect", allowed: StepKind.flow(.expect).keys())
         let app = try app(mapping, "expect")
         var result: [Expectation] = []
         var checks = 0
@@ -634,24 +610,26 @@ struct StepDecoder {
     private func expectations(_ key: String, _ value: YAMLNode, at location: SourceLocation, app: String?)
         throws(ScenarioError) -> [Expectation]
     {
+        // `app`, or an unknown key the mapping's read recorded.
+        guard let check = ExpectationKey(rawValue: key) else { return [] }
+        let expect = StepKind.flow(.expect)
         let kind: Expectation.Kind
-        switch key {
-        case "app": return []
-        case "session": kind = .session(present: try presence(value, "expect.session"), app: app)
-        case "refresh_token":
+        switch check {
+        case .session: kind = .session(present: try presence(value, "expect.session"), app: app)
+        case .refresh_token:
             kind = .refreshToken(present: try presence(value, "expect.refresh_token"), app: app)
-        case "claims": kind = .claims(try reader.matches(value, "expect.claims"), app: app)
-        case "scopes": kind = .scopes(try reader.strings(value, "expect.scopes"), app: app)
-        case "token_type": kind = .tokenType(try reader.string(value, "expect.token_type"), app: app)
-        case "error":
+        case .claims: kind = .claims(try reader.matches(value, "expect.claims"), app: app)
+        case .scopes: kind = .scopes(try reader.strings(value, "expect.scopes"), app: app)
+        case .token_type: kind = .tokenType(try reader.string(value, "expect.token_type"), app: app)
+        case .error:
             let given = value.isNull ? [.success] : try outcomes(value, "expect.error")
             guard given.count == 1, let outcome = given.first else {
                 throw reader.error(value, "expect.error takes one code (or none)")
             }
             if case .failure(let code) = outcome { kind = .lastError(code) } else { kind = .lastError(nil) }
-        case "keychain":
+        case .keychain:
             if case .mapping = value {
-                let inner = try reader.mapping(value, "expect.keychain", allowed: ["items"])
+                let inner = try reader.mapping(value, "expect.keychain", allowed: expect.keys("keychain"))
                 guard let items = inner["items"] else {
                     throw reader.error(value, "expect.keychain needs items")
                 }
@@ -659,14 +637,14 @@ struct StepDecoder {
             } else {
                 kind = .keychainItems(try reader.int(value, "expect.keychain", range: 0...100_000))
             }
-        case "cookies":
-            let inner = try reader.mapping(value, "expect.cookies", allowed: ["count", "name"])
+        case .cookies:
+            let inner = try reader.mapping(value, "expect.cookies", allowed: expect.keys("cookies"))
             kind = .browserCookies(
                 count: try inner["count"].map { (n: YAMLNode) throws(ScenarioError) in
                     try reader.int(n, "expect.cookies.count", range: 0...10_000)
                 },
                 named: try reader.optionalString(inner, "name", "expect.cookies"))
-        case "issuer_user":
+        case .issuer_user:
             guard case .mapping(let inner) = value, let email = inner["email"] else {
                 throw reader.error(value, "expect.issuer_user must be a mapping with an email")
             }
@@ -674,19 +652,19 @@ struct StepDecoder {
             fields["email"] = nil
             kind = .issuerUser(
                 email: try reader.string(email, "expect.issuer_user.email"), fields: fields)
-        case "issuer_refresh_tokens":
+        case .issuer_refresh_tokens:
             kind = .issuerRefreshTokens(
                 try reader.named(value, "expect.issuer_refresh_tokens", RefreshTokenVerdict.self))
-        case "apple_credential":
+        case .apple_credential:
             kind = .appleCredential(
                 try appleCredentialState(value, "expect.apple_credential"), app: app)
-        case "app_phase":
+        case .app_phase:
             kind = .appPhase(try reader.named(value, "expect.app_phase", AppPhase.self), app: app)
-        case "signed_out_at_issuer":
+        case .signed_out_at_issuer:
             kind = .signedOutAtIssuer(try reader.bool(value, "expect.signed_out_at_issuer"), app: app)
-        case "login_forms":
+        case .login_forms:
             kind = .loginForms(try reader.int(value, "expect.login_forms", range: 0...10_000), app: app)
-        case "requests":
+        case .requests:
             if case .sequence(let items) = value {
                 var checks: [Expectation] = []
                 for item in items.items {
@@ -695,8 +673,6 @@ struct StepDecoder {
                 return checks
             }
             kind = .requests(try requests(value))
-        default:
-            return []  // An unknown key, recorded by the mapping's read.
         }
         return [Expectation(kind, location: location)]
     }
@@ -712,19 +688,13 @@ struct StepDecoder {
 
     private func requests(_ node: YAMLNode) throws(ScenarioError) -> RequestExpectation {
         let mapping = try reader.mapping(
-            node, "expect.requests",
-            allowed: ["path", "endpoint", "method", "params", "headers", "count", "at_least"])
+            node, "expect.requests", allowed: StepCatalog.definitions["requests"]?.keys ?? [])
         var expectation = RequestExpectation()
         expectation.path = try reader.optionalString(mapping, "path", "expect.requests")
         if let node = mapping["endpoint"] {
-            let name = try reader.string(node, "expect.requests.endpoint")
-            guard Self.endpoints.contains(name) else {
-                throw reader.error(
-                    node,
-                    "unknown endpoint \(name)" + NearMiss.alternatives(for: name, among: Self.endpoints))
-            }
+            let role = try reader.named(node, "expect.requests.endpoint", EndpointRole.self)
             guard expectation.path == nil else { throw reader.error(node, "give path or endpoint, not both") }
-            expectation.endpoint = name
+            expectation.endpoint = role
         }
         expectation.method = try reader.optionalString(mapping, "method", "expect.requests")?.uppercased()
         if let node = mapping["params"] {

@@ -225,7 +225,9 @@ struct ExpectationChecker {
     }
 
     /// The path of an endpoint named by its role, from the first app's discovered metadata.
-    private func endpointPath(_ name: String, step: Step, location: SourceLocation) async throws -> String {
+    private func endpointPath(_ role: EndpointRole, step: Step, location: SourceLocation) async throws
+        -> String
+    {
         let metadata: ProviderMetadata
         do {
             metadata = try await world.app(nil).perform { try await $0.providerMetadata() }
@@ -233,22 +235,25 @@ struct ExpectationChecker {
             throw StepStop(
                 failure: StepFailure(
                     step: step.name, location: location,
-                    message: "cannot find the \(name) endpoint: \(error.code.rawValue): \(error.message)"))
+                    message:
+                        "cannot find the \(role.rawValue) endpoint: \(error.code.rawValue): \(error.message)")
+            )
         }
         let url: String? =
-            switch name {
-            case "discovery": metadata.issuer.trimmingSuffix("/") + "/.well-known/openid-configuration"
-            case "jwks": metadata.jwksURI
-            case "authorization": metadata.authorizationEndpoint
-            case "token": metadata.tokenEndpoint
-            case "userinfo": metadata.userinfoEndpoint
-            case "end_session": metadata.endSessionEndpoint
-            default: metadata.revocationEndpoint
+            switch role {
+            case .discovery: metadata.issuer.trimmingSuffix("/") + "/.well-known/openid-configuration"
+            case .jwks: metadata.jwksURI
+            case .authorization: metadata.authorizationEndpoint
+            case .token: metadata.tokenEndpoint
+            case .userinfo: metadata.userinfoEndpoint
+            case .end_session: metadata.endSessionEndpoint
+            case .revocation: metadata.revocationEndpoint
             }
         guard let url else {
             throw StepStop(
                 failure: StepFailure(
-                    step: step.name, location: location, message: "the issuer advertises no \(name) endpoint")
+                    step: step.name, location: location,
+                    message: "the issuer advertises no \(role.rawValue) endpoint")
             )
         }
         return URLParts.path(of: url)
