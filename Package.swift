@@ -125,7 +125,8 @@ let package = Package(
 
         // MARK: IO adapters
         .target(
-            name: "HTTPClient", dependencies: ["Locking", "HTTPCore", "CCurl"], swiftSettings: strictSettings),
+            name: "HTTPClient", dependencies: ["Locking", "Clocks", "HTTPCore", "CCurl"],
+            swiftSettings: strictSettings),
         .target(
             name: "HTTPServer", dependencies: ["Errors", "Locking", "HTTPCore", "CMicroHTTPD"],
             swiftSettings: strictSettings),
@@ -222,7 +223,8 @@ let package = Package(
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
         .testTarget(
-            name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "HTTPCore", "TestSupport"]),
+            name: "HTTPClientTests",
+            dependencies: ["Clocks", "HTTPClient", "HTTPServer", "HTTPCore", "TestSupport"]),
         .testTarget(
             name: "HTTPServerTests",
             dependencies: ["Locking", "HTTPServer", "HTTPClient", "HTTPCore", "TestSupport"]),

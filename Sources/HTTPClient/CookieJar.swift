@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+public import Clocks
+import Glibc
 
 /// A cookie store held by libcurl's cookie engine, shareable between transports and threads.
 ///
@@ -8,26 +9,53 @@ import Foundation
 /// system browser (SSO cookies survive between sessions), and giving each its own models an
 /// ephemeral session. libcurl calls the lock callbacks around every access, which makes the jar
 /// safe to use from any thread while transfers run.
+///
+/// **Time.** libcurl judges expiry by the machine's clock (`time()`) when it stores and sends
+/// cookies. The jar judges it by `clock`, a phone's clock in a simulation (Safari and
+/// `WKWebView` go by the device's time): `cookies()` leaves out what is expired at `clock`, and
+/// `removeExpired()`, which the simulated browser calls before each request, takes those
+/// cookies out of libcurl's store, so moving world time forward ages a persistent cookie. An
+/// expiry libcurl computed from `Max-Age` counts from the machine's time at receipt.
 public final class CookieJar: Sendable {
     let share: CurlShare
+    /// The clock expiry is judged by.
+    public let clock: any WallClock
 
-    public init() {
+    public init(clock: any WallClock = SystemWallClock()) {
         share = CurlShare()
+        self.clock = clock
     }
 
-    /// Every cookie in the jar, expired ones left out, in libcurl's order.
+    /// Every cookie in the jar, expired ones at `clock` left out, in libcurl's order.
     public func cookies() -> [Cookie] {
-        let now = Self.now()
-        return share.withTemporaryHandle { handle in
+        let now = clock.now()
+        return storedCookies().filter { !$0.isExpired(at: now) }
+    }
+
+    /// Takes out of the store every cookie expired at `clock` (RFC 6265 §5.3 step 11: an
+    /// expired cookie is evicted), by storing it again with an expiry libcurl also sees as
+    /// past, which replaces the stored one and is then dropped.
+    public func removeExpired() {
+        let now = clock.now()
+        for var cookie in storedCookies() where cookie.isExpired(at: now) {
+            cookie.expires = 1
+            let line = cookie.netscapeLine
+            share.withTemporaryHandle { handle in
+                _ = sis_easy_setopt_string(handle, CURLOPT_COOKIELIST, line)
+            }
+        }
+    }
+
+    /// Every cookie libcurl holds, in its order.
+    private func storedCookies() -> [Cookie] {
+        share.withTemporaryHandle { handle in
             var list: UnsafeMutablePointer<curl_slist>?
             guard sis_easy_getinfo_slist(handle, CURLINFO_COOKIELIST, &list) == CURLE_OK else { return [] }
             defer { curl_slist_free_all(list) }
             var result: [Cookie] = []
             var node = list
             while let current = node {
-                if let data = current.pointee.data, let cookie = Cookie(netscapeLine: String(cString: data)),
-                    !cookie.isExpired(at: now)
-                {
+                if let data = current.pointee.data, let cookie = Cookie(netscapeLine: String(cString: data)) {
                     result.append(cookie)
                 }
                 node = current.pointee.next
@@ -58,8 +86,6 @@ public final class CookieJar: Sendable {
             _ = sis_easy_setopt_string(handle, CURLOPT_COOKIELIST, line)
         }
     }
-
-    private static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 }
 
 /// A `CURLSH` that shares cookies, with one mutex per kind of shared data.

@@ -22,15 +22,19 @@ struct CookieJarRoutingTransport: HTTPTransport {
 /// The transport of one browser session: the device's conditioned network, with the session's
 /// jar-bound libcurl transport (made once per session, so its easy handles are reused).
 struct BrowserSessionTransport: HTTPTransport {
+    let jar: CookieJar
     let scoped: ScopedCurlTransport
     let network: any HTTPTransport
 
     init(jar: CookieJar, curl: CurlTransport, network: any HTTPTransport) {
+        self.jar = jar
         scoped = curl.scoped(to: jar)
         self.network = network
     }
 
     func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        // Cookies expired at the phone's clock are not sent (RFC 6265 §5.4).
+        jar.removeExpired()
         // The sheet's page loads are the browser's, on behalf of the app that presented it.
         let initiator = RequestInitiator(agent: .browser, app: RequestInitiator.current?.app)
         let result = await CookieJarRoutingTransport.$sessionTransport.withValue(scoped) {

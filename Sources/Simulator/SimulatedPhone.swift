@@ -39,7 +39,7 @@ public final class SimulatedPhone: Sendable {
             scheduler.epochSeconds * 1000 + scheduler.now.milliseconds
         }
         let network = device.network
-        browser = WebBrowser(cookieJar: CookieJar()) { jar in
+        browser = WebBrowser(cookieJar: CookieJar(clock: device.clock)) { jar in
             BrowserSessionTransport(jar: jar, curl: curl, network: network)
         }
     }

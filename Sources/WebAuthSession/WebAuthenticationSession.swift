@@ -74,7 +74,8 @@ public struct WebAuthenticationSession: Sendable {
     ) throws(WebAuthenticationError) -> WebAuthenticationHandle {
         let handle = WebAuthenticationHandle(context: context)
         try context.present(ObjectIdentifier(handle))
-        let jar = prefersEphemeralWebBrowserSession ? CookieJar() : browser.cookieJar
+        let jar =
+            prefersEphemeralWebBrowserSession ? CookieJar(clock: browser.cookieJar.clock) : browser.cookieJar
         var navigation = WebNavigation(
             startURL: url, callback: callback, limits: limits, user: user, purpose: purpose,
             transport: browser.transport(for: jar), handle: handle)

@@ -1,3 +1,4 @@
+import Clocks
 import HTTPClient
 import HTTPCore
 import HTTPServer
@@ -108,6 +109,34 @@ struct CookieJarTests {
                 try await transport.send(HTTPRequest(url: server.baseURL + "/prefs/show")).bodyText
                     == "theme=light")
             #expect(try await transport.send(HTTPRequest(url: server.baseURL + "/whoami")).bodyText == "")
+        }
+    }
+
+    /// Expiry is judged by the jar's clock, not the machine's: moving it forward hides a
+    /// persistent cookie, and `removeExpired` takes it out of libcurl's store, so requests no
+    /// longer carry it even when the clock is set back.
+    @Test("the jar's clock ages persistent cookies, in its list and in what requests carry")
+    func expiryFollowsTheJarsClock() async throws {
+        let realNow = SystemWallClock().now()
+        let clock = ManualWallClock(now: realNow)
+        try await withTestServer(router: Self.cookieRouter()) { server in
+            let transport = CurlTransport(cookieJar: CookieJar(clock: clock))
+            let jar = try #require(transport.cookieJar)
+            for (name, expires) in [("theme", realNow + 3_600), ("font", Int64(0))] {
+                jar.insert(
+                    Cookie(
+                        domain: "127.0.0.1", includeSubdomains: false, path: "/prefs", secure: false,
+                        httpOnly: false, expires: expires, name: name, value: "x"))
+            }
+            #expect(Set(jar.cookies().map(\.name)) == ["theme", "font"])
+            clock.advance(by: 7_200)
+            #expect(jar.cookies().map(\.name) == ["font"])
+            jar.removeExpired()
+            clock.set(realNow)
+            #expect(jar.cookies().map(\.name) == ["font"])
+            #expect(
+                try await transport.send(HTTPRequest(url: server.baseURL + "/prefs/show")).bodyText
+                    == "font=x")
         }
     }
 
