@@ -85,14 +85,14 @@ let package = Package(
         .target(
             name: "OAuthCore", dependencies: ["Cryptography", "JOSE", "JSON", "HTTPCore"],
             swiftSettings: strictSettings),
-        .target(name: "JSON", swiftSettings: strictSettings),
+        .target(name: "JSON", dependencies: ["Errors"], swiftSettings: strictSettings),
         // The lock every module uses (Synchronization.Mutex, or a pthread one that
         // ThreadSanitizer can see under SIGNINSIM_SANITIZE=thread: see Sources/Locking).
         .target(name: "Errors", swiftSettings: strictSettings),
         .target(name: "Locking", swiftSettings: strictSettings + lockingSettings),
         .target(name: "Clocks", dependencies: ["Locking"], swiftSettings: strictSettings),
         .target(name: "HTTPCore", dependencies: ["Errors", "JSON"], swiftSettings: strictSettings),
-        .target(name: "YAML", dependencies: ["CYAML"], swiftSettings: strictSettings),
+        .target(name: "YAML", dependencies: ["Errors", "CYAML"], swiftSettings: strictSettings),
 
         // AppleID sits below Issuer: the issuer's Apple connection redeems codes through it.
         .target(
@@ -114,7 +114,9 @@ let package = Package(
         // randomness, web and Apple user agents): it never learns that it runs in a simulator.
         .target(
             name: "SignInSDK",
-            dependencies: ["Locking", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore"],
+            dependencies: [
+                "Errors", "Locking", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
+            ],
             swiftSettings: strictSettings),
 
         // The simulated iPhone: keychain, lifecycle, network conditions.
@@ -156,7 +158,7 @@ let package = Package(
         .target(
             name: "Scenario",
             dependencies: [
-                "YAML", "JSON", "Clocks", "JOSE", "OAuthCore", "SignInSDK", "Issuer", "Device",
+                "Errors", "YAML", "JSON", "Clocks", "JOSE", "OAuthCore", "SignInSDK", "Issuer", "Device",
                 "WebAuthSession",
             ],
             swiftSettings: strictSettings),

@@ -1,8 +1,10 @@
+public import Errors
+
 /// A keychain call's failure with the `OSStatus` that `SecItemAdd`, `SecItemCopyMatching`,
 /// `SecItemUpdate` and `SecItemDelete` return for it (Security framework, `SecBase.h`).
 ///
 /// Messages name the item by access group, service and account, never by its data.
-public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct KeychainError: CodedError {
     public enum Code: String, Sendable, Hashable, CaseIterable {
         /// `errSecItemNotFound`: no item matches.
         case itemNotFound

@@ -1,5 +1,7 @@
+public import Errors
+
 /// Why JSON text could not be used.
-public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct JSONError: CodedError {
     public enum Code: String, Sendable, Hashable {
         case malformed
         case tooLarge

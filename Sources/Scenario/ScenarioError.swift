@@ -1,7 +1,9 @@
+public import Errors
+
 /// Why a scenario file cannot run: it is not YAML, or it is YAML that is not a valid
 /// scenario. Always with the place, so editors and CI annotations can point at it. A file with
 /// several problems throws the first, in file order, with the rest in `alsoFound`.
-public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ScenarioError: CodedError {
     public enum Code: String, Hashable, Sendable {
         /// The file cannot be read (missing, too large, not UTF-8).
         case unreadable

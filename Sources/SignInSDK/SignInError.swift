@@ -1,10 +1,12 @@
+public import Errors
+
 /// Every failure the SDK reports to the app, with a stable code per cause.
 ///
 /// The split follows the SDKs the model copies: protocol errors from the issuer (RFC 6749 §5.2)
 /// are kept apart from transport errors, because a refresh that fails with `invalid_grant` ends
 /// the session while a timeout must not (AppAuth, Auth0.swift). Messages never carry a whole
 /// token or secret.
-public struct SignInError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SignInError: CodedError {
     public enum Code: String, Sendable, Hashable, CaseIterable {
         /// `configure(options:)` was not called, or its options are unusable.
         case notConfigured = "not_configured"

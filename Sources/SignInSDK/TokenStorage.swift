@@ -1,3 +1,4 @@
+public import Errors
 import Locking
 
 /// Where the SDK keeps credentials: the storage adapter of `setTokenStorage(_:)` (docs/sdk.md).
@@ -13,7 +14,7 @@ public protocol TokenStorage: Sendable {
 }
 
 /// A storage failure; `status` carries the platform code (an OSStatus for the keychain).
-public struct TokenStorageError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct TokenStorageError: CodedError {
     public enum Code: String, Sendable, Hashable {
         /// The item exists but cannot be read or written now (device locked, before first unlock).
         case unavailable

@@ -1,5 +1,7 @@
+public import Errors
+
 /// Why YAML text could not be turned into nodes, and where.
-public struct YAMLError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct YAMLError: CodedError {
     public enum Code: String, Hashable, Sendable {
         /// libyaml refused the text: bad indentation, an unclosed quote, a tab, a stray character…
         case syntax
