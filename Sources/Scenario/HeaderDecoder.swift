@@ -85,8 +85,8 @@ struct HeaderDecoder {
         do {
             return try BehaviorProfile(named: name)
         } catch {
-            let parts = name.split(separator: "+").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let unknown = parts.first(where: { !BehaviorProfile.names.contains($0) }) else {
+            let known = BehaviorProfile.names
+            guard let unknown = BehaviorProfile.parts(of: name).first(where: { !known.contains($0) }) else {
                 throw reader.error(node, error.message)
             }
             throw reader.error(

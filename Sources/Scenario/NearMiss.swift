@@ -30,11 +30,6 @@ public enum NearMiss {
         return "; \(listing): " + candidates.joined(separator: ", ")
     }
 
-    /// `; did you mean "x"?` for a message, or nothing.
-    public static func hint(for name: String, among candidates: some Sequence<String>) -> String {
-        suggestion(for: name, among: candidates).map { "; did you mean \"\($0)\"?" } ?? ""
-    }
-
     /// Optimal string alignment distance, by rows (Damerau 1964; Wagner and Fischer 1974).
     static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
         if a.isEmpty { return b.count }

@@ -169,7 +169,7 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
     /// token clock rules, so they cannot be combined.
     public init(named name: String) throws(SignInError) {
         self.init()
-        for part in name.split(separator: "+").map({ String($0).trimmingSpaces() }) {
+        for part in Self.parts(of: name) {
             if part == "default" { continue }
             if let strategy = RefreshStrategy(rawValue: part) {
                 refreshStrategy = strategy
@@ -197,6 +197,11 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
 
     /// The name of `Strictness.strict`.
     static let strictName = "strict"
+
+    /// The names a profile joins with `+` (`naive + strict` gives naive and strict).
+    public static func parts(of name: String) -> [String] {
+        name.split(separator: "+").map { String($0).trimmingSpaces() }
+    }
 
     /// Every name `init(named:)` reads, alone or joined with `+`.
     public static var names: [String] {

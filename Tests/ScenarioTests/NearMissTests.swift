@@ -27,7 +27,7 @@ import Testing
     @Test func theNameItselfAndEmptyInputSuggestNothing() {
         #expect(NearMiss.suggestion(for: "run", among: ["run"]) == nil)
         #expect(NearMiss.suggestion(for: "", among: ["a"]) == nil)
-        #expect(NearMiss.hint(for: "lunch", among: ["launch"]) == "; did you mean \"launch\"?")
-        #expect(NearMiss.hint(for: "zzz", among: ["launch"]) == "")
+        #expect(NearMiss.alternatives(for: "lunch", among: ["launch"]) == "; did you mean \"launch\"?")
+        #expect(NearMiss.alternatives(for: "zzz", among: ["launch"]) == "; expected one of: launch")
     }
 }
