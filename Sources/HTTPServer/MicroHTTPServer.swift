@@ -172,11 +172,7 @@ public final class MicroHTTPServer: Sendable {
         let listener = MHD_quiesce_daemon(daemon.pointer)
         if listener >= 0 { close(listener) }
         core.startDraining()
-        let clock = ContinuousClock()
-        let deadline = clock.now + grace
-        while core.inFlight > 0 && clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        _ = await core.requestsEnded.wait(until: { core.inFlight == 0 }, deadline: .now + grace)
         core.resumeAllForStop()
         MHD_stop_daemon(daemon.pointer)
     }

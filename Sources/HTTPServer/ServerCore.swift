@@ -76,6 +76,8 @@ final class ServerCore: @unchecked Sendable {
     var port: Int { address.withLock { $0.port } }
 
     var inFlight: Int { counters.withLock { $0.inFlight } }
+    /// Notified each time a request ends, for a stop that waits for the last one.
+    let requestsEnded = ChangeSignal()
 
     func startDraining() { counters.withLock { $0.draining = true } }
 
@@ -155,6 +157,7 @@ final class ServerCore: @unchecked Sendable {
     func requestEnded(_ state: UnsafeMutableRawPointer) {
         Unmanaged<RequestState>.fromOpaque(state).release()
         counters.withLock { $0.inFlight -= 1 }
+        requestsEnded.notify()
     }
 
     func access(
