@@ -129,19 +129,40 @@ public struct RunSummary: Hashable, Sendable {
     public var seed: UInt64?
     /// `--shard-split I/N` as given, when sharding.
     public var shard: String?
+    /// When sharding: every scenario the whole run selects, across its shards, in run order.
+    /// Each shard's report holds it, so that `merge-reports` can tell a missing shard.
+    public var selection: [ScenarioKey]?
 
     public init(
         results: [ScenarioResult], interrupted: Bool = false, durationMilliseconds: Double = 0,
-        seed: UInt64? = nil, shard: String? = nil
+        seed: UInt64? = nil, shard: String? = nil, selection: [ScenarioKey]? = nil
     ) {
         self.results = results
         self.interrupted = interrupted
         self.durationMilliseconds = durationMilliseconds
         self.seed = seed
         self.shard = shard
+        self.selection = selection
     }
 
     public func count(_ status: ScenarioResult.Status) -> Int { results.count { $0.status == status } }
+}
+
+/// A scenario as reports name it: its file and its name (a file may hold several).
+public struct ScenarioKey: Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var name: String
+
+    public init(file: String, name: String) {
+        self.file = file
+        self.name = name
+    }
+
+    public var description: String { "\(file): \(name)" }
+}
+
+extension ScenarioResult {
+    public var key: ScenarioKey { ScenarioKey(file: file, name: name) }
 }
 
 /// What a scenario run recorded besides its HTTP exchanges: the world it ran in, each

@@ -4,8 +4,10 @@ public import Scenario
 /// A run as one JSON document for tools: dashboards, flakiness trackers, `jq` in CI.
 ///
 /// Shape (version 1; a change that breaks readers bumps `version`):
-/// `{"version", "seed", "shard", "interrupted", "duration_ms", "totals", "scenarios": [{"name",
-/// "file", "description", "tags", "status", "seed", "duration_ms", "har", "failure", "steps"}]}`.
+/// `{"version", "seed", "shard", "selection", "interrupted", "duration_ms", "totals",
+/// "scenarios": [{"name", "file", "description", "tags", "status", "seed", "duration_ms", "har",
+/// "failure", "steps"}]}`. `selection`, in a shard's report, lists every scenario of the whole
+/// run (`[{"file", "name"}]`), for `merge-reports`; `JSONReportReader` reads it all back.
 /// Keys are sorted and absent values are `null` rather than missing, so that every report has
 /// every key. Without timings, two runs with one seed give byte-identical documents.
 public enum JSONReport {
@@ -24,6 +26,9 @@ public enum JSONReport {
             "version": .int(formatVersion),
             "seed": summary.seed.map(seed) ?? .null,
             "shard": summary.shard.map(JSONValue.string) ?? .null,
+            "selection": summary.selection.map { keys in
+                .array(keys.map { ["file": .string($0.file), "name": .string($0.name)] })
+            } ?? .null,
             "interrupted": .bool(summary.interrupted),
             "totals": [
                 "passed": .int(Int64(summary.count(.passed))),

@@ -14,7 +14,8 @@ public enum SignInSimCLI {
         subcommands: [
             versionCommand, jwkCommand, jwtCommand, serveCommand, signInCommand, appleSignInCommand,
             runCommand,
-            validateCommand, listCommand, schemaCommand, replayCommand, importHARCommand, completionCommand,
+            mergeReportsCommand, validateCommand, listCommand, schemaCommand, replayCommand, importHARCommand,
+            completionCommand,
         ])
 
     /// Runs the process's command line and exits.

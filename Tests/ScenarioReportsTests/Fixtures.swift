@@ -69,7 +69,11 @@ enum Fixtures {
                 name: "Zoë signs in again", file: refreshFile, status: .interrupted,
                 durationMilliseconds: 2000,
                 seed: 42),
-        ], interrupted: true, durationMilliseconds: 3456.7, seed: 42, shard: "1/2")
+        ], interrupted: true, durationMilliseconds: 3456.7, seed: 42, shard: "1/2",
+        selection: [
+            ScenarioKey(file: loginFile, name: "signs in with a password"),
+            ScenarioKey(file: refreshFile, name: "refresh in another shard"),
+        ])
 
     /// The same run timed differently, as a second run with the same seed would be.
     static var retimedSummary: RunSummary {

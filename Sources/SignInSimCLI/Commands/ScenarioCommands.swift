@@ -363,7 +363,12 @@ struct RunCommand {
             results: results, interrupted: wasInterrupted,
             durationMilliseconds: Double((ContinuousClock.now - started).components.seconds) * 1000
                 + Double((ContinuousClock.now - started).components.attoseconds) / 1e15,
-            seed: options.seed, shard: arguments.value("shard-split"))
+            seed: options.seed, shard: arguments.value("shard-split"),
+            selection: selection.shard == nil
+                ? nil
+                : loaded.scenarios.filter { selection.admits(tags: $0.tags) }.map {
+                    ScenarioKey(file: $0.location.file, name: $0.name)
+                })
         statusLine.clear()
         context.writeOut(console.summary(summary) + "\n")
         try write(JSONReport.render(summary), to: arguments.value("report-json"))
