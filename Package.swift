@@ -171,7 +171,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .target(
-            name: "ScenarioReports", dependencies: ["Errors", "Scenario", "JSON", "HTTPCore"],
+            name: "ScenarioReports", dependencies: ["Errors", "Scenario", "JSON", "JOSE", "HTTPCore"],
             swiftSettings: strictSettings),
         // HAR captures read back into exchanges (replay and import build on it). It redacts
         // with the HAR writer's rules and placeholders, so that both hide secrets alike.
@@ -280,7 +280,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "ScenarioReportsTests",
-            dependencies: ["ScenarioReports", "Scenario", "JSON", "TestSupport"],
+            dependencies: ["ScenarioReports", "Scenario", "JSON", "JOSE", "Cryptography", "TestSupport"],
             exclude: ["Golden"]),
         .testTarget(
             name: "RecordingsTests",

@@ -2,7 +2,7 @@
 /// is written from. Pure data; durations are the only part that differs between two runs with
 /// one seed.
 public struct ScenarioResult: Hashable, Sendable {
-    public enum Status: String, Hashable, Sendable, Codable {
+    public enum Status: String, Hashable, Sendable, Codable, CaseIterable {
         /// Every step ran and every expectation held.
         case passed
         /// A step failed or an expectation did not hold; `failure` says which.

@@ -46,6 +46,11 @@ extension SignInSimCLI {
             ),
             .option("report-json", value: "file", help: "Write the JSON report here (atomically)."),
             .option("junit", value: "file", help: "Write a JUnit XML report here (atomically)."),
+            .option(
+                "html", value: "file",
+                help:
+                    "Write a self-contained HTML report here, with a sequence diagram per scenario (atomically)."
+            ),
             .option("har-dir", value: "dir", help: "Write a HAR 1.2 file per scenario into this folder."),
             .option(
                 "har-redact", value: "kinds",
@@ -301,7 +306,7 @@ struct RunCommand {
         // temporary file beside the HAR or report it was writing: the next run removes those
         // of dead processes from the folders it writes to.
         var outputDirectories = Set([harDirectory].compactMap { $0 })
-        for report in [arguments.value("report-json"), arguments.value("junit")].compactMap({ $0 }) {
+        for report in ["report-json", "junit", "html"].compactMap({ arguments.value($0) }) {
             outputDirectories.insert(AtomicFile.parentDirectory(of: report))
         }
         for directory in outputDirectories { AtomicFile.removeStaleTemporaryFiles(in: directory) }
@@ -314,11 +319,18 @@ struct RunCommand {
         let statusLine = StatusLine(
             isTerminal: isTerminal && total > 1, writeOut: context.writeOut, writeError: context.writeError)
 
+        let wantsHTML = arguments.value("html") != nil
+        let traces = Mutex([ScenarioKey: ScenarioTrace]())
         let signals = TerminationSignals()
         defer { signals.cancel() }
         let runTask = Task {
             await suite.run(chosen) { outcome in
                 var result = outcome.result
+                if wantsHTML {
+                    let trace = ScenarioTrace(
+                        exchanges: redaction.apply(to: outcome.exchanges), recording: outcome.recording)
+                    traces.withLock { $0[result.key] = trace }
+                }
                 if let harDirectory {
                     let path = harDirectory + "/" + Self.harFileName(for: result)
                     let bytes = HARWriter.render(
@@ -373,6 +385,11 @@ struct RunCommand {
         context.writeOut(console.summary(summary) + "\n")
         try write(JSONReport.render(summary), to: arguments.value("report-json"))
         try write(JUnitReport.render(summary), to: arguments.value("junit"))
+        if let path = arguments.value("html") {
+            let page = HTMLReport.render(
+                summary, traces: traces.withLock { $0 }, commandLine: Self.displayed(arguments))
+            try write(page, to: path)
+        }
         if wasInterrupted { return .interrupted }
         return summary.count(.failed) + summary.count(.interrupted) > 0 ? .failure : .success
     }
@@ -380,7 +397,7 @@ struct RunCommand {
     /// The report outputs `run` was given, in the order of its options.
     static func reportDestinations(_ arguments: ParsedArguments) -> [ReportDestination] {
         var destinations: [ReportDestination] = []
-        for option in ["report-json", "junit"] {
+        for option in ["report-json", "junit", "html"] {
             if let path = arguments.value(option) { destinations.append(.file(option: option, path: path)) }
         }
         if let path = arguments.value("har-dir") {
@@ -396,6 +413,26 @@ struct RunCommand {
         } catch {
             throw CommandFailure("cannot write the report: \(error)")
         }
+    }
+
+    /// The command line as a report shows it: options in a fixed order, and the values of
+    /// `-e` hidden (a password may be one).
+    static func displayed(_ arguments: ParsedArguments) -> String {
+        var words = arguments.commandPath.isEmpty ? ["signinsim", "run"] : arguments.commandPath
+        for name in arguments.values.keys.sorted() {
+            for value in arguments.values[name] ?? [] {
+                let shown =
+                    name == "env"
+                    ? String(value.prefix { $0 != "=" }) + (value.contains("=") ? "=…" : "") : value
+                words += ["--\(name)", shown]
+            }
+        }
+        words += arguments.flags.sorted().map { "--\($0)" }
+        words += arguments.positionals
+        return words.map { word in
+            word.isEmpty || word.contains(where: { " \"'$\\".contains($0) })
+                ? "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" : word
+        }.joined(separator: " ")
     }
 
     /// `folder-file-name.har`: unique per scenario file, readable in a listing.

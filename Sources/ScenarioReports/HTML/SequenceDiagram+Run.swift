@@ -1,0 +1,123 @@
+import HTTPCore
+import JSON
+public import Scenario
+
+extension SequenceDiagram {
+    /// The diagram of a scenario's run: a lifeline per app, then the web session, the keychain,
+    /// the issuer and Apple; a band per top-level step with the exchanges of its HAR page; an
+    /// arrow for each request and each answer.
+    ///
+    /// Who sent a request is the exchange's `source` (HAR `_source`): an app's SDK, the web
+    /// session, the phone's Apple sheet (drawn from the app it serves) or the issuer (calling
+    /// Apple). Requests of the app and its sheet go to the issuer; those of the Apple sheet
+    /// and of the issuer go to Apple.
+    public init(exchanges: [RecordedExchange], recording: RunRecording?) {
+        var apps = recording?.scenario.apps.map(\.bundleID) ?? []
+        for app in exchanges.compactMap(\.app) where !apps.contains(app) { apps.append(app) }
+        if apps.isEmpty { apps = ["app"] }
+        let firstApp = apps[0]
+        lifelines = apps.map(Lifeline.app) + [.webSession, .keychain, .issuer, .apple]
+
+        func messages(_ indices: [Int]) -> [Message] {
+            indices.flatMap { index -> [Message] in
+                let exchange = exchanges[index]
+                let app = Lifeline.app(exchange.app ?? firstApp)
+                let (from, to): (Lifeline, Lifeline) =
+                    switch exchange.source {
+                    case .browser: (.webSession, .issuer)
+                    case .apple: (app, .apple)
+                    case .issuer: (.issuer, .apple)
+                    case .app, .device, .unknown: (app, .issuer)
+                    }
+                let answer = Self.answer(exchange)
+                return [
+                    Message(
+                        from: from, to: to,
+                        label: "\(exchange.method) \(URLParts(exchange.url)?.path ?? exchange.url)",
+                        isResponse: false, failed: false, exchange: index),
+                    Message(
+                        from: to, to: from, label: answer.label, isResponse: true, failed: answer.failed,
+                        exchange: index),
+                ]
+            }
+        }
+
+        guard let recording, !recording.steps.isEmpty else {
+            bands = [
+                Band(
+                    title: "Exchanges", subtitle: "\(exchanges.count) recorded", outcome: nil,
+                    messages: messages(Array(exchanges.indices)))
+            ]
+            return
+        }
+        var byPage: [String: [Int]] = [:]
+        var outside: [Int] = []
+        let pages = Set(recording.steps.map(\.pageID))
+        for (index, exchange) in exchanges.enumerated() {
+            if let page = exchange.pageref, pages.contains(page) {
+                byPage[page, default: []].append(index)
+            } else {
+                outside.append(index)
+            }
+        }
+        let start = recording.steps[0].startedAtMilliseconds
+        var bands = recording.steps.map { step in
+            Band(
+                title: "\(step.number) \(step.step.name)",
+                subtitle: "\(Self.place(step.step.location)) · world time "
+                    + Self.elapsed(step.startedAtMilliseconds - start) + " · " + Self.outcome(step.record),
+                outcome: step.record.outcome, messages: messages(byPage[step.pageID] ?? []))
+        }
+        if !outside.isEmpty {
+            bands.append(
+                Band(
+                    title: "Outside the steps", subtitle: "exchanges of no step's page", outcome: nil,
+                    messages: messages(outside)))
+        }
+        self.bands = bands
+    }
+
+    /// An answer's label, and whether it failed: the status, with the OAuth `error` of a JSON
+    /// body (RFC 6749 §5.2) or of a redirect's query or fragment (§4.1.2.1); or why none came.
+    static func answer(_ exchange: RecordedExchange) -> (label: String, failed: Bool) {
+        guard let status = exchange.status else {
+            return ("no answer: \(exchange.error ?? "unknown")", true)
+        }
+        var error: String?
+        if let json = try? JSONValue.parse(exchange.responseBody), let code = json["error"]?.stringValue {
+            error = code
+        }
+        for header in exchange.responseHeaders where header.name.lowercased() == "location" {
+            guard let parts = URLParts(header.value) else { continue }
+            for component in [parts.query, parts.fragment].compactMap({ $0 }) {
+                if let form = try? FormURLEncoding.decode(component), let code = form["error"] {
+                    error = code
+                }
+            }
+        }
+        let label = error.map { "\(status) \($0)" } ?? "\(status)"
+        return (label, status >= 400 || error != nil)
+    }
+
+    static func place(_ location: SourceLocation) -> String {
+        let file = location.file.split(separator: "/").last.map(String.init) ?? location.file
+        return "\(file):\(location.line)"
+    }
+
+    /// `+0s`, `+1h 0m 5s`: world time since the first step began.
+    static func elapsed(_ milliseconds: Int64) -> String {
+        let seconds = max(0, milliseconds / 1000)
+        let (days, hours, minutes) = (seconds / 86_400, seconds / 3600 % 24, seconds / 60 % 60)
+        var text = "+"
+        if days > 0 { text += "\(days)d " }
+        if days > 0 || hours > 0 { text += "\(hours)h " }
+        if seconds >= 60 { text += "\(minutes)m " }
+        return text + "\(seconds % 60)s"
+    }
+
+    static func outcome(_ record: StepRecord) -> String {
+        var text = record.outcome.rawValue
+        if let call = record.callOutcome { text += " (\(call))" }
+        return text
+    }
+}

@@ -1,0 +1,161 @@
+public import Scenario
+
+/// One scenario's HTTP exchanges as a sequence diagram: a lifeline per party, an arrow per
+/// request and one per response, steps as horizontal bands, in the order things happened.
+///
+/// A value made from a run (`init(result:exchanges:recording:)`) and drawn as SVG by `svg`;
+/// both are pure, so a test reads the layout without a browser.
+public struct SequenceDiagram: Sendable {
+    /// A party of the sign-in.
+    public enum Lifeline: Hashable, Sendable {
+        /// An app and its SDK, by bundle id.
+        case app(String)
+        /// The web authentication session: the system browser sheet.
+        case webSession
+        /// The device keychain, where the SDK stores the session.
+        case keychain
+        case issuer
+        case apple
+
+        public var title: String {
+            switch self {
+            case .app(let id): "App \(id)"
+            case .webSession: "Web session"
+            case .keychain: "Keychain"
+            case .issuer: "Issuer"
+            case .apple: "Apple"
+            }
+        }
+    }
+
+    /// One arrow.
+    public struct Message: Hashable, Sendable {
+        public var from: Lifeline
+        public var to: Lifeline
+        /// `POST /oauth/token`, or `400 invalid_grant`.
+        public var label: String
+        /// Whether it is an answer (drawn dashed).
+        public var isResponse: Bool
+        /// An error status, an OAuth error or no answer at all.
+        public var failed: Bool
+        /// The exchange's position in the scenario's HAR, from 0.
+        public var exchange: Int
+    }
+
+    /// A top-level step and the arrows sent while it ran.
+    public struct Band: Hashable, Sendable {
+        /// `3 signIn`.
+        public var title: String
+        /// Where it is written, its world time and its outcome.
+        public var subtitle: String
+        public var outcome: StepRecord.Outcome?
+        public var messages: [Message]
+    }
+
+    public var lifelines: [Lifeline]
+    public var bands: [Band]
+
+    public var messageCount: Int { bands.reduce(0) { $0 + $1.messages.count } }
+
+    // MARK: Drawing
+
+    static let columnWidth = 170
+    static let margin = 12
+    static let headerHeight = 44
+    static let bandTitleHeight = 34
+    static let rowHeight = 24
+
+    /// The diagram as an SVG element, with a text alternative (`title`, `desc`) and every arrow
+    /// focusable, its exchange in `data-exchange`.
+    public func svg(id: String, summary: String) -> String {
+        let width = Self.margin * 2 + Self.columnWidth * lifelines.count
+        let height = Self.headerHeight + bands.reduce(0) { $0 + Self.bandHeight($1) } + Self.margin
+        var x: [Lifeline: Int] = [:]
+        for (index, lifeline) in lifelines.enumerated() {
+            x[lifeline] = Self.margin + Self.columnWidth * index + Self.columnWidth / 2
+        }
+        var out = """
+            <svg id="\(id)" class="diagram" xmlns="http://www.w3.org/2000/svg" width="\(width)" \
+            height="\(height)" viewBox="0 0 \(width) \(height)" role="group" \
+            aria-labelledby="\(id)-title \(id)-desc">
+            <title id="\(id)-title">Sequence diagram</title>
+            <desc id="\(id)-desc">\(escaped(summary))</desc>
+
+            """
+        var y = Self.headerHeight
+        for band in bands {
+            let height = Self.bandHeight(band)
+            let state = band.outcome.map { " \($0.rawValue)" } ?? ""
+            out += "<g class=\"band\(state)\">"
+            out += "<rect x=\"2\" y=\"\(y)\" width=\"\(width - 4)\" height=\"\(height - 4)\" rx=\"4\"/>"
+            let mark = band.outcome == .failed ? "✗ " : ""
+            out +=
+                "<text class=\"band-title\" x=\"\(Self.margin)\" y=\"\(y + 14)\">\(escaped(mark + band.title))</text>"
+            out +=
+                "<text class=\"band-sub\" x=\"\(Self.margin)\" y=\"\(y + 27)\">\(escaped(band.subtitle))</text>"
+            out += "</g>\n"
+            y += height
+        }
+        for lifeline in lifelines {
+            guard let center = x[lifeline] else { continue }
+            out += "<g class=\"lifeline\" data-lifeline=\"\(attribute(lifeline.title))\">"
+            out +=
+                "<line x1=\"\(center)\" y1=\"\(Self.headerHeight - 8)\" x2=\"\(center)\" y2=\"\(height - 4)\"/>"
+            out += "<rect x=\"\(center - 72)\" y=\"6\" width=\"144\" height=\"28\" rx=\"5\"/>"
+            out += "<text x=\"\(center)\" y=\"25\">\(escaped(Self.clipped(lifeline.title, 20)))</text></g>\n"
+        }
+        y = Self.headerHeight
+        for band in bands {
+            var row = y + Self.bandTitleHeight
+            for message in band.messages {
+                if let from = x[message.from], let to = x[message.to] {
+                    out += arrow(message, from: from, to: to, y: row + 14)
+                }
+                row += Self.rowHeight
+            }
+            y += Self.bandHeight(band)
+        }
+        return out + "</svg>"
+    }
+
+    private func arrow(_ message: Message, from: Int, to: Int, y: Int) -> String {
+        var classes = ["arrow", message.isResponse ? "response" : "request"]
+        if message.failed { classes.append("failed") }
+        let end = to > from ? to - 4 : to + 4
+        let middle = (from + to) / 2
+        let mark = message.failed ? "✗ " : ""
+        let label = mark + message.label
+        let spoken = (message.isResponse ? "Answer: " : "Request: ") + label
+        let shown = Self.clipped(label, 44)
+        // The whole label as a tooltip only where the drawn one is cut.
+        let tooltip = shown == label ? "" : "<title>\(escaped(label))</title>"
+        return """
+            <g class="\(classes.joined(separator: " "))" data-exchange="\(message.exchange)" tabindex="0" \
+            role="button" aria-label="\(attribute(spoken))">\(tooltip)\
+            <line x1="\(from)" y1="\(y)" x2="\(end)" y2="\(y)"/>\
+            <rect class="hit" x="\(min(from, to))" y="\(y - 16)" width="\(abs(to - from))" height="20"/>\
+            <text x="\(middle)" y="\(y - 4)">\(escaped(shown))</text></g>
+
+            """
+    }
+
+    /// The arrowheads every diagram of a page uses, defined once (an SVG of no size).
+    public static let markers = """
+        <svg width="0" height="0" aria-hidden="true" focusable="false" style="position:absolute">\
+        <defs><marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" \
+        orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#1f4e8c"/></marker>\
+        <marker id="arrowhead-failed" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" \
+        orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#b3261e"/></marker></defs></svg>
+        """
+
+    private static func bandHeight(_ band: Band) -> Int {
+        bandTitleHeight + rowHeight * band.messages.count + (band.messages.isEmpty ? 4 : 10)
+    }
+
+    static func clipped(_ text: String, _ length: Int) -> String {
+        text.count <= length ? text : String(text.prefix(length - 1)) + "…"
+    }
+
+    private func escaped(_ text: String) -> String { XMLWriter.escapedText(text) }
+    private func attribute(_ text: String) -> String { XMLWriter.escapedAttribute(text) }
+}
