@@ -14,7 +14,8 @@ public enum SignInSimCLI {
         subcommands: [
             versionCommand, jwkCommand, jwtCommand, serveCommand, signInCommand, appleSignInCommand,
             runCommand,
-            mergeReportsCommand, validateCommand, listCommand, schemaCommand, replayCommand, importHARCommand,
+            mergeReportsCommand, matrixCommand, validateCommand, listCommand, schemaCommand, replayCommand,
+            importHARCommand,
             completionCommand,
         ])
 

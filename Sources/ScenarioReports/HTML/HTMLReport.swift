@@ -30,29 +30,19 @@ public enum HTMLReport {
         _ summary: RunSummary, traces: [ScenarioKey: ScenarioTrace], commandLine: String,
         title: String = "SignInSim run"
     ) -> [UInt8] {
-        var page = """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; \
-            script-src 'unsafe-inline'; img-src data:">
-            <title>\(text(title)): \(text(counts(summary)))</title>
-            <style>\(HTMLReportAssets.style)</style>
-            </head>
-            <body>
-            <header>
-            <h1>\(text(title))</h1>
-            <p class="counts">\(text(counts(summary)))\(summary.interrupted ? " · interrupted" : "")</p>
-            <dl class="facts">
-            <dt>Duration</dt><dd>\(text(seconds(summary.durationMilliseconds)))</dd>
-            <dt>Randomness</dt><dd>\(text(ScenarioResult.describeSeed(summary.seed)))</dd>
-            <dt>Command</dt><dd><code>\(text(commandLine))</code></dd>
-            </dl>
-            </header>
+        var page =
+            head(title: "\(title): \(counts(summary))") + """
+                <header>
+                <h1>\(text(title))</h1>
+                <p class="counts">\(text(counts(summary)))\(summary.interrupted ? " · interrupted" : "")</p>
+                <dl class="facts">
+                <dt>Duration</dt><dd>\(text(seconds(summary.durationMilliseconds)))</dd>
+                <dt>Randomness</dt><dd>\(text(ScenarioResult.describeSeed(summary.seed)))</dd>
+                <dt>Command</dt><dd><code>\(text(commandLine))</code></dd>
+                </dl>
+                </header>
 
-            """
+                """
         page += filters(summary)
         page += table(summary)
         page += SequenceDiagram.markers + "\n<main>\n"
@@ -64,6 +54,33 @@ public enum HTMLReport {
         page += scriptSafe(JSONValue.array(bodies.texts.map(JSONValue.string)))
         page += "</script>\n<script>\(HTMLReportAssets.script)</script>\n</body>\n</html>\n"
         return Array(page.utf8)
+    }
+
+    /// The page of `signinsim matrix --html`: the profile × field-bug table.
+    public static func render(_ matrix: ExposureMatrix, commandLine: String) -> [UInt8] {
+        var page = head(title: "SignInSim: profiles × field bugs")
+        page += "<header><h1>SignInSim: profiles × field bugs</h1><dl class=\"facts\">"
+        page += "<dt>Command</dt><dd><code>\(text(commandLine))</code></dd></dl></header>\n<main>\n"
+        page += MatrixReport.htmlSection(matrix)
+        return Array((page + "</main>\n</body>\n</html>\n").utf8)
+    }
+
+    /// Everything up to `<body>`: the policy that loads nothing, and the style.
+    private static func head(title: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; \
+        script-src 'unsafe-inline'; img-src data:">
+        <title>\(text(title))</title>
+        <style>\(HTMLReportAssets.style)</style>
+        </head>
+        <body>
+
+        """
     }
 
     // MARK: Summary

@@ -50,6 +50,9 @@ enum HTMLReportAssets {
           max-height: 24rem; overflow: auto; }
         .detail table { font-size: 0.9rem; }
         .token { border-left: 4px solid #1f4e8c; padding-left: 0.6rem; margin: 0.6rem 0; }
+        .matrix-wrap { overflow-x: auto; } .matrix td, .matrix th { text-align: center; white-space: nowrap; }
+        .matrix td.exposed { color: #b3261e; font-weight: 600; } .matrix td.not_exposed { color: #17692c; }
+        .matrix td.not_applicable { color: #5b5b5b; } .matrix .word { font-size: 0.75rem; }
         [hidden] { display: none !important; }
         """
 

@@ -1,0 +1,129 @@
+import Foundation
+import Scenario
+import ScenarioReports
+import ScenarioRunner
+import SignInSDK
+
+extension SignInSimCLI {
+    static let matrixCommand = CommandSpec(
+        name: "matrix",
+        abstract: "Show which SDK behaviour profiles are exposed to which field bugs.",
+        discussion: """
+            Runs every field-bug scenario (default: scenarios/field-bugs) once per SDK behaviour
+            profile, with the scenario's correct app (the one of the default profile) given that
+            profile, and prints the profile × field-bug table: X exposed (the correct app failed),
+            . not exposed, - not applicable (no app of the default profile to swap). Exit status:
+            0 the default profile is exposed to none, 1 it is exposed to one, 2 a scenario file is
+            invalid, 64 usage.
+            """,
+        options: [
+            envOption,
+            .option(
+                "profiles", value: "names",
+                help: "Only these comma-separated profiles (default: every one, `signinsim list --profiles`)."
+            ),
+            .option("jobs", short: "j", value: "n", help: "Scenarios at once (default: the core count)."),
+            .option(
+                "timeout", value: "seconds",
+                help: "Time limit per run (default: 30); a run that hangs until it counts as exposed."),
+            .option("seed", value: "n", help: "The runs' seed (default: 0 against the embedded issuer)."),
+            .option(
+                "json", value: "file", help: "Also write the table and every run's verdict as JSON here."),
+            .option("html", value: "file", help: "Also write the table as a self-contained HTML page here."),
+        ],
+        arguments: [
+            .argument(
+                "path", help: "Field-bug scenario files or folders (default: scenarios/field-bugs).",
+                optional: true,
+                variadic: true)
+        ],
+        run: { arguments, context in try await matrix(arguments, context: context) })
+
+    static func matrix(_ arguments: ParsedArguments, context: CLIContext) async throws -> ExitCode {
+        var parsed = arguments
+        if parsed.positionals.isEmpty { parsed.positionals = ["scenarios/field-bugs"] }
+        let profiles = RunCommand.tags(arguments.value("profiles"))
+        for name in profiles where !BehaviorProfile.names.contains(name) {
+            throw UsageError(
+                "The value '\(name)' is invalid for '--profiles <names>'"
+                    + NearMiss.alternatives(for: name, among: BehaviorProfile.names, listing: "known"))
+        }
+        var options = ScenarioSuite.Options()
+        options.seed = try arguments.seed()
+        options.timeLimitSeconds = 30
+        if let jobs = try arguments.integer("jobs", valueName: "n") {
+            guard (1...64).contains(jobs) else {
+                throw UsageError("The value for '--jobs <n>' must be 1 to 64")
+            }
+            options.jobs = Int(jobs)
+        }
+        if let limit = try arguments.integer("timeout", valueName: "seconds") {
+            guard (1...3600).contains(limit) else {
+                throw UsageError("The value for '--timeout <seconds>' must be 1 to 3600")
+            }
+            options.timeLimitSeconds = Double(limit)
+        }
+        for option in ["json", "html"] {
+            guard let path = arguments.value(option) else { continue }
+            do throws(ReportDestination.Unwritable) {
+                try ReportDestination.file(option: option, path: path).check()
+            } catch {
+                throw CommandFailure("\(error); nothing was run", exitCode: .invalidInput)
+            }
+        }
+        let loaded = try ScenarioFiles(parsed, environment: context.environment)
+        if !loaded.errors.isEmpty {
+            for error in loaded.errors { context.writeError("\(error)\n") }
+            context.writeError("\(loaded.errors.count) invalid scenario file(s); nothing was run\n")
+            return .invalidInput
+        }
+        guard !loaded.scenarios.isEmpty else {
+            throw CommandFailure(
+                "no scenario to run in \(parsed.positionals.joined(separator: ", "))", exitCode: .invalidInput
+            )
+        }
+        // Every profile alone, then the combinations the scenarios' faulty apps use.
+        var chosen = profiles.isEmpty ? BehaviorProfile.names : profiles
+        if profiles.isEmpty {
+            for app in loaded.scenarios.flatMap(\.apps) where !chosen.contains(app.profile.description) {
+                chosen.append(app.profile.description)
+            }
+        }
+        let matrix: ExposureMatrix
+        do {
+            matrix = try await ExposureMatrix.measure(
+                loaded.scenarios, profiles: chosen, suite: ScenarioSuite(options: options))
+        } catch {
+            throw UsageError("'--profiles': \(error.message)")
+        }
+        context.writeOut(MatrixReport.text(matrix))
+        if let path = arguments.value("json") {
+            try writeReport(
+                Array(MatrixReport.json(matrix).prettyPrinted().utf8) + [UInt8(ascii: "\n")], to: path)
+        }
+        if let path = arguments.value("html") {
+            try writeReport(HTMLReport.render(matrix, commandLine: RunCommand.displayed(arguments)), to: path)
+        }
+        let defaultName = "default"
+        guard chosen.contains(defaultName) else { return .success }
+        let exposures = matrix.exposures(of: defaultName)
+        if exposures.isEmpty {
+            context.writeOut("\ndefault: exposed to none\n")
+            return .success
+        }
+        context.writeOut(
+            "\ndefault: exposed to \(exposures.map(\.id).joined(separator: ", ")); every reason:\n")
+        for trial in matrix.trials where trial.profile == defaultName && trial.verdict == .exposed {
+            context.writeOut("  \(trial.scenario): \(trial.reason ?? "")\n")
+        }
+        return .failure
+    }
+
+    private static func writeReport(_ bytes: [UInt8], to path: String) throws {
+        do {
+            try AtomicFile.write(bytes, to: path)
+        } catch {
+            throw CommandFailure("cannot write the report: \(error)")
+        }
+    }
+}
