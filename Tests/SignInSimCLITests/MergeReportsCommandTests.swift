@@ -35,13 +35,23 @@ struct MergeReportsCommandTests {
         for index in 1...3 {
             let shard = try SignInSimBinary.run([
                 "run", folder.url.path, "--shard-split", "\(index)/3", "--report-json",
-                "\(out)/s\(index).json",
+                "\(out)/s\(index).json", "--har-dir", "\(out)/har\(index)",
             ])
             #expect(shard.status == 0, "\(shard.standardError)")
         }
+        // The HARs moved, as a CI job that downloads the shards' artifacts elsewhere finds them.
+        let downloaded = "\(out)/downloaded"
+        try FileManager.default.createDirectory(atPath: downloaded, withIntermediateDirectories: true)
+        for index in 1...3 {
+            for name in try FileManager.default.contentsOfDirectory(atPath: "\(out)/har\(index)") {
+                try FileManager.default.moveItem(
+                    atPath: "\(out)/har\(index)/\(name)", toPath: "\(downloaded)/\(name)")
+            }
+        }
         let merged = try SignInSimBinary.run([
             "merge-reports", "\(out)/s3.json", "\(out)/s1.json", "\(out)/s2.json",
-            "--report-json", "\(out)/all.json", "--junit", "\(out)/all.xml",
+            "--report-json", "\(out)/all.json", "--junit", "\(out)/all.xml", "--html", "\(out)/all.html",
+            "--har-dir", downloaded,
         ])
         #expect(merged.status == 0, "\(merged.standardError)")
         #expect(merged.standardOutput.contains("5 passed, 0 failed"))
@@ -50,6 +60,9 @@ struct MergeReportsCommandTests {
         #expect(try Self.statuses("\(out)/all.json") == Self.statuses("\(out)/whole.json"))
         let junit = try String(contentsOfFile: "\(out)/all.xml", encoding: .utf8)
         #expect(junit.contains("tests=\"5\""), "\(junit)")
+        let html = try String(contentsOfFile: "\(out)/all.html", encoding: .utf8)
+        #expect(html.components(separatedBy: "<svg id=\"diagram-").count - 1 == 5, "a diagram per scenario")
+        #expect(!merged.standardError.contains("no HAR"), "\(merged.standardError)")
     }
 
     @Test("a shard missing or given twice, a report of no shard, a broken file: exit 2, nothing written")

@@ -117,6 +117,10 @@ merged_report = os.path.join(reports, "merged", "report.json")
 check("the merge Job joins the shards into the report of one unsharded run",
       merged.returncode == 0 and os.path.exists(merged_report) and statuses(merged_report) == statuses(whole),
       merged.stdout + merged.stderr)
+merged_html = os.path.join(reports, "merged", "report.html")
+diagrams = open(merged_html).read().count('<svg id="diagram-') if os.path.exists(merged_html) else 0
+check("the merge Job's HTML report draws every scenario from the shards' HAR files",
+      diagrams == len(statuses(whole)) and "no HAR" not in merged.stderr, (diagrams, merged.stderr[-500:]))
 os.remove(os.path.join(reports, f"shard-{count}.json"))
 shutil.rmtree(os.path.join(reports, "merged"))
 os.makedirs(os.path.join(reports, "merged"))
@@ -148,11 +152,20 @@ merge_step = next(step["run"] for step in merge_job["steps"] if "merge-reports" 
 merge_command = merge_step[merge_step.index('"$(swift build'):]
 merge_command = (merge_command.replace('"$(swift build --show-bin-path)/signinsim"', BINARY)
                  .replace("shards/", reports + "/").replace("merged/", os.path.join(WORK, "actions-merged") + "/"))
+# download-artifact puts every shard's files under shards/, not where the shards wrote them.
+moved = os.path.join(WORK, "actions-downloaded")
+os.makedirs(moved)
+shutil.move(os.path.join(reports, "har"), os.path.join(moved, "har"))
+merge_command = merge_command.replace(reports + "/har", os.path.join(moved, "har"))
 merged = subprocess.run(["/bin/sh", "-c", merge_command], capture_output=True, text=True)
 merged_report = os.path.join(WORK, "actions-merged", "report.json")
 check("the merge job joins the matrix's reports into the report of one unsharded run",
       merged.returncode == 0 and os.path.exists(merged_report) and statuses(merged_report) == statuses(whole),
       merged.stdout + merged.stderr)
+merged_html = os.path.join(WORK, "actions-merged", "report.html")
+diagrams = open(merged_html).read().count('<svg id="diagram-') if os.path.exists(merged_html) else 0
+check("the merge job's HTML report finds the downloaded HAR files by name",
+      diagrams == len(statuses(whole)) and "no HAR" not in merged.stderr, (diagrams, merged.stderr[-500:]))
 
 shutil.rmtree(WORK, ignore_errors=True)
 finish()

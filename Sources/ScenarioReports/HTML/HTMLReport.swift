@@ -2,14 +2,23 @@ import JSON
 public import Scenario
 
 /// What a scenario's HTML section draws besides its result: its exchanges, redacted as its HAR
-/// is, and the recording of its steps.
+/// is, its steps as pages, and its apps in the scenario's order.
 public struct ScenarioTrace: Sendable {
     public var exchanges: [RecordedExchange]
-    public var recording: RunRecording?
+    public var pages: [DiagramPage]
+    public var apps: [String]
 
-    public init(exchanges: [RecordedExchange], recording: RunRecording?) {
+    public init(exchanges: [RecordedExchange], pages: [DiagramPage], apps: [String]) {
         self.exchanges = exchanges
-        self.recording = recording
+        self.pages = pages
+        self.apps = apps
+    }
+
+    /// A run's trace, from its exchanges and recording.
+    public init(exchanges: [RecordedExchange], recording: RunRecording?) {
+        self.init(
+            exchanges: exchanges, pages: recording.map(DiagramPage.pages) ?? [],
+            apps: recording?.scenario.apps.map(\.bundleID) ?? [])
     }
 }
 
@@ -142,7 +151,7 @@ public enum HTMLReport {
             html += "<h3>Steps</h3>\n<ol class=\"steps\">\(result.steps.map(stepItem).joined())</ol>\n"
         }
         guard let trace else { return html + "</section>\n" }
-        let diagram = SequenceDiagram(exchanges: trace.exchanges, recording: trace.recording)
+        let diagram = SequenceDiagram(exchanges: trace.exchanges, pages: trace.pages, apps: trace.apps)
         let summary =
             "\(trace.exchanges.count) exchanges between \(diagram.lifelines.map(\.title).joined(separator: ", ")),"
             + " in \(diagram.bands.count) steps; each arrow is a button named by its request or answer."

@@ -2,17 +2,49 @@ import HTTPCore
 import JSON
 public import Scenario
 
+/// A step as a diagram band shows it: a HAR page of a run.
+public struct DiagramPage: Sendable, Hashable {
+    /// The HAR page id (`step-3`) its exchanges name as `pageref`.
+    public var id: String
+    /// `3 signIn`.
+    public var title: String
+    /// Where it is written, when it began and how it ended.
+    public var subtitle: String
+    public var outcome: StepRecord.Outcome?
+
+    public init(id: String, title: String, subtitle: String, outcome: StepRecord.Outcome?) {
+        self.id = id
+        self.title = title
+        self.subtitle = subtitle
+        self.outcome = outcome
+    }
+
+    /// The pages of a run's recording.
+    public static func pages(of recording: RunRecording) -> [DiagramPage] {
+        guard let start = recording.steps.first?.startedAtMilliseconds else { return [] }
+        return recording.steps.map { step in
+            DiagramPage(
+                id: step.pageID, title: "\(step.number) \(step.step.name)",
+                subtitle: "\(SequenceDiagram.place(step.step.location)) · world time "
+                    + SequenceDiagram.elapsed(step.startedAtMilliseconds - start) + " · "
+                    + SequenceDiagram.outcome(step.record),
+                outcome: step.record.outcome)
+        }
+    }
+}
+
 extension SequenceDiagram {
     /// The diagram of a scenario's run: a lifeline per app, then the web session, the keychain,
-    /// the issuer and Apple; a band per top-level step with the exchanges of its HAR page; an
-    /// arrow for each request and each answer.
+    /// the issuer and Apple; a band per page (a top-level step) with the exchanges of that HAR
+    /// page; an arrow for each request and each answer.
     ///
     /// Who sent a request is the exchange's `source` (HAR `_source`): an app's SDK, the web
     /// session, the phone's Apple sheet (drawn from the app it serves) or the issuer (calling
     /// Apple). Requests of the app and its sheet go to the issuer; those of the Apple sheet
-    /// and of the issuer go to Apple.
-    public init(exchanges: [RecordedExchange], recording: RunRecording?) {
-        var apps = recording?.scenario.apps.map(\.bundleID) ?? []
+    /// and of the issuer go to Apple. `apps` orders the apps' lifelines (the scenario's
+    /// order); apps seen only in the exchanges follow.
+    public init(exchanges: [RecordedExchange], pages: [DiagramPage], apps: [String] = []) {
+        var apps = apps
         for app in exchanges.compactMap(\.app) where !apps.contains(app) { apps.append(app) }
         if apps.isEmpty { apps = ["app"] }
         let firstApp = apps[0]
@@ -42,7 +74,7 @@ extension SequenceDiagram {
             }
         }
 
-        guard let recording, !recording.steps.isEmpty else {
+        guard !pages.isEmpty else {
             bands = [
                 Band(
                     title: "Exchanges", subtitle: "\(exchanges.count) recorded", outcome: nil,
@@ -52,21 +84,18 @@ extension SequenceDiagram {
         }
         var byPage: [String: [Int]] = [:]
         var outside: [Int] = []
-        let pages = Set(recording.steps.map(\.pageID))
+        let ids = Set(pages.map(\.id))
         for (index, exchange) in exchanges.enumerated() {
-            if let page = exchange.pageref, pages.contains(page) {
+            if let page = exchange.pageref, ids.contains(page) {
                 byPage[page, default: []].append(index)
             } else {
                 outside.append(index)
             }
         }
-        let start = recording.steps[0].startedAtMilliseconds
-        var bands = recording.steps.map { step in
+        var bands = pages.map { page in
             Band(
-                title: "\(step.number) \(step.step.name)",
-                subtitle: "\(Self.place(step.step.location)) · world time "
-                    + Self.elapsed(step.startedAtMilliseconds - start) + " · " + Self.outcome(step.record),
-                outcome: step.record.outcome, messages: messages(byPage[step.pageID] ?? []))
+                title: page.title, subtitle: page.subtitle, outcome: page.outcome,
+                messages: messages(byPage[page.id] ?? []))
         }
         if !outside.isEmpty {
             bands.append(
@@ -75,6 +104,13 @@ extension SequenceDiagram {
                     messages: messages(outside)))
         }
         self.bands = bands
+    }
+
+    /// The diagram of a run with its recording (nil: one band of every exchange).
+    public init(exchanges: [RecordedExchange], recording: RunRecording?) {
+        self.init(
+            exchanges: exchanges, pages: recording.map(DiagramPage.pages) ?? [],
+            apps: recording?.scenario.apps.map(\.bundleID) ?? [])
     }
 
     /// An answer's label, and whether it failed: the status, with the OAuth `error` of a JSON
@@ -105,7 +141,7 @@ extension SequenceDiagram {
     }
 
     /// `+0s`, `+1h 0m 5s`: world time since the first step began.
-    static func elapsed(_ milliseconds: Int64) -> String {
+    public static func elapsed(_ milliseconds: Int64) -> String {
         let seconds = max(0, milliseconds / 1000)
         let (days, hours, minutes) = (seconds / 86_400, seconds / 3600 % 24, seconds / 60 % 60)
         var text = "+"

@@ -1,3 +1,5 @@
+import Foundation
+import Recordings
 import Scenario
 import ScenarioReports
 
@@ -17,14 +19,26 @@ extension SignInSimCLI {
         options: [
             .option("report-json", value: "file", help: "Write the joined JSON report here (atomically)."),
             .option("junit", value: "file", help: "Write the joined JUnit XML report here (atomically)."),
+            .option(
+                "html", value: "file",
+                help:
+                    "Write the joined HTML report here (atomically), with a diagram for each scenario whose HAR"
+                    + " is found."),
+            .option(
+                "har-dir", value: "dir",
+                help:
+                    "Where to look for the shards' HAR files when they are no longer where the shards wrote"
+                    + " them (repeatable).",
+                repeatable: true),
         ],
         arguments: [.argument("report", help: "The JSON reports of the shards.", variadic: true)],
         run: { arguments, context in try mergeReports(arguments, context: context) })
 
     static func mergeReports(_ arguments: ParsedArguments, context: CLIContext) throws -> ExitCode {
-        let outputs = [("report-json", arguments.value("report-json")), ("junit", arguments.value("junit"))]
+        let outputs = ["report-json", "junit", "html"].map { ($0, arguments.value($0)) }
         guard outputs.contains(where: { $0.1 != nil }) else {
-            throw UsageError("merge-reports needs --report-json <file>, --junit <file> or both")
+            throw UsageError(
+                "merge-reports needs --report-json <file>, --junit <file>, --html <file> or several")
         }
         var shards: [ShardMerge.Shard] = []
         for file in arguments.positionals {
@@ -49,7 +63,16 @@ extension SignInSimCLI {
         }
         for (option, path) in outputs {
             guard let path else { continue }
-            let bytes = option == "junit" ? JUnitReport.render(summary) : JSONReport.render(summary)
+            let bytes: [UInt8]
+            switch option {
+            case "junit": bytes = JUnitReport.render(summary)
+            case "html":
+                let traces = traces(
+                    of: summary, harDirectories: arguments.allValues("har-dir"), context: context)
+                bytes = HTMLReport.render(
+                    summary, traces: traces, commandLine: RunCommand.displayed(arguments))
+            default: bytes = JSONReport.render(summary)
+            }
             do {
                 try AtomicFile.write(bytes, to: path)
             } catch {
@@ -60,5 +83,31 @@ extension SignInSimCLI {
             ConsoleReporter(isTerminal: false, environment: context.environment).summary(summary) + "\n")
         if summary.interrupted { return .failure }
         return summary.count(.failed) + summary.count(.interrupted) > 0 ? .failure : .success
+    }
+
+    /// The diagrams of the joined run: each scenario's HAR, where its shard wrote it or by its
+    /// name in one of `harDirectories` (a CI job downloads the shards' files elsewhere). A HAR
+    /// not found or not readable leaves its scenario without a diagram, with a warning.
+    static func traces(of summary: RunSummary, harDirectories: [String], context: CLIContext)
+        -> [ScenarioKey: ScenarioTrace]
+    {
+        var traces: [ScenarioKey: ScenarioTrace] = [:]
+        for result in summary.results {
+            guard let recorded = result.harPath else { continue }
+            let name = recorded.split(separator: "/").last.map(String.init) ?? recorded
+            let candidates = [recorded] + harDirectories.map { $0 + "/" + name }
+            guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+                context.writeError(
+                    "signinsim: no HAR for \(result.key) (looked for \(candidates.joined(separator: ", ")))\n"
+                )
+                continue
+            }
+            do {
+                traces[result.key] = try HARImporter.load(path: path).trace
+            } catch {
+                context.writeError("signinsim: \(error); \(result.key) has no diagram\n")
+            }
+        }
+        return traces
     }
 }
