@@ -53,6 +53,8 @@ public enum CaptureReplay {
         var story: ReplayStory
         var outcome: ScenarioRunner.Outcome
         var report: ReplayReport
+        /// Every request the replayed phone sent, as the replay server logged it.
+        var served: [ReplayServer.Served]
     }
 
     static func play(_ analysis: CaptureAnalysis, options: Options) async throws(Failure) -> Played {
@@ -123,6 +125,6 @@ public enum CaptureReplay {
             analysis: analysis, story: story, server: server, outcome: outcome,
             audit: await audit.value,
             options: options)
-        return Played(story: story, outcome: outcome, report: report)
+        return Played(story: story, outcome: outcome, report: report, served: server.served)
     }
 }

@@ -144,6 +144,34 @@ try:
 finally:
     driver.quit()
 
+# -- 1b. a replay side by side: field bug 1's capture replayed with the correct SDK diverges
+
+race = next(s["har"] for s in results if s["file"] == "scenarios/field-bugs/01-refresh-rotation-race.yaml")
+replay_page = os.path.join(WORK, "replay.html")
+replayed = subprocess.run([BINARY, "replay", race, "--sdk-profile", "default", "--html", replay_page],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+check("replay --html of a capture the correct SDK diverges from exits 1 and writes the page",
+      replayed.returncode == 1 and os.path.exists(replay_page), replayed.stderr[-1000:])
+if os.path.exists(replay_page):
+    driver = browser()
+    try:
+        driver.get("file://" + replay_page)
+        WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.ID, "diagram-1"))
+        errors = [entry for entry in driver.get_log("browser") if entry["level"] in ("SEVERE", "ERROR")]
+        check("the replay page opens with no console error", not errors, errors[:3])
+        marked = [len(driver.find_elements(By.CSS_SELECTOR, f"#diagram-{side} g.arrow.diverges")) for side in (0, 1)]
+        check("the recorded and the replayed story are side by side, divergences marked on both",
+              marked[0] > 0 and marked[1] > 0, marked)
+        first = driver.find_element(By.CSS_SELECTOR, "#diagram-1 g.arrow.diverges")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", first)
+        first.click()
+        WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "detail-1").find_elements(By.TAG_NAME, "h4"))
+        check("a marked arrow opens its exchange and says why it parts",
+              "parts from the other story" in (first.get_attribute("aria-label") or ""))
+        driver.save_screenshot(os.path.join(SHOTS, "replay-side-by-side.png"))
+    finally:
+        driver.quit()
+
 # -- 2. the issuer's pages, for a person
 
 issuer = subprocess.Popen([BINARY, "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -152,6 +180,11 @@ caught = {}
 
 class Callback(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
+        if not self.path.startswith("/callback"):
+            # The browser also asks the callback's host for /favicon.ico: nothing there.
+            self.send_response(204)
+            self.end_headers()
+            return
         caught["url"] = self.path
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")

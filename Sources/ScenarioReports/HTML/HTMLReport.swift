@@ -151,20 +151,59 @@ public enum HTMLReport {
             html += "<h3>Steps</h3>\n<ol class=\"steps\">\(result.steps.map(stepItem).joined())</ol>\n"
         }
         guard let trace else { return html + "</section>\n" }
-        let diagram = SequenceDiagram(exchanges: trace.exchanges, pages: trace.pages, apps: trace.apps)
-        let summary =
+        html += "<h3>Sequence</h3>\n" + diagramBlock(trace, index: index, marks: [:], bodies: &bodies)
+        return html + "</section>\n"
+    }
+
+    /// A trace's diagram, the panel its arrows fill and the exchanges they read, numbered
+    /// `index` in the page.
+    private static func diagramBlock(
+        _ trace: ScenarioTrace, index: Int, marks: [Int: String], bodies: inout BodyTable
+    ) -> String {
+        var diagram = SequenceDiagram(exchanges: trace.exchanges, pages: trace.pages, apps: trace.apps)
+        diagram.marks = marks
+        var summary =
             "\(trace.exchanges.count) exchanges between \(diagram.lifelines.map(\.title).joined(separator: ", ")),"
             + " in \(diagram.bands.count) steps; each arrow is a button named by its request or answer."
-        html += "<h3>Sequence</h3>\n<div class=\"diagram-wrap\">"
-        html += diagram.svg(id: "diagram-\(index)", summary: summary) + "</div>\n"
-        html += """
+        if !marks.isEmpty { summary += " \(marks.count) exchanges part from the other story, marked ≠." }
+        return """
+            <div class="diagram-wrap">\(diagram.svg(id: "diagram-\(index)", summary: summary))</div>
             <div class="detail" id="detail-\(index)" aria-live="polite"><p>Choose an arrow to see its \
             exchange.</p></div>
             <script type="application/json" id="data-\(index)">\(island(trace, bodies: &bodies))</script>
-            </section>
 
             """
-        return html
+    }
+
+    /// The page of `signinsim replay --html`: the recorded story and the replayed one side by
+    /// side, each exchange where they part marked on its side with why.
+    public static func renderReplay(
+        title: String, facts: [(String, String)], verdict: String, divergences: [String],
+        recorded: ScenarioTrace, recordedMarks: [Int: String], replayed: ScenarioTrace,
+        replayedMarks: [Int: String], commandLine: String
+    ) -> [UInt8] {
+        var page = head(title: "\(title): \(verdict)")
+        page += "<header><h1>\(text(title))</h1><p class=\"counts\">\(text(verdict))</p><dl class=\"facts\">"
+        for (name, value) in facts + [("Command", commandLine)] {
+            page += "<dt>\(text(name))</dt><dd>\(text(value))</dd>"
+        }
+        page += "</dl></header>\n" + SequenceDiagram.markers + "\n<main>\n"
+        if !divergences.isEmpty {
+            page +=
+                "<div class=\"failure\"><p><strong>✗ Where the replay parts from the recording</strong></p><ul>"
+            page += divergences.map { "<li>\(text($0))</li>" }.joined() + "</ul></div>\n"
+        }
+        var bodies = BodyTable()
+        page += "<div class=\"sides\">\n<section class=\"side\" aria-labelledby=\"side-0\">"
+        page += "<h2 id=\"side-0\">Recorded</h2>\n"
+        page += diagramBlock(recorded, index: 0, marks: recordedMarks, bodies: &bodies) + "</section>\n"
+        page += "<section class=\"side\" aria-labelledby=\"side-1\"><h2 id=\"side-1\">Replayed</h2>\n"
+        page +=
+            diagramBlock(replayed, index: 1, marks: replayedMarks, bodies: &bodies) + "</section>\n</div>\n"
+        page += "</main>\n<script type=\"application/json\" id=\"data-bodies\">"
+        page += scriptSafe(JSONValue.array(bodies.texts.map(JSONValue.string)))
+        page += "</script>\n<script>\(HTMLReportAssets.script)</script>\n</body>\n</html>\n"
+        return Array(page.utf8)
     }
 
     private static func failureBox(_ failure: StepFailure, status: ScenarioResult.Status) -> String {

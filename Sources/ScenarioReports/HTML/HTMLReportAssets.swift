@@ -53,6 +53,10 @@ enum HTMLReportAssets {
         .matrix-wrap { overflow-x: auto; } .matrix td, .matrix th { text-align: center; white-space: nowrap; }
         .matrix td.exposed { color: #b3261e; font-weight: 600; } .matrix td.not_exposed { color: #17692c; }
         .matrix td.not_applicable { color: #5b5b5b; } .matrix .word { font-size: 0.75rem; }
+        .diagram .arrow.diverges line { stroke: #8a4b00; stroke-width: 3; }
+        .diagram .arrow.diverges text { fill: #8a4b00; font-weight: 700; }
+        .sides { display: grid; grid-template-columns: repeat(auto-fit, minmax(28rem, 1fr)); gap: 1rem; }
+        .side { min-width: 0; }
         [hidden] { display: none !important; }
         """
 
@@ -63,6 +67,12 @@ enum HTMLReportAssets {
           "use strict";
           var boxes = Array.prototype.slice.call(document.querySelectorAll("input[name=status]"));
           var tag = document.getElementById("tag");
+          if (tag) { setUpFilter(); }
+          function setUpFilter() {
+            boxes.forEach(function (box) { box.addEventListener("change", filter); });
+            tag.addEventListener("change", filter);
+            filter();
+          }
           function shows(element) {
             var statuses = boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; });
             var tags = JSON.parse(element.getAttribute("data-tags") || "[]");
@@ -78,9 +88,6 @@ enum HTMLReportAssets {
             });
             document.getElementById("shown").textContent = shown + " shown";
           }
-          boxes.forEach(function (box) { box.addEventListener("change", filter); });
-          tag.addEventListener("change", filter);
-          filter();
 
           var bodies = JSON.parse(document.getElementById("data-bodies").textContent);
           var islands = {};

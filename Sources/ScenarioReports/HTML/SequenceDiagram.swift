@@ -54,6 +54,8 @@ public struct SequenceDiagram: Sendable {
 
     public var lifelines: [Lifeline]
     public var bands: [Band]
+    /// Exchanges marked `≠` with why: where a replay parts from its recording.
+    public var marks: [Int: String] = [:]
 
     public var messageCount: Int { bands.reduce(0) { $0 + $1.messages.count } }
 
@@ -121,14 +123,17 @@ public struct SequenceDiagram: Sendable {
     private func arrow(_ message: Message, from: Int, to: Int, y: Int) -> String {
         var classes = ["arrow", message.isResponse ? "response" : "request"]
         if message.failed { classes.append("failed") }
+        let divergence = marks[message.exchange]
+        if divergence != nil { classes.append("diverges") }
         let end = to > from ? to - 4 : to + 4
         let middle = (from + to) / 2
-        let mark = message.failed ? "✗ " : ""
+        let mark = (divergence != nil ? "≠ " : "") + (message.failed ? "✗ " : "")
         let label = mark + message.label
-        let spoken = (message.isResponse ? "Answer: " : "Request: ") + label
+        var spoken = (message.isResponse ? "Answer: " : "Request: ") + label
+        if let divergence { spoken += "; parts from the other story: " + divergence }
         let shown = Self.clipped(label, 44)
-        // The whole label as a tooltip only where the drawn one is cut.
-        let tooltip = shown == label ? "" : "<title>\(escaped(label))</title>"
+        // The whole label (and a divergence) as a tooltip only where the drawn one says less.
+        let tooltip = shown == label && divergence == nil ? "" : "<title>\(escaped(spoken))</title>"
         return """
             <g class="\(classes.joined(separator: " "))" data-exchange="\(message.exchange)" tabindex="0" \
             role="button" aria-label="\(attribute(spoken))">\(tooltip)\

@@ -108,10 +108,22 @@ extension SignInSimCLI {
                     "With --mode new-episodes, the issuer requests the capture lacks go to (default: an"
                     + " embedded issuer started for the replay)."),
             redactOption,
+            .option(
+                "html", value: "file",
+                help:
+                    "Also write a self-contained HTML page with the recorded story and the replayed one side by"
+                    + " side, divergences marked on both (atomically)."),
         ],
         arguments: [.argument("capture", help: "The HAR file.")],
         run: { arguments, context in
             guard let path = arguments.positional(0) else { throw UsageError("a capture file is required") }
+            if let html = arguments.value("html") {
+                do throws(ReportDestination.Unwritable) {
+                    try ReportDestination.file(option: "html", path: html).check()
+                } catch {
+                    throw CommandFailure("\(error); nothing was replayed", exitCode: .invalidInput)
+                }
+            }
             var options = CaptureReplay.Options()
             options.file = path
             if let profile = arguments.value("sdk-profile") {
@@ -137,18 +149,68 @@ extension SignInSimCLI {
                 options.newEpisodes = .issuer(url)
             }
             let capture = try loadCapture(path, arguments)
+            let report: ReplayReport
+            var comparison: ReplayComparison?
             do throws(CaptureReplay.Failure) {
-                let report = try await CaptureReplay.run(capture, options: options)
-                if arguments.value("format") == "json" {
-                    context.writeOut(report.json.prettyPrinted() + "\n")
+                if arguments.value("html") != nil {
+                    let run = try await CaptureReplay.runComparing(capture, options: options)
+                    (report, comparison) = (run.report, run.comparison)
                 } else {
-                    context.writeOut(report.text)
+                    report = try await CaptureReplay.run(capture, options: options)
                 }
-                return report.matches ? .success : .failure
             } catch {
                 throw CommandFailure("\(path): \(error.description)", exitCode: .invalidInput)
             }
+            if let html = arguments.value("html"), let comparison {
+                let page = try replayPage((report, comparison), arguments: arguments)
+                do {
+                    try AtomicFile.write(page, to: html)
+                } catch {
+                    throw CommandFailure("cannot write the report: \(error)")
+                }
+            }
+            if arguments.value("format") == "json" {
+                context.writeOut(report.json.prettyPrinted() + "\n")
+            } else {
+                context.writeOut(report.text)
+            }
+            return report.matches ? .success : .failure
         })
+}
+
+extension SignInSimCLI {
+    /// The side-by-side page of a replay, its exchanges redacted as `--redact` says (the
+    /// default kinds when it is not given: the page is made to be shared).
+    static func replayPage(
+        _ run: (report: ReplayReport, comparison: ReplayComparison), arguments: ParsedArguments
+    ) throws -> [UInt8] {
+        let redaction = try redaction(arguments, option: "redact") ?? .default
+        var recorded = run.comparison.recorded
+        var replayed = run.comparison.replayed
+        recorded.exchanges = redaction.apply(to: recorded.exchanges)
+        replayed.exchanges = redaction.apply(to: replayed.exchanges)
+        let report = run.report
+        var divergences = report.lines.compactMap { line in
+            line.divergence.map { "entry \(line.entry) (\(line.method) \(line.path)): \($0)" }
+        }
+        divergences += report.extras.filter(\.divergence).map {
+            "replayed request \($0.number) (\($0.method) \($0.path)): \($0.outcome)"
+        }
+        divergences += report.steps.compactMap { step in
+            step.divergence.map { "step \(step.number) \(step.name): \($0)" }
+        }
+        return HTMLReport.renderReplay(
+            title: "SignInSim replay of \(report.capture)",
+            facts: [
+                ("Capture", report.capture + (report.creator.map { " (\($0))" } ?? "")),
+                ("Story", report.story), ("SDK profile", report.profile), ("Mode", report.mode),
+                ("Issuer", report.issuer),
+            ],
+            verdict: report.matches ? "the replay behaves as recorded" : "the replay diverges",
+            divergences: divergences, recorded: recorded, recordedMarks: run.comparison.recordedMarks,
+            replayed: replayed, replayedMarks: run.comparison.replayedMarks,
+            commandLine: RunCommand.displayed(arguments))
+    }
 }
 
 extension SignInSimCLI {
