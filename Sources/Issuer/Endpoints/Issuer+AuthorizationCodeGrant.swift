@@ -53,7 +53,7 @@ extension Issuer {
             }
             if let redeemed = record.redeemed {
                 if let familyID = redeemed.refreshFamilyID {
-                    revokeGrant(familyID: familyID, reason: .codeReused, now: now, in: &state)
+                    state.revokeGrant(familyID: familyID, reason: .codeReused, now: now)
                 }
                 if redeemed.accessTokenExpiresAt > now {
                     state.revokedAccessTokens[redeemed.accessTokenID.string] = redeemed.accessTokenExpiresAt

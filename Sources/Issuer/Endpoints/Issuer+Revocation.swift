@@ -39,9 +39,7 @@ extension Issuer {
                 return false
             }
             if state.families[record.familyID]?.grant.clientID == client.id {
-                revokeGrant(
-                    familyID: record.familyID, reason: .revokedByClient, now: now,
-                    in: &state)
+                state.revokeGrant(familyID: record.familyID, reason: .revokedByClient, now: now)
             }
             return true
         }
