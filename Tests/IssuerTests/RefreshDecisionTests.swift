@@ -7,7 +7,7 @@ import Testing
 /// The refresh token grant's rules as `IssuerState.refresh` decides them from a request's facts
 /// and `now`: no issuer, no HTTP. Each test fails when the rule it names is taken out.
 @Suite struct RefreshDecisionTests {
-    static let client = ClientRegistration(id: "app", redirectURIs: ["app://cb"])
+    static let clientID = "app"
     static let scopes = ["openid", "profile", "offline_access"]
     static let fresh = RefreshTokenSeed(bytes: Array(repeating: 7, count: RefreshTokenFormat.seedLength))
 
@@ -22,7 +22,7 @@ import Testing
                 tenant: .default, keys: try SigningKeyRing(algorithm: .es256, source: .generated))
             familyID = state.newRefreshFamily(
                 RefreshGrant(
-                    clientID: RefreshDecisionTests.client.id, userID: userID,
+                    clientID: RefreshDecisionTests.clientID, userID: userID,
                     scopes: RefreshDecisionTests.scopes,
                     audience: nil, authTime: 0, sessionID: nil))
             state.storeRefreshToken(presented, familyID: familyID, dpopKeyThumbprint: nil, expiresAt: 1000)
@@ -40,12 +40,13 @@ import Testing
 
         mutating func refresh(
             _ profile: RefreshRotation = .default, concurrent: ConcurrentRefresh = .serialized,
-            token: String = "t0", scopes: [String]? = nil, successorKey: HMACSHA256Key? = nil, now: Int64 = 50
+            token: String = "t0", scopes: [String]? = nil, successorKey: HMACSHA256Key? = nil,
+            clientID: String = RefreshDecisionTests.clientID, now: Int64 = 50
         ) throws(OAuthError) -> RefreshDecision {
             try state.refresh(
                 RefreshRequestFacts(
                     presentedToken: token, presentedHash: TokenHash(of: token), requestedScopes: scopes,
-                    client: RefreshDecisionTests.client, proofThumbprint: nil,
+                    clientID: clientID, proofThumbprint: nil,
                     rotation: RefreshRotationSettings(profile, concurrentRefresh: concurrent),
                     refreshTokenLifetime: 900, freshSeed: RefreshDecisionTests.fresh,
                     successorKey: successorKey),
@@ -55,12 +56,13 @@ import Testing
         /// The decision's tokens, or the refusal's description.
         mutating func outcome(
             _ profile: RefreshRotation = .default, concurrent: ConcurrentRefresh = .serialized,
-            token: String = "t0", scopes: [String]? = nil, successorKey: HMACSHA256Key? = nil, now: Int64 = 50
+            token: String = "t0", scopes: [String]? = nil, successorKey: HMACSHA256Key? = nil,
+            clientID: String = RefreshDecisionTests.clientID, now: Int64 = 50
         ) -> Result<RefreshGrantDecision?, OAuthError> {
             do throws(OAuthError) {
                 let decision = try refresh(
                     profile, concurrent: concurrent, token: token, scopes: scopes, successorKey: successorKey,
-                    now: now)
+                    clientID: clientID, now: now)
                 guard case .tokens(let granted) = decision else { return .success(nil) }
                 return .success(granted)
             } catch {
@@ -99,6 +101,9 @@ import Testing
     /// `RefreshRotationDecisionTests`).
     @Test func theRecordsRefusalsApply() throws {
         var fixture = try Fixture()
+        #expect(
+            Self.refusal(fixture.outcome(clientID: "other"))?.description
+                == "the refresh token was issued to another client")
         #expect(Self.refusal(fixture.outcome(now: 1000))?.description == "the refresh token expired")
         fixture.state.revokeFamily(fixture.familyID, reason: .revokedByClient)
         #expect(Self.refusal(fixture.outcome())?.description == "the refresh token was revoked")

@@ -9,8 +9,8 @@ struct RefreshRequestFacts: Sendable {
     var presentedHash: TokenHash
     /// The `scope` parameter, parsed; `nil` when the request names none.
     var requestedScopes: [String]?
-    /// The authenticated client.
-    var client: ClientRegistration
+    /// The authenticated client's id.
+    var clientID: String
     /// The key of the request's verified DPoP proof (RFC 9449 §5); `nil` without a proof.
     var proofThumbprint: String?
     /// The client's rotation profile and its answer to a concurrent rotation.
@@ -82,7 +82,7 @@ extension IssuerState {
         let grant = family.grant
         if let problem = record.refreshProblem(
             issuedTo: grant.clientID, familyRevoked: family.revokedReason != nil, boundTo: binding,
-            clientID: request.client.id, proofThumbprint: request.proofThumbprint, now: now)
+            clientID: request.clientID, proofThumbprint: request.proofThumbprint, now: now)
         {
             throw problem
         }

@@ -32,7 +32,7 @@ extension Issuer {
 
         let facts = RefreshRequestFacts(
             presentedToken: presentedToken, presentedHash: presentedHash, requestedScopes: requested,
-            client: client, proofThumbprint: proof?.thumbprint, rotation: refreshRotation(for: client),
+            clientID: client.id, proofThumbprint: proof?.thumbprint, rotation: refreshRotation(for: client),
             refreshTokenLifetime: lifetimes.refreshToken, freshSeed: newRefreshToken(),
             successorKey: successorKey)
 
