@@ -30,12 +30,9 @@ extension Issuer {
         return code
     }
 
-    /// Redeems a code, once.
-    ///
-    /// A code's first presentation uses it up whatever the outcome, so a stolen code cannot be
-    /// tried repeatedly. A second presentation of a code that was redeemed fails and revokes
-    /// what the first one issued (RFC 6749 §4.1.2): the refresh family and the access token.
-    /// Missing parameters are refused before the code is looked at and leave it unused.
+    /// Redeems a code, once, as `IssuerState.redeemAuthorizationCode` decides, and notes what
+    /// it issued so that a second presentation can revoke it (RFC 6749 §4.1.2). Missing
+    /// parameters are refused before the code is looked at and leave it unused.
     func redeemAuthorizationCode(_ context: TokenRequestContext) throws(OAuthError) -> HTTPResponse {
         let code = try context.parameters.required(OAuthParameter.code)
         let redirectURI = try context.parameters.required(OAuthParameter.redirectURI)
@@ -46,42 +43,21 @@ extension Issuer {
         let refreshToken = newRefreshToken()
         let accessTokenExpiresAt = now + lifetimes(for: client).accessToken
 
+        let facts = CodeRedemptionFacts(
+            codeHash: codeHash, clientID: client.id, redirectURI: redirectURI, verifier: verifier,
+            proofThumbprint: proof?.thumbprint,
+            clientMayRefresh: client.grantTypes.contains(GrantType.refreshToken))
+
         let pending = try state.withLock { state throws(OAuthError) -> PendingTokens in
             sweepIfDue(&state, now: now)
-            guard let record = state.codes[codeHash] else {
-                throw .invalidGrant("the authorization code is invalid, expired or already used")
-            }
-            if let redeemed = record.redeemed {
-                if let familyID = redeemed.refreshFamilyID {
-                    revokeGrant(familyID: familyID, reason: .codeReused, now: now, in: &state)
-                }
-                if redeemed.accessTokenExpiresAt > now {
-                    state.revokedAccessTokens[redeemed.accessTokenID.string] = redeemed.accessTokenExpiresAt
-                }
-                throw .invalidGrant(
-                    "the authorization code was already used; the tokens issued for it are revoked (RFC 6749 §4.1.2)"
-                )
-            }
-            let user = state.users[record.userID]
-            if let problem = record.redemptionProblem(
-                now: now, clientID: client.id, redirectURI: redirectURI, verifier: verifier,
-                proofThumbprint: proof?.thumbprint, userExists: user != nil)
-            {
-                state.codes[codeHash] = nil
-                throw problem
-            }
-            guard let user else {
-                state.codes[codeHash] = nil
-                throw .invalidGrant("the user of the authorization code no longer exists")
-            }
+            let redemption = try state.redeemAuthorizationCode(facts, now: now)
+            let record = redemption.record
             let grant = TokenGrant(
-                kind: .authorizationCode, user: user, client: client, scopes: record.scopes,
+                kind: .authorizationCode, user: redemption.user, client: client, scopes: record.scopes,
                 audience: record.audience, nonce: record.nonce, authTime: record.authTime,
                 sessionID: record.sessionID, dpopKeyThumbprint: proof?.thumbprint)
             var refresh: (token: String, familyID: RefreshFamily.ID)?
-            if record.scopes.contains(StandardScope.offlineAccess),
-                client.grantTypes.contains(GrantType.refreshToken)
-            {
+            if redemption.issuesRefreshToken {
                 let stored = storeRefreshToken(refreshToken, for: grant, familyID: nil, now: now, in: &state)
                 accessTokenID = recordAccessToken(
                     accessTokenID, expiresAt: accessTokenExpiresAt, familyID: stored.familyID, in: &state)
@@ -97,51 +73,5 @@ extension Issuer {
         let tokens = try signTokens(pending, now: now)
         // The token request names no scope: report what was granted (RFC 6749 §5.1).
         return tokenResponse(tokens, requestedScopes: nil, grantedScopes: pending.grant.scopes)
-    }
-}
-
-extension AuthorizationCodeRecord {
-    /// Why this unused code cannot be redeemed by a token request with these facts, if it
-    /// cannot (RFC 6749 §4.1.3, RFC 7636 §4.6, RFC 9449 §10): a decision that needs no issuer.
-    /// `proofThumbprint` is the key of the request's DPoP proof, nil without one.
-    func redemptionProblem(
-        now: Int64, clientID: String, redirectURI: String, verifier: String?, proofThumbprint: String?,
-        userExists: Bool
-    ) -> OAuthError? {
-        guard expiresAt > now else { return .invalidGrant("the authorization code expired") }
-        guard self.clientID == clientID else {
-            return .invalidGrant("the authorization code was issued to another client")
-        }
-        // RFC 6749 §4.1.3: identical to the authorization request's, character for character.
-        guard self.redirectURI == redirectURI else {
-            return .invalidGrant("redirect_uri differs from the one of the authorization request")
-        }
-        if let challenge = codeChallenge {
-            guard let verifier else {
-                return .invalidGrant("code_verifier is required: the code was issued for a code_challenge")
-            }
-            guard PKCE.isValidVerifier(verifier) else {
-                return .invalidGrant(
-                    "code_verifier must be 43 to 128 characters of [A-Za-z0-9-._~] (RFC 7636 §4.1)")
-            }
-            guard PKCE.verify(verifier: verifier, matches: challenge) else {
-                return .invalidGrant("code_verifier does not match the code_challenge (RFC 7636 §4.6)")
-            }
-        } else if verifier != nil {
-            // RFC 9700 §2.1.1: a verifier without a challenge is a PKCE downgrade attempt.
-            return .invalidGrant("code_verifier was sent but the code was issued without a code_challenge")
-        }
-        if let thumbprint = dpopKeyThumbprint {
-            guard let proofThumbprint else {
-                return .invalidDPoPProof(
-                    "the code is bound to a DPoP key (dpop_jkt); send a DPoP proof signed with it")
-            }
-            guard proofThumbprint == thumbprint else {
-                return .invalidGrant(
-                    "the DPoP proof's key is not the one the code is bound to (dpop_jkt, RFC 9449 §10)")
-            }
-        }
-        guard userExists else { return .invalidGrant("the user of the authorization code no longer exists") }
-        return nil
     }
 }

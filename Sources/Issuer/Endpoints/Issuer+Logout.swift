@@ -3,12 +3,6 @@ import JOSE
 import OAuthCore
 
 extension Issuer {
-    /// Parameters of RP-Initiated Logout 1.0 §2 that may each be sent at most once.
-    static let logoutParameters: Set<String> = [
-        OAuthParameter.idTokenHint, OAuthParameter.clientID, OAuthParameter.postLogoutRedirectURI,
-        OAuthParameter.state, "logout_hint", OAuthParameter.uiLocales,
-    ]
-
     /// `GET|POST /oidc/logout` (OpenID Connect RP-Initiated Logout 1.0 §2–§3).
     ///
     /// The browser's session always ends, even when the request is refused: the user asked to
@@ -36,80 +30,46 @@ extension Issuer {
         }
     }
 
-    /// Why a logout request cannot be followed as asked.
-    struct LogoutRefusal: Error {
-        var message: String
-    }
-
     /// Where the browser goes after signing out: the client's post-logout redirect URI with
-    /// `state`, or `nil` for the issuer's own page.
+    /// `state`, or `nil` for the issuer's own page (`IssuerState.logoutDecision`).
     private func logoutDestination(_ request: HTTPRequest) -> Result<String?, LogoutRefusal> {
-        let parameters: FormParameters
-        do {
-            parameters =
-                request.method == .post ? try request.formParameters() : try request.queryParameters()
+        let facts: LogoutRequestFacts
+        do throws(LogoutRefusal) {
+            let parameters: FormParameters
+            do {
+                parameters =
+                    request.method == .post ? try request.formParameters() : try request.queryParameters()
+            } catch {
+                throw LogoutRefusal(message: "The sign-out request is malformed.")
+            }
+            facts = try LogoutRequestFacts(parameters.pairs)
         } catch {
-            return .failure(LogoutRefusal(message: "The sign-out request is malformed."))
+            return .failure(error)
         }
-        // As for authorization requests, an empty parameter counts as absent (RFC 6749 §3.1).
-        let pairs = parameters.pairs.filter { !$0.value.isEmpty }
-        var seen = Set<String>()
-        for pair in pairs where Issuer.logoutParameters.contains(pair.name) {
-            guard seen.insert(pair.name).inserted else {
-                return .failure(LogoutRefusal(message: "The parameter \(pair.name) is given more than once."))
-            }
+        var hint = LogoutIDTokenHint.absent
+        if let token = facts.idTokenHint {
+            hint =
+                verifiedIDTokenHint(token).map {
+                    .verified(audiences: $0.audience?.values ?? [], authorizedParty: $0.authorizedParty)
+                } ?? .notIssuedHere
         }
-        func single(_ name: String) -> String? { pairs.first { $0.name == name }?.value }
-
-        var hintAudiences: [String]?
-        var hintAuthorizedParty: String?
-        if let hint = single(OAuthParameter.idTokenHint) {
-            guard let claims = verifiedIDTokenHint(hint) else {
-                return .failure(LogoutRefusal(message: "The id_token_hint was not issued by this issuer."))
-            }
-            hintAudiences = claims.audience?.values
-            hintAuthorizedParty = claims.authorizedParty
+        let (decision, dropsState) = state.withLock { state -> (LogoutDecision, Bool) in
+            let decision = state.logoutDecision(facts, hint: hint)
+            // RP-Initiated Logout §3: `state` goes back as given, unless a fault drops it. A
+            // logout without `state` has nothing to drop, so it leaves the fault for the next one.
+            guard case .redirect(_, state: _?) = decision else { return (decision, false) }
+            return (decision, state.faults.take(.logoutWithoutState))
         }
-
-        // RP-Initiated Logout §2: when both are given, client_id must be the hint's audience.
-        var clientID = single(OAuthParameter.clientID)
-        if let audiences = hintAudiences {
-            if let given = clientID {
-                guard audiences.contains(given) else {
-                    return .failure(
-                        LogoutRefusal(message: "The client_id is not the audience of the id_token_hint."))
-                }
-            } else {
-                clientID = audiences.count == 1 ? audiences[0] : hintAuthorizedParty
-            }
+        switch decision {
+        case .signedOutPage:
+            return .success(nil)
+        case .refused(let refusal):
+            return .failure(refusal)
+        case .redirect(let redirectURI, let logoutState):
+            var response = FormParameters()
+            if let logoutState, !dropsState { response.append(OAuthParameter.state, logoutState) }
+            return .success(FormURLEncoding.appendingQuery(response, to: redirectURI))
         }
-        let client = clientID.flatMap { id in state.withLock { $0.clients[id] } }
-        if single(OAuthParameter.clientID) != nil, client == nil {
-            return .failure(LogoutRefusal(message: "No application with this client_id is registered."))
-        }
-
-        guard let redirectURI = single(OAuthParameter.postLogoutRedirectURI) else { return .success(nil) }
-        guard let client else {
-            return .failure(
-                LogoutRefusal(
-                    message:
-                        "A post_logout_redirect_uri needs client_id or id_token_hint to name the application."
-                ))
-        }
-        guard client.postLogoutRedirectURIs.contains(redirectURI) else {
-            return .failure(
-                LogoutRefusal(message: "The post_logout_redirect_uri is not registered for this application.")
-            )
-        }
-        var response = FormParameters()
-        // RP-Initiated Logout §3: `state` goes back as given, unless a fault drops it. A logout
-        // without `state` has nothing to drop, so it leaves the fault for the next one.
-        if let logoutState = single(OAuthParameter.state),
-            !state.withLock({ $0.faults.take(.logoutWithoutState) })
-        {
-            response.append(OAuthParameter.state, logoutState)
-        }
-        return .success(FormURLEncoding.appendingQuery(response, to: redirectURI))
     }
 
     /// The claims of an ID token this issuer signed, with any key it still publishes (the

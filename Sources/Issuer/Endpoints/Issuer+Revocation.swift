@@ -17,12 +17,8 @@ extension Issuer {
             let parameters = try OAuthRequestParameters(request: request)
             let client = try authenticateClient(parameters, request: request)
             let token = try parameters.required(OAuthParameter.token)
-            if parameters[OAuthParameter.tokenTypeHint] == "access_token" {
-                if !revokeAccessToken(token, client: client, now: now) {
-                    revokeRefreshToken(token, client: client, now: now)
-                }
-            } else if !revokeRefreshToken(token, client: client, now: now) {
-                revokeAccessToken(token, client: client, now: now)
+            for kind in RevocableToken.lookupOrder(hint: parameters[OAuthParameter.tokenTypeHint]) {
+                if revoke(token, as: kind, clientID: client.id, now: now) != .notFound { break }
             }
             return HTTPResponse(status: 200, headers: ["Cache-Control": "no-store", "Pragma": "no-cache"])
         } catch {
@@ -30,32 +26,24 @@ extension Issuer {
         }
     }
 
-    /// Whether the token is one of our refresh tokens; revokes its family when it is the client's.
-    @discardableResult
-    private func revokeRefreshToken(_ token: String, client: ClientRegistration, now: Int64) -> Bool {
-        let hash = TokenHash(of: token)
-        return state.withLock { state in
-            guard let record = state.presentedRefreshToken(hash, token: token, now: now)?.record else {
-                return false
+    /// Looks the token up as `kind` and revokes it as the state's rules decide.
+    private func revoke(_ token: String, as kind: RevocableToken, clientID: String, now: Int64)
+        -> RevocationDecision
+    {
+        switch kind {
+        case .refreshToken:
+            let hash = TokenHash(of: token)
+            return state.withLock { $0.revokeRefreshToken(hash, token: token, clientID: clientID, now: now) }
+        case .accessToken:
+            guard token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2,
+                let verified = try? verifyAccessToken(token, now: nil)
+            else { return .notFound }
+            return state.withLock {
+                $0.revokeAccessToken(
+                    id: verified.id, issuedTo: verified.clientID, expiresAt: verified.expiresAt,
+                    clientID: clientID,
+                    now: now)
             }
-            if state.families[record.familyID]?.grant.clientID == client.id {
-                revokeGrant(
-                    familyID: record.familyID, reason: .revokedByClient, now: now,
-                    in: &state)
-            }
-            return true
         }
-    }
-
-    /// Whether the token is one of our access tokens; revokes it when it is the client's and live.
-    @discardableResult
-    private func revokeAccessToken(_ token: String, client: ClientRegistration, now: Int64) -> Bool {
-        guard token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2,
-            let verified = try? verifyAccessToken(token, now: nil)
-        else { return false }
-        if verified.clientID == client.id, verified.expiresAt > now {
-            state.withLock { $0.revokedAccessTokens[verified.id] = verified.expiresAt }
-        }
-        return true
     }
 }

@@ -134,14 +134,4 @@ extension Issuer {
         state.families[familyID]?.noteAccessToken(expiresAt: expiresAt)
         return id.marked(family: familyID)
     }
-
-    /// Revokes a refresh family and every unexpired access token issued in it.
-    func revokeGrant(
-        familyID: RefreshFamily.ID, reason: RefreshFamily.RevocationReason, now: Int64,
-        in state: inout IssuerState
-    ) {
-        revokeFamily(familyID, reason: reason, in: &state)
-        guard let expiresBy = state.families[familyID]?.accessTokensExpireBy, expiresBy > now else { return }
-        state.revokedAccessTokenFamilies[familyID] = expiresBy
-    }
 }

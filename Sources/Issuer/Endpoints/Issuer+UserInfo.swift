@@ -49,27 +49,17 @@ extension Issuer {
         guard verified.audience?.contains(url(Path.userInfo)) == true else {
             throw .invalidToken("the access token is not meant for the userinfo endpoint", scheme: scheme)
         }
-        if scheme == "DPoP" {
-            guard let thumbprint = verified.thumbprint else {
-                throw .invalidToken(
-                    "the access token is not DPoP-bound; present it as Bearer", scheme: scheme)
-            }
+        let presentation = try ResourceTokenPresentation.decide(scheme: scheme, boundTo: verified.thumbprint)
+        if case .dpop = presentation {
             let proof: DPoPProof?
             do {
                 proof = try verifyDPoPProof(request, endpoint: .resource(accessToken: token), now: now)
             } catch {
                 throw Issuer.resourceDPoPError(error)
             }
-            guard let proof else {
-                throw Issuer.resourceDPoPError(.invalidDPoPProof("the DPoP scheme needs a DPoP proof header"))
+            if let problem = presentation.proofProblem(proofThumbprint: proof?.thumbprint) {
+                throw Issuer.resourceDPoPError(problem)
             }
-            guard proof.thumbprint == thumbprint else {
-                throw Issuer.resourceDPoPError(
-                    .invalidDPoPProof("the DPoP proof's key is not the one the access token is bound to"))
-            }
-        } else if verified.thumbprint != nil {
-            throw .invalidToken(
-                "the access token is DPoP-bound; present it with the DPoP scheme and a proof (RFC 9449 §7.2)")
         }
         let (revoked, user, badSubject) = state.withLock { state -> (Bool, UserAccount?, Bool) in
             if state.revokedAccessTokens[verified.id] != nil { return (true, nil, false) }

@@ -13,40 +13,17 @@ extension Issuer {
     /// out), and under one lock the user is found by connection and upstream `sub`, or created.
     func exchangeToken(_ context: TokenRequestContext) async throws(OAuthError) -> HTTPResponse {
         let parameters = context.parameters
-        let subjectToken = try parameters.required(OAuthParameter.subjectToken)
-        let subjectTokenType = try parameters.required(OAuthParameter.subjectTokenType)
-        if parameters["actor_token"] != nil {
-            guard parameters["actor_token_type"] != nil else {
-                throw .invalidRequest("actor_token_type is required with actor_token (RFC 8693 §2.1)")
-            }
-            throw .invalidRequest("actor tokens (delegation, RFC 8693 §1.1) are not supported by this issuer")
-        }
-        guard parameters["actor_token_type"] == nil else {
-            throw .invalidRequest("actor_token_type must not be sent without actor_token (RFC 8693 §2.1)")
-        }
-        if let requestedType = parameters["requested_token_type"],
-            requestedType != TokenTypeIdentifier.accessToken
-        {
-            throw .invalidRequest("requested_token_type may only be \(TokenTypeIdentifier.accessToken)")
-        }
+        let facts = try TokenExchangeRequestFacts(parameters)
+        if let problem = facts.parameterProblem { throw problem }
         let profile = try parameters["user_profile"].map(UserProfile.init(json:))
-        let audience = try exchangeAudience(parameters)
         let client = context.client
-        var allowed = Tenant.openIDScopes.filter {
-            $0 != StandardScope.offlineAccess || client.grantTypes.contains(GrantType.refreshToken)
-        }
-        allowed += audience?.scopes ?? []
-        let requested = parameters[OAuthParameter.scope].map(ScopeList.parse)
-        if let extra = requested?.first(where: { !allowed.contains($0) }) {
-            throw .invalidScope(
-                "scope \(OAuthRequestParameters.quoted(extra)) cannot be granted to \(client.id)"
-                    + (audience.map { " for \($0.identifier)" } ?? ""))
-        }
-        let granted = requested ?? allowed
+        let exchange = try client.tokenExchangeGrant(
+            requestedScopes: facts.requestedScopes,
+            audience: try tenant.exchangeAudience(audience: facts.audience, resource: facts.resource))
 
         let identity = try await resolveSubject(
             SubjectToken(
-                token: subjectToken, type: subjectTokenType, clientID: client.id,
+                token: facts.subjectToken, type: facts.subjectTokenType, clientID: client.id,
                 parameters: parameters.dictionary.filter { $0.key != OAuthParameter.clientSecret },
                 now: context.now))
 
@@ -54,21 +31,15 @@ extension Issuer {
         var accessTokenID = newAccessTokenID()
         let refreshToken = newRefreshToken()
         let accessTokenExpiresAt = now + lifetimes(for: client).accessToken
-        let refusesUnlinked = tenant.connections.contains {
-            $0.name == identity.connection && $0.kind == .apple && $0.apple.refusesUnlinkedAccounts
-        }
+        let refusesUnlinked = tenant.refusesUnlinkedAccounts(connection: identity.connection)
         let pending = try state.withLock { (state) throws(OAuthError) -> PendingTokens in
-            if refusesUnlinked, let taken = Issuer.unlinkedAccount(for: identity, in: state) {
-                throw .invalidGrant(
-                    "an account with the email \(OAuthRequestParameters.quoted(taken.email ?? "")) already "
-                        + "exists and is not linked to \(identity.connection); link it first")
-            }
-            let user = Issuer.linkUser(identity, profile: profile, in: &state)
+            let user = try state.exchangeSubject(identity, profile: profile, refusesUnlinked: refusesUnlinked)
             let grant = TokenGrant(
-                kind: .exchange, user: user, client: client, scopes: granted, audience: audience?.identifier,
-                nonce: nil, authTime: now, sessionID: nil, dpopKeyThumbprint: context.proof?.thumbprint)
+                kind: .exchange, user: user, client: client, scopes: exchange.scopes,
+                audience: exchange.audience?.identifier, nonce: nil, authTime: now, sessionID: nil,
+                dpopKeyThumbprint: context.proof?.thumbprint)
             var refresh: (token: String, familyID: RefreshFamily.ID)?
-            if granted.contains(StandardScope.offlineAccess) {
+            if exchange.issuesRefreshToken {
                 let stored = storeRefreshToken(refreshToken, for: grant, familyID: nil, now: now, in: &state)
                 accessTokenID = recordAccessToken(
                     accessTokenID, expiresAt: accessTokenExpiresAt, familyID: stored.familyID, in: &state)
@@ -80,24 +51,8 @@ extension Issuer {
         }
         let tokens = try signTokens(pending, now: now)
         return tokenResponse(
-            tokens, requestedScopes: requested, grantedScopes: granted,
+            tokens, requestedScopes: facts.requestedScopes, grantedScopes: exchange.scopes,
             issuedTokenType: TokenTypeIdentifier.accessToken)
-    }
-
-    /// The API the token is for: `audience`, or `resource` (RFC 8707), or the tenant's default.
-    private func exchangeAudience(_ parameters: OAuthRequestParameters) throws(OAuthError) -> APIAudience? {
-        let audience = parameters[OAuthParameter.audience]
-        let resource = parameters["resource"]
-        if let audience, let resource, audience != resource {
-            throw .invalidTarget("audience and resource name different APIs; one access token serves one")
-        }
-        guard let named = audience ?? resource else {
-            return tenant.defaultAudience.flatMap(tenant.audience)
-        }
-        guard let api = tenant.audience(named) else {
-            throw .invalidTarget("\(OAuthRequestParameters.quoted(named)) is not an API of this issuer")
-        }
-        return api
     }
 
     /// Verifies the subject token with the resolver of its type.
@@ -179,38 +134,6 @@ extension Issuer {
             connection: trusted.name, subject: claims.subject ?? "", email: text("email"),
             emailVerified: emailVerified, givenName: text("given_name"), familyName: text("family_name"),
             name: text("name"))
-    }
-
-    /// An account of another connection holding the email of an identity seen for the first
-    /// time, which a tenant that links only on request will not merge with it.
-    static func unlinkedAccount(for identity: ExternalIdentity, in state: IssuerState) -> UserAccount? {
-        let id = identity.connection + "|" + identity.subject
-        guard state.user(connection: identity.connection, externalID: identity.subject) == nil,
-            state.users[id] == nil, let email = identity.email, let existing = state.user(email: email),
-            existing.connection != identity.connection
-        else { return nil }
-        return existing
-    }
-
-    /// The user of an upstream identity: found by connection and upstream `sub` (or by the id
-    /// they would have), else created as `<connection>|<sub>`. `user_profile` fills in the
-    /// name of a new user or of one who has none, and is ignored otherwise (field bug 10).
-    static func linkUser(_ identity: ExternalIdentity, profile: UserProfile?, in state: inout IssuerState)
-        -> UserAccount
-    {
-        let id = identity.connection + "|" + identity.subject
-        var user =
-            state.user(connection: identity.connection, externalID: identity.subject)
-            ?? state.users[id]
-            ?? UserAccount(
-                id: id, email: identity.email, emailVerified: identity.emailVerified ?? false,
-                name: identity.name, givenName: identity.givenName, familyName: identity.familyName,
-                connection: identity.connection, externalID: identity.subject)
-        if let profile, user.name == nil, user.givenName == nil, user.familyName == nil {
-            profile.apply(to: &user)
-        }
-        state.store(user)
-        return user
     }
 }
 

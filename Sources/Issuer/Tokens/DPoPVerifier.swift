@@ -111,67 +111,45 @@ extension Issuer {
         let proof = try DPoPProof.parse(fields[0])
         var accessToken: String?
         if case .resource(let token) = endpoint { accessToken = token }
-        let requireNonce = tenant.requireDPoPNonce
+        let policy = DPoPProofPolicy(
+            requireNonce: tenant.requireDPoPNonce, proofWindow: tenant.lifetimes.dpopProofWindow)
         try proof.check(
             method: request.method.rawValue, urls: [request.urlWithoutQuery, url(request.path)], now: now,
-            window: requireNonce ? nil : tenant.lifetimes.dpopProofWindow, accessToken: accessToken)
-        // How long a proof stays acceptable: the window either side of `iat`, or the age of the
-        // oldest nonce accepted; the replay cache keeps ids for at least twice that.
-        let window = requireNonce ? 3 * Issuer.dpopNonceLifetime : tenant.lifetimes.dpopProofWindow
+            window: policy.issuedAtWindow, accessToken: accessToken)
         // Hashed outside the lock: the cache keeps digests, not the (up to 300-byte) ids.
         let proofID = TokenHash(of: proof.thumbprint + "." + proof.id)
-        let outcome = state.withLock { state -> Result<Void, OAuthError> in
-            if requireNonce {
-                let current = currentDPoPNonce(now: now, in: &state)
-                guard let nonce = proof.nonce, state.dpopNonces.contains(nonce) else {
-                    let problem = proof.nonce == nil ? "has no nonce" : "carries a nonce that is not current"
-                    return .failure(
-                        OAuthError(
-                            OAuthErrorCode.useDPoPNonce,
-                            "the DPoP proof \(problem); retry with the DPoP-Nonce given",
-                            headers: ["DPoP-Nonce": current]))
-                }
-            }
-            switch state.dpopProofIDs.record(proofID, now: now, window: window) {
-            case .recorded: return .success(())
-            case .replayed:
-                return .failure(.invalidDPoPProof("the DPoP proof's jti was already used (RFC 9449 §11.1)"))
-            case .full:
-                let retry = max(1, (state.dpopProofIDs.nextForgetting(window: window) ?? now) - now)
-                return .failure(
-                    OAuthError(
-                        OAuthErrorCode.temporarilyUnavailable,
-                        "too many DPoP proofs within the window; retry shortly",
-                        status: 503, headers: ["Retry-After": String(retry)]))
-            }
+        let admission = state.withLock { state in
+            state.admitDPoPProof(
+                id: proofID, nonce: proof.nonce, policy: policy, now: now,
+                mintNonce: { randomValue(byteCount: 16) })
         }
-        try outcome.get()
-        return proof
+        switch admission {
+        case .accepted:
+            return proof
+        case .nonceMissing(let current):
+            throw Issuer.useDPoPNonce("has no nonce", current: current)
+        case .nonceNotCurrent(let current):
+            throw Issuer.useDPoPNonce("carries a nonce that is not current", current: current)
+        case .replayed:
+            throw .invalidDPoPProof("the DPoP proof's jti was already used (RFC 9449 §11.1)")
+        case .overloaded(let retryAfter):
+            throw OAuthError(
+                OAuthErrorCode.temporarilyUnavailable,
+                "too many DPoP proofs within the window; retry shortly",
+                status: 503, headers: ["Retry-After": String(retryAfter)])
+        }
     }
 
-    /// The nonce clients must put in their next proof, rotated every `dpopNonceLifetime`
-    /// seconds of issuer time; the previous one is still accepted until the current one is a
-    /// lifetime old. Nonces are rotated as requests come, so after a quiet spell of two
-    /// lifetimes or more both are forgotten: a nonce stands for the issuer's time, and an
-    /// accepted one is never more than three lifetimes old.
-    func currentDPoPNonce(now: Int64, in state: inout IssuerState) -> String {
-        if state.dpopNonces.isEmpty || now - state.dpopNonceIssuedAt >= Issuer.dpopNonceLifetime
-            || now < state.dpopNonceIssuedAt
-        {
-            if now - state.dpopNonceIssuedAt >= 2 * Issuer.dpopNonceLifetime || now < state.dpopNonceIssuedAt
-            {
-                state.dpopNonces.removeAll()
-            }
-            state.dpopNonces.insert(randomValue(byteCount: 16), at: 0)
-            if state.dpopNonces.count > 2 { state.dpopNonces.removeLast(state.dpopNonces.count - 2) }
-            state.dpopNonceIssuedAt = now
-        }
-        return state.dpopNonces[0]
+    /// RFC 9449 §8: `use_dpop_nonce`, with the nonce to retry with.
+    private static func useDPoPNonce(_ problem: String, current: String) -> OAuthError {
+        OAuthError(
+            OAuthErrorCode.useDPoPNonce, "the DPoP proof \(problem); retry with the DPoP-Nonce given",
+            headers: ["DPoP-Nonce": current])
     }
 
     /// The current nonce for a response header, or `nil` when the tenant uses no nonces.
     func dpopNonceHeader(now: Int64) -> String? {
         guard tenant.requireDPoPNonce else { return nil }
-        return state.withLock { currentDPoPNonce(now: now, in: &$0) }
+        return state.withLock { $0.currentDPoPNonce(now: now, mintNonce: { randomValue(byteCount: 16) }) }
     }
 }

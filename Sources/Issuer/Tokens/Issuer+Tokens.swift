@@ -21,7 +21,7 @@ struct TokenGrant: Sendable {
 }
 
 /// The random part of a refresh token not yet made (`RefreshTokenFormat.seedLength` bytes).
-struct RefreshTokenSeed: Sendable {
+struct RefreshTokenSeed: Sendable, Equatable {
     var bytes: [UInt8]
 }
 
@@ -268,14 +268,6 @@ extension Issuer {
         let key = HMACSHA256Key(random.bytes(count: 32))
         state.refreshTokenKey = key
         return key
-    }
-
-    /// Revokes a whole refresh token family (reuse detected, code replayed, or revocation):
-    /// its tokens are judged by the family from then on (`IssuerState.refreshTokenStatus`).
-    func revokeFamily(
-        _ familyID: RefreshFamily.ID, reason: RefreshFamily.RevocationReason, in state: inout IssuerState
-    ) {
-        state.families[familyID]?.revokedReason = reason
     }
 
     /// The successful token response (RFC 6749 §5.1), never cached.

@@ -219,7 +219,7 @@ enum RefreshRevocation: Equatable, Sendable {
 extension RefreshRotation {
     /// The rule for a rotated token presented again `age` seconds after its first rotation,
     /// `successorUnused` telling whether the successor it was rotated into is still unused.
-    /// Keycloak counts uses instead (`Issuer.keycloakExchange`), and `none` never rotates: for
+    /// Keycloak counts uses instead (`IssuerState.keycloakExchange`), and `none` never rotates: for
     /// both, a rotated token is spent.
     func decideReuse(age: Int64, successorUnused: Bool) -> ReusedRefreshTokenDecision {
         let alreadyUsed = "the refresh token was already used"
