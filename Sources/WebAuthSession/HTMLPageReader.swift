@@ -558,16 +558,9 @@ private struct Attributes {
         return false
     }
 
-    /// Whether a NUL-terminated value contains "error" in any ASCII case (no non-ASCII
-    /// character lowercases to these letters).
-    private static let errorWord = Array("error".utf8)
-
+    /// Whether a NUL-terminated value contains "error" in any case.
     private static func containsError(_ value: UnsafePointer<xmlChar>) -> Bool {
-        errorWord.withUnsafeBufferPointer { word in
-            ByteSearch.contains(
-                word, in: UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value))),
-                foldingASCIICase: true)
-        }
+        String(cString: value).lowercased().range(of: "error", options: .literal) != nil
     }
 }
 
