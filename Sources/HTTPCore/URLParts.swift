@@ -16,8 +16,8 @@ public struct URLParts: Hashable, Sendable {
     /// is not a URL. Scheme and host come back lowercased, the other parts as written.
     ///
     /// A byte-level reader of the common URL once stood in front of `URLComponents`; it bought
-    /// 0.2-0.4% of a web flow's CPU (8 parses per flow, 6-13 µs), under the 2% a hand-written
-    /// parser must buy, and was removed (docs/benchmarks.md).
+    /// 6-8 µs of a web flow's 8 parses, 0.2-0.3% of the flow, under the 2% a hand-written parser
+    /// must buy, and was removed (docs/benchmarks.md).
     public init?(_ string: String) {
         guard let components = URLComponents(string: string), let scheme = components.scheme else {
             return nil
@@ -32,24 +32,6 @@ public struct URLParts: Hashable, Sendable {
 
     private static func isLetter(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
-    }
-
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-    }
-
-    /// Unreserved, sub-delims, `:`, `@`, `/`, `?` and `#` (RFC 3986 §2.2, §2.3): the bytes a
-    /// URL's path, query and fragment may hold as they are.
-    public static func needsNoEscaping(_ byte: UInt8) -> Bool {
-        if isLetter(byte) || isDigit(byte) { return true }
-        switch byte {
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
-            UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
-            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
-            UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"):
-            return true
-        default: return false
-        }
     }
 
     /// `scheme://host[:port]`, or `nil` without a host.

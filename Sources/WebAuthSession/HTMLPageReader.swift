@@ -340,32 +340,15 @@ struct HTMLPageReader {
                 id: attributes.value("id"), name: attributes.value("name")))
     }
 
-    /// Resolves a form action against the page URL (RFC 3986 §5.2); empty or missing means
-    /// the page itself (§4.10.21.3 step 9).
+    /// Resolves a form action against the page URL with Foundation's `URL` (RFC 3986 §5.2);
+    /// empty or missing means the page itself (§4.10.21.3 step 9).
     static func resolve(_ reference: String?, against pageURL: String) -> String {
         let reference = HTMLWhitespace.strip(reference ?? "")
         guard !reference.isEmpty else { return pageURL }
-        if let resolved = resolvePlainAbsolutePath(reference, against: pageURL) { return resolved }
         guard let base = URL(string: pageURL), let resolved = URL(string: reference, relativeTo: base) else {
             return reference
         }
         return resolved.absoluteString
-    }
-
-    /// §5.2.2 for the usual action, a path from the root (`/u/login`) with no dot segments and
-    /// nothing to escape: the base's scheme and authority as written, then the reference. The
-    /// result is Foundation's, without building two `URL`s per form.
-    static func resolvePlainAbsolutePath(_ reference: String, against pageURL: String) -> String? {
-        let bytes = reference.utf8
-        guard bytes.first == UInt8(ascii: "/"), bytes.dropFirst().first != UInt8(ascii: "/"),
-            bytes.allSatisfy(URLParts.needsNoEscaping)
-        else { return nil }
-        let path = bytes.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
-        let hasDotSegment = path.split(separator: UInt8(ascii: "/")).contains {
-            $0.elementsEqual([UInt8(ascii: ".")]) || $0.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")])
-        }
-        guard !hasDotSegment, let authority = URLParts.authorityRange(of: pageURL) else { return nil }
-        return pageURL[..<authority.upperBound] + reference
     }
 
     /// Reserves a slot in every open form, in tree order.
