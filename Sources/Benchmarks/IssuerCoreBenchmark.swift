@@ -63,9 +63,3 @@ private func mintRefreshTokens(_ issuer: Issuer, count: Int) throws -> [String] 
     }
     return tokens.compactMap { $0.stringValue }
 }
-
-/// Why a benchmark stopped before it had a figure.
-struct BenchmarkFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

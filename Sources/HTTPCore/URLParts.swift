@@ -12,17 +12,13 @@ public struct URLParts: Hashable, Sendable {
     public var query: String?
     public var fragment: String?
 
-    /// Parses an absolute URL; `nil` when it has no scheme or is not a URL.
+    /// Parses an absolute URL with Foundation's `URLComponents`; `nil` when it has no scheme or
+    /// is not a URL. Scheme and host come back lowercased, the other parts as written.
+    ///
+    /// A byte-level reader of the common URL once stood in front of `URLComponents`; it bought
+    /// 6-8 µs of a web flow's 8 parses, 0.2-0.3% of the flow, under the 2% a hand-written parser
+    /// must buy, and was removed (docs/benchmarks.md).
     public init?(_ string: String) {
-        if let plain = Self(plain: string) {
-            self = plain
-            return
-        }
-        self.init(components: string)
-    }
-
-    /// Parses with Foundation's `URLComponents`, for every URL `init(plain:)` does not take.
-    init?(components string: String) {
         guard let components = URLComponents(string: string), let scheme = components.scheme else {
             return nil
         }
@@ -34,105 +30,8 @@ public struct URLParts: Hashable, Sendable {
         self.fragment = components.percentEncodedFragment
     }
 
-    /// The common URL read directly: a scheme, then either `//` and a host of letters, digits,
-    /// dots and hyphens with an optional port, or a path; only characters that need no escaping
-    /// (RFC 3986 §2.2, §2.3, §3.3-3.5) and well-formed percent escapes, no user information.
-    /// Anything else is `nil` and left to `URLComponents`, whose answer this one equals for
-    /// every string it accepts (a test compares the two). Every flow parses its authorize,
-    /// callback and redirect URLs here, and `URLComponents` costs a microsecond or more each
-    /// (IDNA included).
-    private init?(plain string: String) {
-        var string = string
-        guard let parts = string.withUTF8({ Self.plainParts(of: $0) }) else { return nil }
-        (scheme, host, port, path, query, fragment) = parts
-    }
-
-    /// The parts of a plain URL, read over its bytes (indexing a String's UTF-8 view costs a
-    /// check per byte); every delimiter is ASCII, so each piece is valid UTF-8.
-    private static func plainParts(of bytes: UnsafeBufferPointer<UInt8>) -> (
-        scheme: String, host: String?, port: Int?, path: String, query: String?, fragment: String?
-    )? {
-        func text(_ range: Range<Int>, lowercased: Bool = false) -> String {
-            let piece = UnsafeBufferPointer(rebasing: bytes[range])
-            let string = String(decoding: piece, as: UTF8.self)
-            return lowercased && piece.contains(where: { (0x41...0x5A).contains($0) })
-                ? string.lowercased() : string
-        }
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, isLetter(bytes[0]),
-            bytes[..<colon].allSatisfy(isSchemeByte)
-        else { return nil }
-        var rest = colon + 1
-        var host: String?
-        var port: Int?
-        if bytes.count - rest >= 2, bytes[rest] == UInt8(ascii: "/"), bytes[rest + 1] == UInt8(ascii: "/") {
-            let authority = rest + 2
-            let authorityEnd = bytes[authority...].firstIndex(where: endsAuthority) ?? bytes.count
-            var hostEnd = authorityEnd
-            if let portColon = bytes[authority..<authorityEnd].firstIndex(of: UInt8(ascii: ":")) {
-                let digits = bytes[(portColon + 1)..<authorityEnd]
-                guard (1...5).contains(digits.count), digits.allSatisfy(isDigit) else { return nil }
-                let value = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-                guard value <= 65535 else { return nil }
-                port = value
-                hostEnd = portColon
-            }
-            guard hostEnd > authority, bytes[authority..<hostEnd].allSatisfy(isPlainHostByte) else {
-                return nil
-            }
-            host = text(authority..<hostEnd, lowercased: true)
-            rest = authorityEnd
-        }
-        // Path, then `?query`, then `#fragment`: one `#` at most, no byte that needs escaping,
-        // every `%` followed by two hex digits.
-        var index = rest
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2])
-                else { return nil }
-                index += 3
-                continue
-            }
-            guard needsNoEscaping(bytes[index]) else { return nil }
-            index += 1
-        }
-        let hash = bytes[rest...].firstIndex(of: UInt8(ascii: "#"))
-        if let hash, bytes[(hash + 1)...].contains(UInt8(ascii: "#")) { return nil }
-        let beforeHash = hash ?? bytes.count
-        let question = bytes[rest..<beforeHash].firstIndex(of: UInt8(ascii: "?"))
-        return (
-            text(0..<colon, lowercased: true), host, port, text(rest..<(question ?? beforeHash)),
-            question.map { text(($0 + 1)..<beforeHash) }, hash.map { text(($0 + 1)..<bytes.count) }
-        )
-    }
-
     private static func isLetter(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
-    }
-
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
-    }
-
-    private static func isPlainHostByte(_ byte: UInt8) -> Bool {
-        isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
-    }
-
-    /// Unreserved, sub-delims, `:`, `@`, `/`, `?` and `#` (RFC 3986 §2.2, §2.3): the bytes a
-    /// URL's path, query and fragment may hold as they are.
-    public static func needsNoEscaping(_ byte: UInt8) -> Bool {
-        if isLetter(byte) || isDigit(byte) { return true }
-        switch byte {
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
-            UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
-            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
-            UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"):
-            return true
-        default: return false
-        }
     }
 
     /// `scheme://host[:port]`, or `nil` without a host.

@@ -1,4 +1,9 @@
 /// Base64 with the URL and filename safe alphabet and no padding (RFC 7515 §2, RFC 4648 §5).
+///
+/// Hand-written over buffers rather than Foundation's base64 with the alphabet mapped, because
+/// every token the issuer signs or reads goes through here. It buys 6-13% of
+/// `scripts/bench issuer-core`'s whole refresh grant: 80-107 µs a refresh, 90-118 µs with
+/// Foundation's (three alternating runs, docs/benchmarks.md).
 public enum Base64URL {
     /// Encodes bytes without `=` padding.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {

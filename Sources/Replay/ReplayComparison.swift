@@ -26,7 +26,9 @@ public struct ReplayComparison: Sendable {
         }
         self.recordedMarks = recordedMarks
         var divergentExtras: [Int: String] = [:]
-        for extra in report.extras where extra.divergence { divergentExtras[extra.number - 1] = extra.outcome }
+        for extra in report.extras where extra.divergence {
+            divergentExtras[extra.number - 1] = extra.outcome
+        }
         var unmatched = Array(replayed.exchanges.indices)
         var replayedMarks: [Int: String] = [:]
         for record in played.served.sorted(by: { $0.sequence < $1.sequence }) {

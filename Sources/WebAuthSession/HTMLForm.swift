@@ -1,3 +1,4 @@
+import Foundation
 public import HTTPCore
 
 /// A form as a browser would submit it (HTML Living Standard §4.10.21 "Form submission").
@@ -158,18 +159,13 @@ public struct HTMLSubmitButton: Hashable, Sendable {
         self.index = index
     }
 
-    /// Whether the name, value or label contains any of the words, ignoring case. An empty word
-    /// matches nothing.
-    ///
-    /// The lowercased texts are searched literally, byte for byte (`ByteSearch`; a consent page
-    /// asks this some sixty times). Foundation's `contains` would also match canonically
-    /// equivalent but differently composed characters, which the ASCII approve and deny words
-    /// never are.
+    /// Whether the name, value or label contains any of the words, ignoring case: Foundation's
+    /// literal search over the lowercased texts. An empty word matches nothing.
     public func mentions(any words: [String]) -> Bool {
         let texts = [name ?? "", value, label].map { $0.lowercased() }
         return words.contains { word in
             let word = word.lowercased()
-            return texts.contains { ByteSearch.contains(word, in: $0) }
+            return texts.contains { $0.range(of: word, options: .literal) != nil }
         }
     }
 }

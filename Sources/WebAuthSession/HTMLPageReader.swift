@@ -14,8 +14,12 @@ private let libXML2Initialized: Bool = {
 /// recovered structure as events: implied and auto-closed elements arrive as start and end
 /// events, entities are already decoded. Its own tree builder is only one such handler. The
 /// reader gathers the title, forms, error texts and visible text straight from the events, so
-/// no node is allocated, walked and freed per element and text run: on a login page that was
-/// half of the parse.
+/// no node is allocated, walked and freed per element and text run.
+///
+/// What it buys over the plain version (libxml2's tree from `htmlReadMemory`, walked): a web
+/// flow reads three pages, in 139-151 µs here and 256-265 µs through the tree, so the reader
+/// saves 114-118 µs, 3-5% of the flow's time in `scripts/bench client --rows web` (three runs,
+/// docs/benchmarks.md).
 ///
 /// What each result means is the same as on a tree: "descendants" are the elements started
 /// while an element is open, in start order (document order); text belongs to every element
@@ -336,32 +340,15 @@ struct HTMLPageReader {
                 id: attributes.value("id"), name: attributes.value("name")))
     }
 
-    /// Resolves a form action against the page URL (RFC 3986 §5.2); empty or missing means
-    /// the page itself (§4.10.21.3 step 9).
+    /// Resolves a form action against the page URL with Foundation's `URL` (RFC 3986 §5.2);
+    /// empty or missing means the page itself (§4.10.21.3 step 9).
     static func resolve(_ reference: String?, against pageURL: String) -> String {
         let reference = HTMLWhitespace.strip(reference ?? "")
         guard !reference.isEmpty else { return pageURL }
-        if let resolved = resolvePlainAbsolutePath(reference, against: pageURL) { return resolved }
         guard let base = URL(string: pageURL), let resolved = URL(string: reference, relativeTo: base) else {
             return reference
         }
         return resolved.absoluteString
-    }
-
-    /// §5.2.2 for the usual action, a path from the root (`/u/login`) with no dot segments and
-    /// nothing to escape: the base's scheme and authority as written, then the reference. The
-    /// result is Foundation's, without building two `URL`s per form.
-    static func resolvePlainAbsolutePath(_ reference: String, against pageURL: String) -> String? {
-        let bytes = reference.utf8
-        guard bytes.first == UInt8(ascii: "/"), bytes.dropFirst().first != UInt8(ascii: "/"),
-            bytes.allSatisfy(URLParts.needsNoEscaping)
-        else { return nil }
-        let path = bytes.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
-        let hasDotSegment = path.split(separator: UInt8(ascii: "/")).contains {
-            $0.elementsEqual([UInt8(ascii: ".")]) || $0.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")])
-        }
-        guard !hasDotSegment, let authority = URLParts.authorityRange(of: pageURL) else { return nil }
-        return pageURL[..<authority.upperBound] + reference
     }
 
     /// Reserves a slot in every open form, in tree order.
@@ -558,16 +545,9 @@ private struct Attributes {
         return false
     }
 
-    /// Whether a NUL-terminated value contains "error" in any ASCII case (no non-ASCII
-    /// character lowercases to these letters).
-    private static let errorWord = Array("error".utf8)
-
+    /// Whether a NUL-terminated value contains "error" in any case.
     private static func containsError(_ value: UnsafePointer<xmlChar>) -> Bool {
-        errorWord.withUnsafeBufferPointer { word in
-            ByteSearch.contains(
-                word, in: UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value))),
-                foldingASCIICase: true)
-        }
+        String(cString: value).lowercased().range(of: "error", options: .literal) != nil
     }
 }
 

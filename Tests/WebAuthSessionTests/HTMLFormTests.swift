@@ -4,7 +4,7 @@ import WebAuthSession
 
 @Suite("HTML forms")
 struct HTMLFormTests {
-    /// `mentions(any:)` searches bytes; Foundation's `contains` is the reference, on random
+    /// Foundation's literal search is the reference for `mentions(any:)`, on random
     /// button texts (ASCII, accented and combining characters, emoji, case changes) and the
     /// approve and deny words, whole, cut short, and cased oddly. The pieces include words less
     /// their last letter, so that a search that stops a byte early is caught.
