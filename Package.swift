@@ -208,7 +208,8 @@ let package = Package(
             name: "signinsim-bench",
             dependencies: [
                 "Locking", "Cryptography", "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer",
-                "AppleID", "Issuer", "Clocks", "SignInSDK", "Simulator", "Device", "CLibXML2",
+                "AppleID", "Issuer", "Clocks", "SignInSDK", "Simulator", "Device", "CLibXML2", "Scenario",
+                "ScenarioRunner", "ScenarioReports",
             ],
             path: "Sources/Benchmarks",
             swiftSettings: strictSettings),

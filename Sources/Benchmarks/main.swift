@@ -3,6 +3,7 @@
 //        signinsim-bench issuer-core [--rounds R] [--refreshes N]
 //        signinsim-bench apple --issuer URL --apple URL [--seconds S] [--workers N]
 //        signinsim-bench client [--seconds S] [--devices N] [--concurrency C] [--rows R,...]
+//        signinsim-bench report [--rounds R] [--output FILE]
 // scripts/bench runs them (and the suites that need a server or wrk); docs/benchmarks.md says
 // what each one measures. One file per benchmark, shared helpers in Measurement.swift.
 import Foundation
@@ -53,6 +54,15 @@ case "issuer-core":
         FileHandle.standardError.write(Data("signinsim-bench: \(error)\n".utf8))
         exit(1)
     }
+case "report":
+    do {
+        try await benchReport(
+            rounds: option("--rounds").flatMap { Int($0) } ?? 5,
+            output: option("--output") ?? NSTemporaryDirectory() + "/signinsim-bench-report.html")
+    } catch {
+        FileHandle.standardError.write(Data("signinsim-bench: \(error)\n".utf8))
+        exit(1)
+    }
 case "crypto":
     do {
         try benchCrypto(seconds: seconds)
@@ -62,6 +72,6 @@ case "crypto":
     }
 default:
     FileHandle.standardError.write(
-        Data("usage: signinsim-bench crypto|issuer-core|apple|client [--seconds S]\n".utf8))
+        Data("usage: signinsim-bench crypto|issuer-core|apple|client|report [--seconds S]\n".utf8))
     exit(64)
 }
