@@ -41,6 +41,7 @@ enum HTMLReportAssets {
         .diagram .arrow.failed line { stroke: #b3261e; stroke-width: 2; marker-end: url(#arrowhead-failed); }
         .diagram .arrow text { text-anchor: middle; fill: #1b1b1b; }
         .diagram .arrow.failed text { fill: #b3261e; font-weight: 600; }
+        .diagram .arrow.in-failed-step line { stroke-width: 2.5; } .diagram .arrow.in-failed-step text { font-weight: 700; }
         .diagram .arrow .hit { fill: transparent; }
         .diagram .arrow { cursor: pointer; }
         .diagram .arrow:focus { outline: none; } .diagram .arrow:focus .hit, .diagram .arrow.selected .hit {

@@ -111,7 +111,8 @@ public struct SequenceDiagram: Sendable {
             var row = y + Self.bandTitleHeight
             for message in band.messages {
                 if let from = x[message.from], let to = x[message.to] {
-                    out += arrow(message, from: from, to: to, y: row + 14)
+                    out += arrow(
+                        message, from: from, to: to, y: row + 14, inFailedStep: band.outcome == .failed)
                 }
                 row += Self.rowHeight
             }
@@ -120,9 +121,10 @@ public struct SequenceDiagram: Sendable {
         return out + "</svg>"
     }
 
-    private func arrow(_ message: Message, from: Int, to: Int, y: Int) -> String {
+    private func arrow(_ message: Message, from: Int, to: Int, y: Int, inFailedStep: Bool) -> String {
         var classes = ["arrow", message.isResponse ? "response" : "request"]
         if message.failed { classes.append("failed") }
+        if inFailedStep { classes.append("in-failed-step") }
         let divergence = marks[message.exchange]
         if divergence != nil { classes.append("diverges") }
         let end = to > from ? to - 4 : to + 4

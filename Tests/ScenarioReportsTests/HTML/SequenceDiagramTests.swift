@@ -34,6 +34,16 @@ import Testing
         #expect(SequenceDiagram.answer(denied) == ("302 access_denied", true))
     }
 
+    /// The arrows of a failed step are drawn heavier than the rest, beside its marked band.
+    @Test func theFailedStepsArrowsAreHighlighted() {
+        var diagram = SequenceDiagram(exchanges: Fixtures.exchanges, recording: nil)
+        diagram.bands[0].outcome = .failed
+        let svg = diagram.svg(id: "d", summary: "")
+        #expect(svg.components(separatedBy: "in-failed-step").count - 1 == diagram.messageCount)
+        #expect(svg.contains("<g class=\"band failed\">"))
+        #expect(svg.contains("✗ Exchanges"))
+    }
+
     @Test func elapsedWorldTime() {
         #expect(SequenceDiagram.elapsed(0) == "+0s")
         #expect(SequenceDiagram.elapsed(3_605_000) == "+1h 0m 5s")
