@@ -45,6 +45,18 @@ def mutated(path, old, new):
     return copy
 
 
+def check_merged(engine, merged, folder, whole):
+    """The merged JSON report equals the unsharded run's, and its HTML draws every scenario."""
+    report = os.path.join(folder, "report.json")
+    check(f"the {engine} joins the shards into the report of one unsharded run",
+          merged.returncode == 0 and os.path.exists(report) and statuses(report) == statuses(whole),
+          merged.stdout + merged.stderr)
+    html = os.path.join(folder, "report.html")
+    diagrams = open(html).read().count('<svg id="diagram-') if os.path.exists(html) else 0
+    check(f"the {engine}'s HTML report draws every scenario from the shards' HAR files",
+          diagrams == len(statuses(whole)) and "no HAR" not in merged.stderr, (diagrams, merged.stderr[-500:]))
+
+
 def statuses(path):
     with open(path) as file:
         report = json.load(file)
@@ -113,14 +125,7 @@ os.makedirs(os.path.join(reports, "merged"))
 merged = subprocess.run(["/bin/sh", "-c", local(merge_script, reports)], capture_output=True, text=True)
 whole = os.path.join(WORK, "whole.json")
 subprocess.run([BINARY, "run", LIBRARY, "--report-json", whole], capture_output=True, check=False)
-merged_report = os.path.join(reports, "merged", "report.json")
-check("the merge Job joins the shards into the report of one unsharded run",
-      merged.returncode == 0 and os.path.exists(merged_report) and statuses(merged_report) == statuses(whole),
-      merged.stdout + merged.stderr)
-merged_html = os.path.join(reports, "merged", "report.html")
-diagrams = open(merged_html).read().count('<svg id="diagram-') if os.path.exists(merged_html) else 0
-check("the merge Job's HTML report draws every scenario from the shards' HAR files",
-      diagrams == len(statuses(whole)) and "no HAR" not in merged.stderr, (diagrams, merged.stderr[-500:]))
+check_merged("merge Job", merged, os.path.join(reports, "merged"), whole)
 os.remove(os.path.join(reports, f"shard-{count}.json"))
 shutil.rmtree(os.path.join(reports, "merged"))
 os.makedirs(os.path.join(reports, "merged"))
@@ -158,14 +163,7 @@ os.makedirs(moved)
 shutil.move(os.path.join(reports, "har"), os.path.join(moved, "har"))
 merge_command = merge_command.replace(reports + "/har", os.path.join(moved, "har"))
 merged = subprocess.run(["/bin/sh", "-c", merge_command], capture_output=True, text=True)
-merged_report = os.path.join(WORK, "actions-merged", "report.json")
-check("the merge job joins the matrix's reports into the report of one unsharded run",
-      merged.returncode == 0 and os.path.exists(merged_report) and statuses(merged_report) == statuses(whole),
-      merged.stdout + merged.stderr)
-merged_html = os.path.join(WORK, "actions-merged", "report.html")
-diagrams = open(merged_html).read().count('<svg id="diagram-') if os.path.exists(merged_html) else 0
-check("the merge job's HTML report finds the downloaded HAR files by name",
-      diagrams == len(statuses(whole)) and "no HAR" not in merged.stderr, (diagrams, merged.stderr[-500:]))
+check_merged("merge job", merged, os.path.join(WORK, "actions-merged"), whole)
 
 shutil.rmtree(WORK, ignore_errors=True)
 finish()
