@@ -48,7 +48,8 @@ public enum ShardMerge {
         guard let first = shards.first else { throw ShardMergeError(.noReports, "no report to merge") }
         var count: Int?
         for shard in shards {
-            guard let split = shard.summary.shard, let parsed = parse(split), shard.summary.selection != nil
+            guard let split = shard.summary.shard, let parsed = ShardSplit(split),
+                shard.summary.selection != nil
             else {
                 throw ShardMergeError(
                     .notAShard, "\(shard.file) is not the report of a shard (run with --shard-split I/N)")
@@ -105,14 +106,5 @@ public enum ShardMerge {
             interrupted: shards.contains { $0.summary.interrupted },
             durationMilliseconds: shards.map(\.summary.durationMilliseconds).max() ?? 0,
             seed: first.summary.seed)
-    }
-
-    /// `I/N` with 1 ≤ I ≤ N.
-    private static func parse(_ split: String) -> (index: Int, count: Int)? {
-        let parts = split.split(separator: "/")
-        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
-            (1...count).contains(index)
-        else { return nil }
-        return (index, count)
     }
 }

@@ -50,18 +50,10 @@ public struct ScenarioSelection: Hashable, Sendable {
     /// Skip scenarios with any of these tags.
     public var excludeTags: [String] = []
     /// This machine's share of the suite: shard `index` (from 1) of `count`.
-    public var shard: (index: Int, count: Int)? {
-        get { shardIndex.map { ($0, shardCount) } }
-        set {
-            shardIndex = newValue?.index
-            shardCount = newValue?.count ?? 1
-        }
-    }
-    private var shardIndex: Int?
-    private var shardCount = 1
+    public var shard: ShardSplit?
 
     public init(
-        includeTags: [String] = [], excludeTags: [String] = [], shard: (index: Int, count: Int)? = nil
+        includeTags: [String] = [], excludeTags: [String] = [], shard: ShardSplit? = nil
     ) {
         self.includeTags = includeTags
         self.excludeTags = excludeTags
@@ -77,8 +69,8 @@ public struct ScenarioSelection: Hashable, Sendable {
     /// The files this shard runs: round robin over the sorted list, so every file lands in
     /// exactly one shard and shards differ in size by at most one.
     public func shardFiles(_ files: [String]) -> [String] {
-        guard let index = shardIndex else { return files }
-        return files.enumerated().filter { $0.offset % shardCount == index - 1 }.map(\.element)
+        guard let shard else { return files }
+        return files.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
     }
 }
 

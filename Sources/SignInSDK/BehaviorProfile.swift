@@ -170,7 +170,7 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
     public init(named name: String) throws(SignInError) {
         self.init()
         for part in Self.parts(of: name) {
-            if part == "default" { continue }
+            if part == Self.defaultName { continue }
             if let strategy = RefreshStrategy(rawValue: part) {
                 refreshStrategy = strategy
             } else if part == Self.strictName {
@@ -198,6 +198,9 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
     /// The name of `Strictness.strict`.
     static let strictName = "strict"
 
+    /// The name of `BehaviorProfile.default`.
+    public static let defaultName = "default"
+
     /// The names a profile joins with `+` (`naive + strict` gives naive and strict).
     public static func parts(of name: String) -> [String] {
         name.split(separator: "+").map { String($0).trimmingSpaces() }
@@ -205,7 +208,7 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
 
     /// Every name `init(named:)` reads, alone or joined with `+`.
     public static var names: [String] {
-        ["default"] + RefreshStrategy.allCases.map(\.rawValue) + [strictName]
+        [defaultName] + RefreshStrategy.allCases.map(\.rawValue) + [strictName]
             + ClockRule.allCases.filter { $0 != .standard }.map(\.rawValue)
             + DPoPTimeSource.allCases.filter { $0 != .device }.map(\.rawValue)
             + KnownFault.allCases.map(\.rawValue)
@@ -219,7 +222,7 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
         if clockRule != .standard { parts.append(clockRule.rawValue) }
         if dpopTime != .device { parts.append(dpopTime.rawValue) }
         parts += faults.sorted().map(\.rawValue)
-        return parts.isEmpty ? "default" : parts.joined(separator: "+")
+        return parts.isEmpty ? Self.defaultName : parts.joined(separator: "+")
     }
 }
 

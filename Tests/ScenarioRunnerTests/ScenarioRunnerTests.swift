@@ -153,7 +153,7 @@ import Testing
         let files = (0..<20).map { "scenarios/s\($0).yaml" }
         var seen: [String] = []
         for index in 1...count {
-            let shard = ScenarioSelection(shard: (index, count)).shardFiles(files)
+            let shard = ScenarioSelection(shard: ShardSplit(index: index, count: count)).shardFiles(files)
             #expect(abs(shard.count - files.count / count) <= 1)
             seen += shard
         }

@@ -98,32 +98,26 @@ extension SignInSimCLI {
         }
         context.writeOut(MatrixReport.text(matrix))
         if let path = arguments.value("json") {
-            try writeReport(
+            try ReportDestination.write(
                 Array(MatrixReport.json(matrix).prettyPrinted().utf8) + [UInt8(ascii: "\n")], to: path)
         }
         if let path = arguments.value("html") {
-            try writeReport(HTMLReport.render(matrix, commandLine: RunCommand.displayed(arguments)), to: path)
+            try ReportDestination.write(
+                HTMLReport.render(matrix, commandLine: RunCommand.displayed(arguments)), to: path)
         }
-        let defaultName = "default"
+        let defaultName = BehaviorProfile.defaultName
         guard chosen.contains(defaultName) else { return .success }
         let exposures = matrix.exposures(of: defaultName)
         if exposures.isEmpty {
-            context.writeOut("\ndefault: exposed to none\n")
+            context.writeOut("\n\(defaultName): exposed to none\n")
             return .success
         }
         context.writeOut(
-            "\ndefault: exposed to \(exposures.map(\.id).joined(separator: ", ")); every reason:\n")
+            "\n\(defaultName): exposed to \(exposures.map(\.id).joined(separator: ", ")); every reason:\n")
         for trial in matrix.trials where trial.profile == defaultName && trial.verdict == .exposed {
             context.writeOut("  \(trial.scenario): \(trial.reason ?? "")\n")
         }
         return .failure
     }
 
-    private static func writeReport(_ bytes: [UInt8], to path: String) throws {
-        do {
-            try AtomicFile.write(bytes, to: path)
-        } catch {
-            throw CommandFailure("cannot write the report: \(error)")
-        }
-    }
 }

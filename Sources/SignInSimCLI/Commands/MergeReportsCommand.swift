@@ -73,11 +73,7 @@ extension SignInSimCLI {
                     summary, traces: traces, commandLine: RunCommand.displayed(arguments))
             default: bytes = JSONReport.render(summary)
             }
-            do {
-                try AtomicFile.write(bytes, to: path)
-            } catch {
-                throw CommandFailure("cannot write the report: \(error)", exitCode: .invalidInput)
-            }
+            try ReportDestination.write(bytes, to: path, exitCode: .invalidInput)
         }
         context.writeOut(
             ConsoleReporter(isTerminal: false, environment: context.environment).summary(summary) + "\n")

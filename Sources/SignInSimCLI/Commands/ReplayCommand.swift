@@ -163,11 +163,7 @@ extension SignInSimCLI {
             }
             if let html = arguments.value("html"), let comparison {
                 let page = try replayPage((report, comparison), arguments: arguments)
-                do {
-                    try AtomicFile.write(page, to: html)
-                } catch {
-                    throw CommandFailure("cannot write the report: \(error)")
-                }
+                try ReportDestination.write(page, to: html)
             }
             if arguments.value("format") == "json" {
                 context.writeOut(report.json.prettyPrinted() + "\n")

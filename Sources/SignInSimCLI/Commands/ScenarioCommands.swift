@@ -240,15 +240,12 @@ struct RunCommand {
             includeTags: tags(arguments.value("include-tags")),
             excludeTags: tags(arguments.value("exclude-tags")))
         if let split = arguments.value("shard-split") {
-            let parts = split.split(separator: "/")
-            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
-                (1...count).contains(index)
-            else {
+            guard let shard = ShardSplit(split) else {
                 throw UsageError(
                     "The value '\(split)' is invalid for '--shard-split <I/N>': expected I/N with 1 <= I <= N"
                 )
             }
-            selection.shard = (index, count)
+            selection.shard = shard
         }
         return selection
     }
@@ -408,11 +405,7 @@ struct RunCommand {
 
     private func write(_ bytes: [UInt8], to path: String?) throws {
         guard let path else { return }
-        do {
-            try AtomicFile.write(bytes, to: path)
-        } catch {
-            throw CommandFailure("cannot write the report: \(error)")
-        }
+        try ReportDestination.write(bytes, to: path)
     }
 
     /// The command line as a report shows it: options in a fixed order, and the values of

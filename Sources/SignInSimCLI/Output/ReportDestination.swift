@@ -30,6 +30,17 @@ enum ReportDestination: Sendable {
         var description: String { "cannot write '--\(option) \(path)': \(reason)" }
     }
 
+    /// Writes a finished report, whole or not at all (`AtomicFile`); a failure ends the command
+    /// with `exitCode`.
+    static func write(_ bytes: [UInt8], to path: String, exitCode: ExitCode = .failure) throws(CommandFailure)
+    {
+        do {
+            try AtomicFile.write(bytes, to: path)
+        } catch {
+            throw CommandFailure("cannot write the report: \(error)", exitCode: exitCode)
+        }
+    }
+
     /// Throws when the destination cannot be written, leaving no file behind.
     func check() throws(Unwritable) {
         switch self {
