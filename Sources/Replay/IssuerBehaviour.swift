@@ -70,19 +70,20 @@ struct IssuerBehaviour {
         // One fault armed twice before one step counts twice.
         if case .fault(let setup) = action, var steps = before[target],
             let existing = steps.firstIndex(where: {
-                if case .issuer(.fault(let other)) = $0.action {
+                if case .world(.issuer(.fault(let other))) = $0.action {
                     return other.fault == setup.fault && other.path == setup.path
                         && other.status == setup.status
                         && other.error == setup.error && other.delayMilliseconds == setup.delayMilliseconds
                 }
                 return false
-            }), case .issuer(.fault(var other)) = steps[existing].action
+            }), case .world(.issuer(.fault(var other))) = steps[existing].action
         {
             other.count += 1
-            steps[existing] = Step(.issuer(.fault(other)), name: "issuer", location: location)
+            steps[existing] = Step(.world(.issuer(.fault(other))), name: "issuer", location: location)
             before[target] = steps
         } else {
-            before[target, default: []].append(Step(.issuer(action), name: "issuer", location: location))
+            before[target, default: []].append(
+                Step(.world(.issuer(action)), name: "issuer", location: location))
         }
         findings.append(reason)
     }
@@ -517,7 +518,7 @@ struct IssuerBehaviour {
                     change.failNext = ArmedRequests(count: 1, path: path)
                     before[step, default: []].append(
                         Step(
-                            .network(change), name: "network",
+                            .world(.network(change)), name: "network",
                             location: SourceLocation(file: "", line: number(index), column: 1)))
                     findings.append("entry \(number(index)): no answer (a failed connection)")
                 }
@@ -588,14 +589,14 @@ struct IssuerBehaviour {
             }
             let already =
                 before[position + 1]?.contains {
-                    if case .issuer(.fault(let setup)) = $0.action { return setup.fault == .delay }
+                    if case .world(.issuer(.fault(let setup))) = $0.action { return setup.fault == .delay }
                     return false
                 } ?? false
             guard !already else { continue }
             before[position + 1, default: []].append(
                 Step(
-                    .issuer(
-                        .fault(FaultSetup(.delay, count: 1, path: path, delayMilliseconds: 1000))),
+                    .world(
+                        .issuer(.fault(FaultSetup(.delay, count: 1, path: path, delayMilliseconds: 1000)))),
                     name: "issuer", location: step.location))
             findings.append(
                 "step \(position + 1): the calls of a race overlap (the first held at the issuer)")

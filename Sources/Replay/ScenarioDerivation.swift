@@ -172,7 +172,8 @@ private struct Derivation {
             for armed in (last + 1)...number {
                 steps += issuer.before[armed] ?? []
                 for setup in canned[armed] ?? [] {
-                    steps.append(Step(.issuer(.fault(setup)), name: "issuer", location: step.location))
+                    steps.append(
+                        Step(.world(.issuer(.fault(setup))), name: "issuer", location: step.location))
                 }
             }
             last = number
@@ -351,13 +352,13 @@ private struct Derivation {
         switch step.action {
         case .expect:
             return nil
-        case .issuer(.clock):
+        case .world(.issuer(.clock)):
             return step
-        case .issuer(.fault(let setup)) where setup.fault == .delay:
+        case .world(.issuer(.fault(let setup))) where setup.fault == .delay:
             // A run's delays are its timing: on a busy machine a slow answer says nothing of
             // whether the issuer held it, so they are kept as recorded.
             return step
-        case .issuer:
+        case .world(.issuer):
             // The issuer's side comes from what the capture shows of it.
             return nil
         case .sdk(let call, let app, _):

@@ -181,7 +181,9 @@ struct StoryInference {
             let gap = (event.time - clock) / 1000
             if gap >= 1 {
                 steps.append(
-                    Step(.advance(seconds: gap), name: "advance", location: location(event.entries.first)))
+                    Step(
+                        .world(.advance(seconds: gap)), name: "advance",
+                        location: location(event.entries.first)))
                 clock += gap * 1000
             }
             steps.append(Step(event.action, name: event.name, location: location(event.entries.first)))

@@ -52,7 +52,7 @@ public struct Scenario: Hashable, Sendable {
         func needs(_ steps: [Step]) -> Bool {
             steps.contains { step in
                 switch step.action {
-                case .issuer: true
+                case .world(.issuer): true
                 case .parallel(let inner), .include(_, let inner): needs(inner)
                 case .expect(let expectations): expectations.contains { $0.kind.needsEmbeddedIssuer }
                 default: false

@@ -4,9 +4,10 @@ public import JSON
 /// `ScenarioSchema` makes the JSON Schema's `step` from, that `signinsim list --steps` prints,
 /// and that the scenario reference is checked against (`StepCatalogTests`).
 ///
-/// Adding a step means a case here, its `signature` (the compiler asks for it), its decoding
-/// and execution (the compiler asks for those too: the switches are exhaustive), a test and a
-/// scenario.
+/// Each family of steps is declared in one file of `Steps/`: its names, what a decoded step
+/// holds, each step's `signature`, its decoding and its encoding. Adding a step means that
+/// file, its execution in the runner (the compiler points at each switch left to extend: they
+/// are exhaustive), a test and a scenario.
 public enum StepKind: Hashable, Sendable, CaseIterable {
     /// An app lifecycle action (`launch`, `terminate`, …).
     case app(AppAction)
@@ -43,35 +44,6 @@ public enum StepKind: Hashable, Sendable, CaseIterable {
     }
 
     private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name, $0) })
-}
-
-/// The calls into the app's SDK a scenario can make (`SignInClient`'s public methods).
-public enum SDKStep: String, Hashable, Sendable, CaseIterable {
-    case configure, signIn, handleRedirect, getSession, getAccessToken, renewSession, signOut
-    case signInWithApple, getCredentialState, userInfo
-}
-
-/// Changes to the world around the app.
-public enum WorldStep: String, Hashable, Sendable, CaseIterable {
-    case advance, skew, network, appleAccount, appleRevokeConsent, appleCredential, issuer
-}
-
-/// Steps that order or check other steps.
-public enum FlowStep: String, Hashable, Sendable, CaseIterable {
-    case parallel, runFlow, expect, wait
-}
-
-/// The checks an `expect` step takes.
-public enum ExpectationKey: String, Hashable, Sendable, CaseIterable {
-    case session, claims, refresh_token, token_type, scopes, error, requests, keychain, cookies
-    case issuer_user, app_phase, issuer_refresh_tokens, apple_credential, signed_out_at_issuer
-    case login_forms
-}
-
-/// An issuer endpoint named by its role, found in the issuer's discovery document
-/// (OpenID Connect Discovery 1.0 §3), so a check holds against any issuer.
-public enum EndpointRole: String, Hashable, Sendable, CaseIterable {
-    case discovery, jwks, authorization, token, userinfo, end_session, revocation
 }
 
 /// What a value in a scenario may be: the JSON Schema states it, and the loader reads the keys
@@ -235,231 +207,6 @@ extension StepKind {
     }
 }
 
-extension SDKStep {
-    /// Every SDK call takes `app` and `error`, the outcomes allowed.
-    fileprivate var signature: StepSignature {
-        let common = [StepCatalog.app, Argument("error", .defined("callOutcomes"))]
-        switch self {
-        case .configure, .getSession, .renewSession, .userInfo:
-            return StepSignature(form: .optional(.mapping(common)), summary: nil)
-        case .signIn:
-            let loginAttempt = ValueShape.mapping([Argument("username", .text), Argument("password", .text)])
-            return StepSignature(
-                form: .optional(
-                    .mapping(
-                        common + [
-                            Argument("username", .text), Argument("password", .text),
-                            Argument("fill", .dictionary(of: .text)),
-                            Argument("consent", .defined("consent")),
-                            Argument("cancel", .defined("interruptionPoint")),
-                            Argument("abandon", .defined("interruptionPoint")),
-                            Argument("prompt", .text), Argument("scopes", StepCatalog.words),
-                            Argument("login_hint", .text), Argument("max_age", .integer(minimum: 0)),
-                            Argument(
-                                "retry",
-                                .described(
-                                    "What is typed when the login form comes back after a refused attempt, one entry per attempt.",
-                                    .list(loginAttempt, minimumCount: 1))),
-                        ])),
-                summary: "Signs in through the web authentication session.")
-        case .handleRedirect:
-            return StepSignature(
-                form: .required(
-                    .either([.text, .mapping(common + [Argument("url", .text, required: true)])])),
-                summary: "Hands the app a callback URL, as the system would on opening it.")
-        case .getAccessToken:
-            return StepSignature(
-                form: .optional(.mapping(common + [Argument("force", .flag)])),
-                summary: "Asks for an access token, refreshing when it has expired (or when forced).")
-        case .signOut:
-            return StepSignature(
-                form: .optional(.mapping(common + [Argument("end_session", .flag)])),
-                summary: "Signs out: locally, and at the issuer unless end_session is false.")
-        case .signInWithApple:
-            return StepSignature(
-                form: .optional(
-                    .mapping(
-                        common + [
-                            Argument("cancel", .flag), Argument("scopes", .list(.oneOf(["name", "email"]))),
-                            Argument("nonce", .text),
-                        ])),
-                summary: "Native Sign in with Apple, then the token exchange at the issuer.")
-        case .getCredentialState:
-            return StepSignature(
-                form: .optional(
-                    .mapping(
-                        common + [
-                            Argument(
-                                "state",
-                                .described(
-                                    "The credential state the call must return.",
-                                    .defined("appleCredentialState")))
-                        ])),
-                summary: "Asks Apple for the credential state of the session's Apple user.")
-        }
-    }
-}
-
-extension WorldStep {
-    fileprivate var signature: StepSignature {
-        switch self {
-        case .advance:
-            return StepSignature(form: .required(.defined("duration")), summary: "Moves the world's time.")
-        case .skew:
-            return StepSignature(
-                form: .required(.defined("duration")),
-                summary: "Sets how far the device clock is ahead of the world (negative: behind).")
-        case .network:
-            let armed = ValueShape.defined("armedRequests")
-            return StepSignature(
-                form: .required(
-                    .mapping([
-                        Argument("reset", .flag), Argument("offline", .flag),
-                        Argument("latency_ms", .integer(minimum: 0, maximum: 600_000)),
-                        Argument("captive_portal", .flag), Argument("fail_next", armed),
-                        Argument("lose_responses", armed), Argument("resend", armed),
-                        Argument(
-                            "status",
-                            .mapping([
-                                Argument("code", .integer(minimum: 100, maximum: 599), required: true),
-                                Argument("count", .integer(minimum: 1, maximum: 10_000)),
-                                Argument("path", .text),
-                            ])),
-                    ])),
-                summary: "Changes the device's network conditions.")
-        case .appleAccount:
-            return StepSignature(
-                form: .optional(
-                    .mapping([
-                        Argument("email", .text, required: true), Argument("given_name", .text),
-                        Argument("family_name", .text), Argument("private_relay", .flag),
-                    ])),
-                summary: "Signs an Apple ID in on the phone; empty signs it out.")
-        case .appleRevokeConsent:
-            return StepSignature(
-                form: .optional(.mapping([StepCatalog.app])),
-                summary:
-                    "The user stops using Apple ID with the app (embedded Apple); a running app is notified.")
-        case .appleCredential:
-            return StepSignature(
-                form: .required(
-                    .mapping([
-                        Argument("state", .defined("appleCredentialState"), required: true),
-                        Argument(
-                            "team", .described("With state transferred: the team the app moves to.", .text)),
-                        StepCatalog.app,
-                    ])),
-                summary:
-                    "The credential state of the phone's Apple ID for the app changes at Apple (embedded Apple)."
-            )
-        case .issuer:
-            return StepSignature(
-                form: .required(
-                    .mapping([
-                        Argument("fault", .defined("fault")),
-                        Argument("count", .integer(minimum: 1, maximum: 1_000_000)), Argument("path", .text),
-                        Argument("delay_ms", .integer(minimum: 0, maximum: 600_000)),
-                        Argument(
-                            "status",
-                            .described(
-                                "http-html-error and oauth-error: the HTTP status answered.",
-                                .integer(minimum: 100, maximum: 599))),
-                        Argument("error", .described("oauth-error: the error code answered.", .text)),
-                        Argument(
-                            "error_description",
-                            .described("oauth-error: the error_description answered.", .text)),
-                        Argument("clear_faults", .flag),
-                        Argument("rotate_keys", .either([.flag, .defined("signingAlgorithm")])),
-                        Argument("user", .defined("user")),
-                        Argument(
-                            "clock",
-                            .described(
-                                "Moves the issuer's clock: advance by a duration, or set the offset from its start.",
-                                .mapping(
-                                    [
-                                        Argument("advance", .defined("duration")),
-                                        Argument("offset", .defined("duration")),
-                                    ],
-                                    onlyOne: true))),
-                    ])),
-                summary: "Embedded issuer only: one of fault, clear_faults, rotate_keys, user, clock.")
-        }
-    }
-}
-
-extension FlowStep {
-    fileprivate var signature: StepSignature {
-        switch self {
-        case .parallel:
-            let branch = ValueShape.either([.defined("step"), .list(.defined("step"), minimumCount: 1)])
-            return StepSignature(
-                form: .required(.list(branch, minimumCount: 2)),
-                summary: "Branches started together: each a step, or a list of steps run in order.")
-        case .runFlow:
-            return StepSignature(
-                form: .required(
-                    .either([
-                        .text,
-                        .mapping([
-                            Argument("file", .text, required: true), Argument("env", .defined("env")),
-                            Argument("when", .either([.text, .flag])),
-                        ]),
-                    ])),
-                summary: "Runs the steps of a flow file, relative to this one.")
-        case .expect:
-            return StepSignature(
-                form: .required(.mapping([StepCatalog.app] + ExpectationKey.allCases.map(\.argument))),
-                summary: "Checks the state of the world.")
-        case .wait:
-            return StepSignature(
-                form: .required(
-                    .mapping(
-                        [
-                            StepCatalog.app, Argument("sheet", .oneOf(["presented", "closed"])),
-                            Argument("requests", .defined("requestMatch")),
-                        ])),
-                summary:
-                    "Waits (real time, at most 10 s) until the app's sheet is presented or closed, or the device has sent count requests to path."
-            )
-        }
-    }
-}
-
-extension ExpectationKey {
-    /// The check as a key of `expect`, with what its value may be.
-    public var argument: Argument { Argument(rawValue, shape) }
-
-    private var shape: ValueShape {
-        switch self {
-        case .session, .refresh_token: .presence
-        case .claims: .dictionary(of: nil)
-        case .token_type: .text
-        case .scopes: StepCatalog.words
-        case .error: .either([.defined("callOutcome"), .null])
-        case .requests: .either([.defined("requests"), .list(.defined("requests"))])
-        case .keychain:
-            .either([
-                .integer(minimum: 0, maximum: 100_000),
-                .mapping([Argument("items", .integer(minimum: 0, maximum: 100_000), required: true)]),
-            ])
-        case .cookies:
-            .mapping([Argument("count", .integer(minimum: 0, maximum: 10_000)), Argument("name", .text)])
-        case .issuer_user: .defined("issuerUserMatch")
-        case .app_phase: .defined("appPhase")
-        case .issuer_refresh_tokens: .defined("refreshTokenVerdict")
-        case .apple_credential: .defined("appleCredentialState")
-        case .signed_out_at_issuer:
-            .described(
-                "Whether the app's last signOut has evidence that the issuer ended its session: the post-logout redirect came back with the state sent.",
-                .flag)
-        case .login_forms:
-            .described(
-                "How many login forms the person has submitted in the app's web sheets (retries included), whatever path the issuer's form posts to.",
-                .integer(minimum: 0, maximum: 10_000))
-        }
-    }
-}
-
 /// Shapes used in several places, and the argument every app-directed step takes.
 public enum StepCatalog {
     /// `app: <bundle id>`: the app a step acts on (default: the scenario's first).
@@ -524,23 +271,5 @@ extension StepKind {
         var shape = signature.arguments
         for key in path { shape = shape?[key] }
         return shape?.keys ?? []
-    }
-}
-
-extension SDKCall {
-    /// The step that makes this call.
-    public var step: SDKStep {
-        switch self {
-        case .configure: .configure
-        case .signIn: .signIn
-        case .handleRedirect: .handleRedirect
-        case .getSession: .getSession
-        case .getAccessToken: .getAccessToken
-        case .renewSession: .renewSession
-        case .signOut: .signOut
-        case .signInWithApple: .signInWithApple
-        case .getCredentialState: .getCredentialState
-        case .userInfo: .userInfo
-        }
     }
 }

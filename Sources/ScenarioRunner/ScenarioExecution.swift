@@ -163,35 +163,9 @@ final class ScenarioExecution: Sendable {
         return (record, stop)
     }
 
-    /// Performs one simple step; returns a note for the report, and an SDK call's outcome in
-    /// `callOutcome`.
-    private func perform(_ step: Step, callOutcome: inout String?) async throws -> String? {
-        switch step.action {
-        case .app(let action, let id):
-            let app = world.app(id)
-            try await appAction(action, app: app)
-            if action == .launch || action == .prewarm,
-                let session = world.replay?.startingSessions[app.bundleID],
-                restoredApps.withLock({ $0.insert(app.bundleID).inserted })
-            {
-                try await app.perform { try await $0.restore(session) }
-            }
-            if action == .launch || action == .prewarm {
-                // The app's configure at launch is an SDK call: its outcome is what `expect:
-                // {error: …}` sees next.
-                let error = app.configureError
-                lastError.withLock { $0 = error?.code }
-                callOutcome = error?.code.rawValue ?? StepRecord.callSucceeded
-                return error.map { "configure failed: \($0.code.rawValue): \($0.message)" }
-            }
-            return nil
-        case .device(let action):
-            switch action {
-            case .reboot: try world.phone.reboot()
-            case .lock: try world.phone.lock()
-            case .unlock: try world.phone.unlock()
-            }
-            return nil
+    /// Performs a world step: moves time, changes the network, Apple or the issuer.
+    private func perform(_ change: WorldChange, step: Step) async throws -> String? {
+        switch change {
         case .advance(let seconds):
             // A real issuer keeps its own time: moving only the phone's would put its clock hours
             // ahead of the issuer's (the `skew` step's job), and every token it then receives
@@ -239,6 +213,40 @@ final class ScenarioExecution: Sendable {
             if world.replay != nil { throw StepSkip(reason: Self.replaySkipsIssuer) }
             try await issuerAction(action, step: step)
             return nil
+        }
+    }
+
+    /// Performs one simple step; returns a note for the report, and an SDK call's outcome in
+    /// `callOutcome`.
+    private func perform(_ step: Step, callOutcome: inout String?) async throws -> String? {
+        switch step.action {
+        case .app(let action, let id):
+            let app = world.app(id)
+            try await appAction(action, app: app)
+            if action == .launch || action == .prewarm,
+                let session = world.replay?.startingSessions[app.bundleID],
+                restoredApps.withLock({ $0.insert(app.bundleID).inserted })
+            {
+                try await app.perform { try await $0.restore(session) }
+            }
+            if action == .launch || action == .prewarm {
+                // The app's configure at launch is an SDK call: its outcome is what `expect:
+                // {error: …}` sees next.
+                let error = app.configureError
+                lastError.withLock { $0 = error?.code }
+                callOutcome = error?.code.rawValue ?? StepRecord.callSucceeded
+                return error.map { "configure failed: \($0.code.rawValue): \($0.message)" }
+            }
+            return nil
+        case .device(let action):
+            switch action {
+            case .reboot: try world.phone.reboot()
+            case .lock: try world.phone.lock()
+            case .unlock: try world.phone.unlock()
+            }
+            return nil
+        case .world(let change):
+            return try await perform(change, step: step)
         case .sdk(let call, let app, let expectedOutcomes):
             return try await sdk(
                 call, app: app, expectedOutcomes: expectedOutcomes, step: step, callOutcome: &callOutcome)

@@ -16,7 +16,7 @@ import Testing
     /// Whether a step, or any step inside it, holds a request at the issuer in real time.
     static func holdsARequest(_ step: Step) -> Bool {
         switch step.action {
-        case .issuer(.fault(let fault)): (fault.delayMilliseconds ?? 0) > 0
+        case .world(.issuer(.fault(let fault))): (fault.delayMilliseconds ?? 0) > 0
         case .parallel(let steps), .include(_, let steps): steps.contains(where: holdsARequest)
         default: false
         }

@@ -79,7 +79,7 @@ import Testing
         #expect(scenario.issuer.isEmbedded)
         #expect(scenario.steps.count == 14)
         #expect(scenario.steps[0].location == SourceLocation(file: "s.yaml", line: 13, column: 5))
-        #expect(scenario.steps[3].action == .advance(seconds: 3600))
+        #expect(scenario.steps[3].action == .world(.advance(seconds: 3600)))
         guard case .sdk(.signIn(let user, _, _, _, _), _, let expected) = scenario.steps[7].action else {
             Issue.record("step 8 is \(scenario.steps[7].action)")
             return
@@ -167,12 +167,12 @@ import Testing
             """
         let plain = try parse(text)
         #expect(plain.name == "hello world")
-        #expect(plain.steps[0].action == .network(Self.failing(3)))
+        #expect(plain.steps[0].action == .world(.network(Self.failing(3))))
         let overridden = try parse(
             text, overrides: ["GREETING": "goodbye", "COUNT": "7", "WHO": "bob@example.com"])
         #expect(overridden.name == "goodbye world")
         #expect(overridden.env["WHO"] == "bob@example.com")
-        #expect(overridden.steps[0].action == .network(Self.failing(7)))
+        #expect(overridden.steps[0].action == .world(.network(Self.failing(7))))
         guard case .sdk(.signIn(let user, _, _, _, _), _, _) = overridden.steps[1].action else {
             Issue.record("not a signIn")
             return
@@ -191,8 +191,8 @@ import Testing
             """)
         #expect(
             scenario.steps.map(\.action) == [
-                .issuer(.clock(.advance(seconds: 7200))),
-                .issuer(.clock(.offset(seconds: -30))),
+                .world(.issuer(.clock(.advance(seconds: 7200)))),
+                .world(.issuer(.clock(.offset(seconds: -30)))),
             ])
         for bad in [
             "{clock: {}}", "{clock: {advance: 1h, offset: 2h}}", "{clock: {advance: -1h}}",
@@ -233,7 +233,7 @@ import Testing
         #expect(longest.timeLimitSeconds == 31_622_400)
         #expect(
             longest.steps.map(\.action) == [
-                .advance(seconds: 315_537_811_200), .skew(seconds: -315_537_811_200),
+                .world(.advance(seconds: 315_537_811_200)), .world(.skew(seconds: -315_537_811_200)),
             ])
     }
 
@@ -269,7 +269,7 @@ import Testing
         both.resendRequests = ArmedRequests(count: 2, path: "/userinfo")
         var one = NetworkChange()
         one.resendRequests = ArmedRequests(count: 1)
-        #expect(scenario.steps.map(\.action) == [.network(both), .network(one)])
+        #expect(scenario.steps.map(\.action) == [.world(.network(both)), .world(.network(one))])
         #expect(throws: ScenarioError.self) { try parse("name: x\nsteps:\n  - network: {resend: 0}") }
     }
 
@@ -375,11 +375,13 @@ import Testing
               - getCredentialState: {state: transferred, error: [none, no_session]}
               - expect: {apple_credential: transferred}
             """)
+        let changes: [WorldChange] = [
+            .appleCredential(.authorized, app: nil), .appleCredential(.revoked, app: "com.example.app"),
+            .appleCredential(.notFound, app: nil), .appleCredential(.transferred(team: nil), app: nil),
+            .appleCredential(.transferred(team: "TEAM000002"), app: nil),
+        ]
         #expect(
-            scenario.steps.map(\.action) == [
-                .appleCredential(.authorized, app: nil), .appleCredential(.revoked, app: "com.example.app"),
-                .appleCredential(.notFound, app: nil), .appleCredential(.transferred(team: nil), app: nil),
-                .appleCredential(.transferred(team: "TEAM000002"), app: nil),
+            scenario.steps.map(\.action) == changes.map(StepAction.world) + [
                 .sdk(.getCredentialState(expected: nil), app: nil, expectedOutcomes: nil),
                 .sdk(
                     .getCredentialState(expected: .transferred), app: nil,
