@@ -573,7 +573,7 @@ struct IssuerBehaviour {
             _ = hold
         }
         for (position, step) in story.scenario.steps.enumerated() where !heldSteps.contains(position + 1) {
-            guard case .parallel = step.action, let entries = story.stepEntries[position + 1] else {
+            guard case .flow(.parallel) = step.action, let entries = story.stepEntries[position + 1] else {
                 continue
             }
             // A race: two of the app's requests presenting one refresh token (or code).

@@ -185,7 +185,7 @@ private struct Derivation {
             let location = SourceLocation(file: file, line: 1, column: 1)
             steps.append(
                 Step(
-                    .expect([Expectation(.session(present: recorded, app: nil), location: location)]),
+                    .flow(.expect([Expectation(.session(present: recorded, app: nil), location: location)])),
                     name: "expect", location: location))
         }
         var scenario = Scenario(
@@ -257,7 +257,7 @@ private struct Derivation {
             case .sdk(.signIn(let user, _, _, _, _), let app, _):
                 let bundle = app ?? apps.first?.bundleID
                 calls.append((apps.first { $0.bundleID == bundle }?.clientID ?? "", user, number))
-            case .parallel(let inner), .include(_, let inner):
+            case .flow(.parallel(let inner)), .flow(.include(_, let inner)):
                 for step in inner { collect(step, in: number) }
             default: break
             }
@@ -335,10 +335,10 @@ private struct Derivation {
                 step.action = .sdk(
                     .signIn(typed ?? user, prompt: prompt, scopes: scopes, loginHint: hint, maxAge: maxAge),
                     app: app, expectedOutcomes: errors)
-            case .parallel(let inner):
-                step.action = .parallel(inner.map(rewrite))
-            case .include(let file, let inner):
-                step.action = .include(file: file, steps: inner.map(rewrite))
+            case .flow(.parallel(let inner)):
+                step.action = .flow(.parallel(inner.map(rewrite)))
+            case .flow(.include(let file, let inner)):
+                step.action = .flow(.include(file: file, steps: inner.map(rewrite)))
             default:
                 break
             }
@@ -350,7 +350,7 @@ private struct Derivation {
     /// A story step as the derived scenario writes it, or nil when it is left out.
     private func transform(_ step: Step, record: StepRecord?, logins: [String: String]) -> Step? {
         switch step.action {
-        case .expect:
+        case .flow(.expect):
             return nil
         case .world(.issuer(.clock)):
             return step
@@ -378,7 +378,7 @@ private struct Derivation {
             }
             return Step(
                 .sdk(call, app: app, expectedOutcomes: expected), name: step.name, location: step.location)
-        case .parallel(let branches):
+        case .flow(.parallel(let branches)):
             // Which call of a race gets which answer is scheduling: every call of the block
             // may end as any of the block's calls ended.
             func outcomes(_ record: StepRecord) -> [CallOutcome] {
@@ -395,21 +395,23 @@ private struct Derivation {
                     return Step(
                         .sdk(call, app: app, expectedOutcomes: expected), name: branch.name,
                         location: branch.location)
-                case .include(let file, let inner):
+                case .flow(.include(let file, let inner)):
                     let steps = inner.compactMap(race)
                     return steps.isEmpty
                         ? nil
                         : Step(
-                            .include(file: file, steps: steps), name: branch.name, location: branch.location)
+                            .flow(.include(file: file, steps: steps)), name: branch.name,
+                            location: branch.location)
                 default:
                     return transform(branch, record: nil, logins: logins)
                 }
             }
-            return Step(.parallel(branches.compactMap(race)), name: step.name, location: step.location)
-        case .include(let file, let inner):
+            return Step(.flow(.parallel(branches.compactMap(race))), name: step.name, location: step.location)
+        case .flow(.include(let file, let inner)):
             let steps = inner.compactMap { transform($0, record: nil, logins: logins) }
             return steps.isEmpty
-                ? nil : Step(.include(file: file, steps: steps), name: step.name, location: step.location)
+                ? nil
+                : Step(.flow(.include(file: file, steps: steps)), name: step.name, location: step.location)
         default:
             return step
         }

@@ -75,7 +75,7 @@ struct StoryInference {
                 location: location(pending.entries[0]))
             let action: StepAction =
                 pending.entries.count == 1
-                ? call.action : .parallel(Array(repeating: call, count: pending.entries.count))
+                ? call.action : .flow(.parallel(Array(repeating: call, count: pending.entries.count)))
             events.append(
                 Event(
                     time: exchanges[pending.entries[0]].startedAtMilliseconds, action: action,

@@ -53,8 +53,8 @@ public struct Scenario: Hashable, Sendable {
             steps.contains { step in
                 switch step.action {
                 case .world(.issuer): true
-                case .parallel(let inner), .include(_, let inner): needs(inner)
-                case .expect(let expectations): expectations.contains { $0.kind.needsEmbeddedIssuer }
+                case .flow(.parallel(let inner)), .flow(.include(_, let inner)): needs(inner)
+                case .flow(.expect(let expectations)): expectations.contains { $0.kind.needsEmbeddedIssuer }
                 default: false
                 }
             }

@@ -101,7 +101,7 @@ public enum ScenarioEncoder {
     /// Steps as a list, `runFlow` includes inlined.
     public static func steps(_ steps: [Step]) -> [JSONValue] {
         steps.flatMap { step -> [JSONValue] in
-            if case .include(_, let inner) = step.action { return self.steps(inner) }
+            if case .flow(.include(_, let inner)) = step.action { return self.steps(inner) }
             return [self.step(step)]
         }
     }
@@ -114,11 +114,11 @@ public enum ScenarioEncoder {
         case .device(let action): .string(action.rawValue)
         case .sdk(let call, let app, let outcomes): sdk(call, app: app, expectedOutcomes: outcomes)
         case .world(let change): world(change)
-        case .parallel(let branches): parallel(branches)
+        case .flow(.parallel(let branches)): parallel(branches)
         // Only reached for an include nested where a single step is expected: a list.
-        case .include(_, let inner): .array(steps(inner))
-        case .expect(let expectations): ["expect": .object(expect(expectations))]
-        case .wait(let condition): wait(condition)
+        case .flow(.include(_, let inner)): .array(steps(inner))
+        case .flow(.expect(let expectations)): ["expect": .object(expect(expectations))]
+        case .flow(.wait(let condition)): wait(condition)
         }
     }
 

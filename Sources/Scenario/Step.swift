@@ -15,7 +15,7 @@ public struct Step: Hashable, Sendable {
 extension Step {
     /// Whether the step is a `runFlow` include (or a parallel branch's sequence).
     public var isInclude: Bool {
-        if case .include = action { return true }
+        if case .flow(.include) = action { return true }
         return false
     }
 }
@@ -31,13 +31,6 @@ public enum StepAction: Hashable, Sendable {
     /// A call into the app's SDK and the outcomes allowed (nil: it must succeed). Several fit a
     /// race whose winner is not fixed.
     case sdk(SDKCall, app: String?, expectedOutcomes: [CallOutcome]?)
-    /// Steps started together; the block ends when all have (races).
-    case parallel([Step])
-    /// A `runFlow` include, inlined: its file and its steps (with its own env applied).
-    case include(file: String, steps: [Step])
-    /// Checks on the state of the world.
-    case expect([Expectation])
-    /// Waits (in real time, bounded) until a condition holds: how a `parallel` branch lets
-    /// the other get to a point (its sheet up, its request sent) before acting.
-    case wait(WaitCondition)
+    /// A step that orders or checks other steps.
+    case flow(FlowAction)
 }

@@ -80,7 +80,7 @@ struct StepDecoder {
         case .world(let step):
             return .world(try world(step, arguments, at: node))
         case .flow(let step):
-            return try flow(step, arguments, at: node)
+            return try flow(step, arguments, at: node).map(StepAction.flow)
         }
     }
 

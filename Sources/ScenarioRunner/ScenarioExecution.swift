@@ -126,7 +126,7 @@ final class ScenarioExecution: Sendable {
         var stop: StepFailure?
         do {
             switch step.action {
-            case .parallel(let steps):
+            case .flow(.parallel(let steps)):
                 let results = await withTaskGroup(of: (Int, StepRecord, StepFailure?).self) { group in
                     for (index, inner) in steps.enumerated() {
                         group.addTask {
@@ -143,7 +143,7 @@ final class ScenarioExecution: Sendable {
                 }
                 record.children = results.map(\.1)
                 stop = results.compactMap(\.2).first
-            case .include(_, let steps):
+            case .flow(.include(_, let steps)):
                 let (records, failure) = await run(steps, pages: pages)
                 record.children = records
                 stop = failure
@@ -250,7 +250,7 @@ final class ScenarioExecution: Sendable {
         case .sdk(let call, let app, let expectedOutcomes):
             return try await sdk(
                 call, app: app, expectedOutcomes: expectedOutcomes, step: step, callOutcome: &callOutcome)
-        case .expect(let expectations):
+        case .flow(.expect(let expectations)):
             if world.replay != nil {
                 throw StepSkip(reason: "a replay compares requests and outcomes with the capture, not checks")
             }
@@ -264,7 +264,7 @@ final class ScenarioExecution: Sendable {
                 throw StepSkip(reason: skipped.joined(separator: "; "))
             }
             return skipped.isEmpty ? nil : "not checked: " + skipped.joined(separator: "; ")
-        case .wait(let condition):
+        case .flow(.wait(let condition)):
             do {
                 try await wait(for: condition, step: step)
             } catch let stop as StepStop where world.replay != nil {
@@ -272,7 +272,7 @@ final class ScenarioExecution: Sendable {
                 return stop.failure.message
             }
             return nil
-        case .parallel, .include:
+        case .flow(.parallel), .flow(.include):
             return nil
         }
     }

@@ -17,7 +17,7 @@ import Testing
     static func holdsARequest(_ step: Step) -> Bool {
         switch step.action {
         case .world(.issuer(.fault(let fault))): (fault.delayMilliseconds ?? 0) > 0
-        case .parallel(let steps), .include(_, let steps): steps.contains(where: holdsARequest)
+        case .flow(.parallel(let steps)), .flow(.include(_, let steps)): steps.contains(where: holdsARequest)
         default: false
         }
     }

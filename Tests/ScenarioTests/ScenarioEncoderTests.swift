@@ -44,20 +44,21 @@ import Testing
             var step = step
             step.location = nowhere
             switch step.action {
-            case .include(_, let inner):
+            case .flow(.include(_, let inner)):
                 if !branch { return self.steps(inner, topLevel: topLevel) }
-                step.action = .include(file: "", steps: self.steps(inner, topLevel: false))
+                step.action = .flow(.include(file: "", steps: self.steps(inner, topLevel: false)))
                 step.name = "sequence"
-            case .parallel(let branches):
-                step.action = .parallel(self.steps(branches, topLevel: false, branch: true))
-            case .expect(let expectations):
+            case .flow(.parallel(let branches)):
+                step.action = .flow(.parallel(self.steps(branches, topLevel: false, branch: true)))
+            case .flow(.expect(let expectations)):
                 // The checks of one `expect` are a mapping: their order is the writer's.
-                step.action = .expect(
-                    expectations.map { expectation in
-                        var expectation = expectation
-                        expectation.location = nowhere
-                        return expectation
-                    }.sorted { order($0) < order($1) })
+                step.action = .flow(
+                    .expect(
+                        expectations.map { expectation in
+                            var expectation = expectation
+                            expectation.location = nowhere
+                            return expectation
+                        }.sorted { order($0) < order($1) }))
             default:
                 break
             }

@@ -88,7 +88,7 @@ import Testing
         #expect(user.fields == [FieldValue("otp", "123456")])
         #expect(user.consent == .deny)
         #expect(expected == [.failure(.authorizationDenied)])
-        guard case .expect(let checks) = scenario.steps[13].action else {
+        guard case .flow(.expect(let checks)) = scenario.steps[13].action else {
             Issue.record("step 14 is \(scenario.steps[13].action)")
             return
         }
@@ -301,13 +301,13 @@ import Testing
         let scenario = try ScenarioLoader.load(path: main)
         #expect(scenario.steps.count == 3)
         let users = scenario.steps.compactMap { step -> String? in
-            guard case .include(_, let inner) = step.action,
+            guard case .flow(.include(_, let inner)) = step.action,
                 case .sdk(.signIn(let user, _, _, _, _), _, _) = inner[0].action
             else { return nil }
             return user.username
         }
         #expect(users == ["alice@example.com", "bob@example.com", "alice@example.com"])
-        guard case .include(let file, let inner) = scenario.steps[0].action else { return }
+        guard case .flow(.include(let file, let inner)) = scenario.steps[0].action else { return }
         #expect(file.hasSuffix("/login.yaml"))
         #expect(inner[0].location.file == file && inner[0].location.line == 3)
     }
@@ -387,7 +387,7 @@ import Testing
                     .getCredentialState(expected: .transferred), app: nil,
                     expectedOutcomes: [.success, .failure(.noSession)]),
             ] + [scenario.steps[7].action])
-        guard case .expect(let checks) = scenario.steps[7].action else {
+        guard case .flow(.expect(let checks)) = scenario.steps[7].action else {
             Issue.record("step 8 is \(scenario.steps[7].action)")
             return
         }

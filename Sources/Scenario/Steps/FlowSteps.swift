@@ -7,6 +7,19 @@ public enum FlowStep: String, Hashable, Sendable, CaseIterable {
     case parallel, runFlow, expect, wait
 }
 
+/// What a flow step does, with its arguments.
+public enum FlowAction: Hashable, Sendable {
+    /// Steps started together; the block ends when all have (races).
+    case parallel([Step])
+    /// A `runFlow` include, inlined: its file and its steps (with its own env applied).
+    case include(file: String, steps: [Step])
+    /// Checks on the state of the world.
+    case expect([Expectation])
+    /// Waits (in real time, bounded) until a condition holds: how a `parallel` branch lets
+    /// the other get to a point (its sheet up, its request sent) before acting.
+    case wait(WaitCondition)
+}
+
 /// What a `wait` step waits for.
 public enum WaitCondition: Hashable, Sendable {
     /// The app's web sheet is up (or, with `presented: false`, closed).
@@ -116,7 +129,7 @@ extension StepDecoder {
                 guard !inner.isEmpty else { throw reader.error(item, "a parallel branch is empty") }
                 branches.append(
                     Step(
-                        .include(file: reader.file, steps: inner), name: "sequence",
+                        .flow(.include(file: reader.file, steps: inner)), name: "sequence",
                         location: reader.location(item)))
             } else if let step = reader.problems.attempt({ () throws(ScenarioError) in try step(item) })
                 ?? nil
@@ -128,7 +141,7 @@ extension StepDecoder {
     }
 
     func flow(_ step: FlowStep, _ arguments: YAMLNode?, at node: YAMLNode) throws(ScenarioError)
-        -> StepAction?
+        -> FlowAction?
     {
         switch step {
         case .parallel:
@@ -180,7 +193,7 @@ extension StepDecoder {
 
     // MARK: runFlow
 
-    func include(_ node: YAMLNode) throws(ScenarioError) -> StepAction? {
+    func include(_ node: YAMLNode) throws(ScenarioError) -> FlowAction? {
         var fileNode = node
         var flowEnv = env
         if case .mapping = node {
@@ -388,7 +401,7 @@ extension ScenarioEncoder {
         [
             "parallel": .array(
                 branches.map { branch in
-                    if case .include(_, let inner) = branch.action { return .array(steps(inner)) }
+                    if case .flow(.include(_, let inner)) = branch.action { return .array(steps(inner)) }
                     return step(branch)
                 })
         ]
