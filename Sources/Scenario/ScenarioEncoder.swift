@@ -8,7 +8,8 @@ public import JSON
 /// requests), the story a replay runs, and the scenario `import-har` prints. What the loader
 /// fills in by default is left out, so that a written step reads as a person would write it.
 /// `runFlow` includes are written inlined (the loader has already read their files), and `env`
-/// is not written (every `${…}` is already substituted).
+/// is not written (every `${…}` is already substituted). Each family of steps is written by
+/// the code beside its declaration in `Steps/`.
 public enum ScenarioEncoder {
     /// The whole scenario: header and steps.
     public static func document(_ scenario: Scenario) -> JSONValue {

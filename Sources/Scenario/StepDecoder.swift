@@ -9,6 +9,9 @@ import YAML
 
 /// Steps: a bare name (`launch`) or a mapping with one key, the step's name, whose value holds
 /// its arguments (`signIn: {username: bob@example.com}`).
+///
+/// This file finds the step's kind and hands its arguments to its family's decoding, which is
+/// declared beside the family in `Steps/`; the helpers here are the ones families share.
 struct StepDecoder {
     let reader: ScenarioReader
     /// The apps of the device; nil when the header's apps have a problem, and then unchecked.
