@@ -1,10 +1,3 @@
-import Device
-import Issuer
-import JOSE
-import JSON
-import OAuthCore
-import SignInSDK
-import WebAuthSession
 import YAML
 
 /// Steps: a bare name (`launch`) or a mapping with one key, the step's name, whose value holds

@@ -191,8 +191,6 @@ extension StepDecoder {
         }
     }
 
-    // MARK: runFlow
-
     func include(_ node: YAMLNode) throws(ScenarioError) -> FlowAction? {
         var fileNode = node
         var flowEnv = env
@@ -419,8 +417,6 @@ extension ScenarioEncoder {
             return ["wait": ["requests": .object(requests)]]
         }
     }
-
-    // MARK: expect
 
     static func expect(_ expectations: [Expectation]) -> [String: JSONValue] {
         var members: [String: JSONValue] = [:]
