@@ -3,7 +3,7 @@
 // SignInSim: a headless simulator of mobile sign-in.
 //
 // Layers, bottom to top (dependencies point down only):
-//   C bridges      COpenSSL, CCurl, CMicroHTTPD, CYAML, CLibXML2
+//   C bridges      COpenSSL, CCurl, CMicroHTTPD, CYAML, CLibXML2, CMalloc (glibc's malloc.h)
 //   pure values    Errors, Locking, JSON, Clocks, Cryptography, JOSE, OAuthCore, HTTPCore, YAML
 //   engines        AppleID (simulated Sign in with Apple), Issuer (OpenID provider, in process
 //                  or served; its Apple connection talks to AppleID)
@@ -75,6 +75,8 @@ let package = Package(
             name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(
             name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // glibc's malloc.h (part of libc6-dev, which the Swift toolchain needs anyway).
+        .systemLibrary(name: "CMalloc"),
 
         // MARK: Pure value layers
         .target(
@@ -199,7 +201,7 @@ let package = Package(
                 "Locking", "JSON", "Clocks", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient",
                 "HTTPServer",
                 "AppleID", "Issuer", "SignInSDK", "WebAuthSession", "Simulator",
-                "Scenario", "ScenarioRunner", "ScenarioReports", "Recordings", "Replay",
+                "Scenario", "ScenarioRunner", "ScenarioReports", "Recordings", "Replay", "CMalloc",
             ],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -298,7 +300,7 @@ let package = Package(
             name: "SignInSimCLITests",
             dependencies: [
                 "Locking", "SignInSimCLI", "JOSE", "HTTPCore", "HTTPClient", "HTTPServer", "Issuer",
-                "Scenario",
+                "Scenario", "CMalloc",
                 "TestSupport",
             ]),
     ] + fuzzTargets,

@@ -56,6 +56,11 @@ extension SignInSimCLI {
         // Before listening, so that a signal sent as soon as the URL is printed is not fatal.
         let signals = TerminationSignals()
         defer { signals.cancel() }
+        // A server runs for hours: keep glibc handing freed memory back (HeapThresholds).
+        if !HeapThresholds.holdAtDefaults() {
+            context.writeError(
+                "signinsim: could not fix glibc's mmap threshold; memory may grow more under load\n")
+        }
 
         let writeLog = context.writeError
         // One clock: /_admin/clock on the issuer moves Apple's time too.
