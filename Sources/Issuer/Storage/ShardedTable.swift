@@ -17,8 +17,9 @@
 /// table's memory rose for minutes under a steady load (heaptrack, `SOAK_LOADS=refresh
 /// scripts/bench soak`'s load: 451 KB more shard storage live after 120 s than after 30 s, in
 /// 41 reallocations, and a steady RSS slope). A shard that falls under a third of its room is
-/// copied into storage of its size: a few microseconds, rare, and never straight after it grew
-/// (growing doubles the room, so the count is then over half of it).
+/// copied into storage of its size: a copy of one shard (under a hundred entries at that load),
+/// rare, and never straight after it grew (growing doubles the room, so the count is then over
+/// half of it).
 struct ShardedTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private static var shardCount: Int { 256 }
     /// Rooms this small are not worth copying to shrink.
