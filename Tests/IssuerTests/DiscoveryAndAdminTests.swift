@@ -257,6 +257,13 @@ struct DiscoveryAndAdminTests {
                 fixture.issuer.requestLog(since: first + 1).map(\.path) == [
                     "/_admin/requests", "/_admin/requests",
                 ])
+
+            // A `since` that is not a whole number is refused, not read as "from the start".
+            for bad in ["abc", "9223372036854775808", "1?p0=v", "", "%ZZ"] {
+                let refused = try await fixture.get("/_admin/requests?since=\(bad)")
+                #expect(refused.status == 400, "since=\(bad)")
+                #expect(try refused.jsonBody()["error"] == "invalid_request", "since=\(bad)")
+            }
         }
     }
 

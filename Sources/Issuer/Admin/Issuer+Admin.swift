@@ -174,8 +174,25 @@ extension Issuer {
     }
 
     /// `GET /_admin/requests[?since=N]`: the request log, oldest first.
+    ///
+    /// A `since` that is not a whole number is refused (400 `invalid_request`) rather than read
+    /// as 0: a client that meant to read the log's end would otherwise get all of it, up to the
+    /// log's byte budget, and a poller would read the same entries again on every call.
     func adminRequests(_ request: HTTPRequest) -> HTTPResponse {
-        let since = (try? request.queryParameters())?["since"].flatMap { Int($0) } ?? 0
+        let query: FormParameters
+        do {
+            query = try request.queryParameters()
+        } catch {
+            return OAuthError.invalidRequest("the query is malformed: \(error.message)").response
+        }
+        var since = 0
+        if let text = query["since"] {
+            guard let value = Int(text) else {
+                return OAuthError.invalidRequest("since must be a whole number (a request's sequence)")
+                    .response
+            }
+            since = value
+        }
         return .json(["requests": .array(requestLog(since: since).map(\.json))])
     }
 
