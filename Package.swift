@@ -55,6 +55,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "signinsim", targets: ["signinsim"]),
+        .executable(name: "signinsim-webkit", targets: ["signinsim-webkit"]),
         .library(name: "Cryptography", targets: ["Cryptography"]),
         .library(name: "JOSE", targets: ["JOSE"]),
         .library(name: "HTTPCore", targets: ["HTTPCore"]),
@@ -77,6 +78,10 @@ let package = Package(
             name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // glibc's malloc.h (part of libc6-dev, which the Swift toolchain needs anyway).
         .systemLibrary(name: "CMalloc"),
+        // WebKitGTK 6.0 (GTK 4), for the engine helper only: `signinsim` itself never links it.
+        .systemLibrary(
+            name: "CWebKitGTK", pkgConfig: "webkitgtk-6.0",
+            providers: [.apt(["libwebkitgtk-6.0-dev", "xvfb", "xauth"])]),
 
         // MARK: Pure value layers
         .target(
@@ -141,15 +146,22 @@ let package = Package(
             dependencies: ["Errors", "Locking", "HTTPCore", "HTTPClient", "CLibXML2"],
             swiftSettings: strictSettings),
 
+        // The `webkit` engine of the sheet: drives signinsim-webkit (a process of its own) and
+        // proxies its requests through the phone's network.
+        .target(
+            name: "WebKitSession",
+            dependencies: [
+                "Errors", "Locking", "HTTPCore", "HTTPClient", "HTTPServer", "WebAuthSession", "WebKitHelperProtocol",
+            ],
+            swiftSettings: strictSettings),
+
         // MARK: The simulated world: devices running apps with the SDK against the embedded
         // issuer and Apple (or a real issuer); what the CLI and the scenario runner drive.
         .target(
             name: "Simulator",
             dependencies: [
-                "Locking", "SignInSDK", "Device", "WebAuthSession", "HTTPClient", "HTTPServer", "AppleID",
-                "Issuer",
-                "Clocks",
-                "Cryptography", "JSON", "HTTPCore",
+                "Locking", "SignInSDK", "Device", "WebAuthSession", "WebKitSession", "HTTPClient", "HTTPServer",
+                "AppleID", "Issuer", "Clocks", "Cryptography", "JSON", "HTTPCore",
             ],
             swiftSettings: strictSettings),
 
@@ -206,6 +218,12 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "signinsim", dependencies: ["SignInSimCLI"], swiftSettings: strictSettings),
+        // The wire between signinsim and its WebKit helper: messages both sides share.
+        .target(name: "WebKitHelperProtocol", swiftSettings: strictSettings),
+        // The real browser engine of the sheet, in a process of its own (docs/browser.md).
+        .executableTarget(
+            name: "signinsim-webkit", dependencies: ["CWebKitGTK", "WebKitHelperProtocol"],
+            path: "Sources/WebKitHelper", swiftSettings: strictSettings),
         .executableTarget(
             name: "signinsim-bench",
             dependencies: [
@@ -269,7 +287,8 @@ let package = Package(
         .testTarget(
             name: "SimulatorTests",
             dependencies: [
-                "Simulator", "SignInSDK", "Device", "WebAuthSession", "AppleID", "Issuer", "Clocks", "JSON",
+                "Simulator", "SignInSDK", "Device", "WebAuthSession", "WebKitSession", "AppleID", "Issuer", "Clocks",
+                "JSON",
                 "HTTPCore", "HTTPClient", "TestSupport",
             ]),
         .testTarget(

@@ -16,12 +16,23 @@ public struct RequestInitiator: Hashable, Sendable {
     public var agent: Agent
     /// The app's bundle id, when known.
     public var app: String?
+    /// The engine of the sheet, for `.browser`.
+    public var engine: BrowserEngine?
 
-    public init(agent: Agent, app: String?) {
+    public init(agent: Agent, app: String?, engine: BrowserEngine? = nil) {
         self.agent = agent
         self.app = app
+        self.engine = engine
     }
 
     /// The initiator of the requests the current task sends.
     @TaskLocal public static var current: RequestInitiator?
+}
+
+/// The browser engines a web authentication sheet can run in.
+public enum BrowserEngine: String, Hashable, Sendable, CaseIterable {
+    /// libcurl and libxml2: plain HTML forms, no JavaScript; a sign-in in milliseconds.
+    case lite
+    /// WebKitGTK in a helper process: the engine iOS's sheet is, scripts and all.
+    case webkit
 }

@@ -51,5 +51,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// is the common server limit).
     public var connectionMemoryLimit: Int = 32 * 1024
 
+    /// Whether a request in absolute form (`GET http://issuer.test/login HTTP/1.1`, RFC 9112
+    /// §3.2.2) reaches the handler with that URL, as a forward proxy needs. Otherwise (the
+    /// default) the handler gets the listener's own base URL with the target's path and query,
+    /// so that no client can make the server believe it is another host.
+    public var keepsAbsoluteTargets = false
+
     public init() {}
 }

@@ -38,7 +38,8 @@ public final class MicroHTTPServer: Sendable {
         self.core = ServerCore(
             handler: handler, immediate: immediate, maximumBodySize: configuration.maximumBodySize,
             maximumTargetLength: configuration.maximumTargetLength,
-            maximumHeaderSize: configuration.connectionMemoryLimit / 2)
+            maximumHeaderSize: configuration.connectionMemoryLimit / 2,
+            keepsAbsoluteTargets: configuration.keepsAbsoluteTargets)
     }
 
     deinit {

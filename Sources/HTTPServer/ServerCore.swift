@@ -26,6 +26,9 @@ final class ServerCore: @unchecked Sendable {
     let maximumTargetLength: Int
     /// Largest request line and header block answered; larger ones get 431.
     let maximumHeaderSize: Int
+    /// Whether an absolute-form target (`GET http://host/path`) reaches the handler as sent: a
+    /// forward proxy's requests (`HTTPServerConfiguration.keepsAbsoluteTargets`).
+    let keepsAbsoluteTargets: Bool
     /// Written only before the daemon starts (thread creation orders it before every read by
     /// the daemon's threads); other readers go through `address`.
     private var daemonBaseURL = ""
@@ -57,13 +60,14 @@ final class ServerCore: @unchecked Sendable {
 
     init(
         handler: @escaping HTTPHandler, immediate: ImmediateHTTPHandler?, maximumBodySize: Int,
-        maximumTargetLength: Int, maximumHeaderSize: Int
+        maximumTargetLength: Int, maximumHeaderSize: Int, keepsAbsoluteTargets: Bool = false
     ) {
         self.handler = handler
         self.immediate = immediate
         self.maximumBodySize = maximumBodySize
         self.maximumTargetLength = maximumTargetLength
         self.maximumHeaderSize = maximumHeaderSize
+        self.keepsAbsoluteTargets = keepsAbsoluteTargets
     }
 
     /// Records where the daemon is about to listen. Call before `MHD_start_daemon` only.
@@ -287,6 +291,7 @@ final class ServerCore: @unchecked Sendable {
     private func url(for target: String) -> String {
         let baseURL = daemonBaseURL
         if target.hasPrefix("/") { return baseURL + target }
+        if keepsAbsoluteTargets, target.hasPrefix("http://") || target.hasPrefix("https://") { return target }
         // Absolute form (RFC 9112 §3.2.2): keep only the path and query.
         if let schemeEnd = target.range(of: "://") {
             let rest = target[schemeEnd.upperBound...]

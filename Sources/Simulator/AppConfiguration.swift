@@ -1,4 +1,5 @@
 public import Device
+public import HTTPCore
 public import SignInSDK
 
 /// How an app on a simulated device is built: its bundle id, its SDK configuration, and
@@ -11,15 +12,18 @@ public struct AppConfiguration: Sendable, Hashable {
     public var keychainAccessibility: KeychainAccessibility
     /// The keychain access group (by default the bundle id).
     public var accessGroup: String
+    /// The engine its web sheets run in.
+    public var browser: BrowserEngine
 
     public init(
         bundleID: String, options: SignInOptions,
         keychainAccessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly,
-        accessGroup: String? = nil
+        accessGroup: String? = nil, browser: BrowserEngine = .lite
     ) {
         self.bundleID = bundleID
         self.options = options
         self.keychainAccessibility = keychainAccessibility
         self.accessGroup = accessGroup ?? bundleID
+        self.browser = browser
     }
 }

@@ -281,8 +281,14 @@ public final class SimulatedApp: Sendable {
             throw WebAuthenticationFailure(
                 .failed, "the redirect URI \(request.redirectURI) cannot be a callback")
         }
+        let engine: any WebSheetEngine
+        do {
+            engine = try phone.sheetEngine(configuration.browser)
+        } catch {
+            throw Self.failure(error)
+        }
         let session = WebAuthenticationSession(
-            url: request.url, callback: callback, browser: phone.browser,
+            url: request.url, callback: callback, browser: engine,
             prefersEphemeralWebBrowserSession: request.prefersEphemeralSession,
             purpose: request.purpose == .signOut ? .signOut : .signIn)
         let scheduler = device.scheduler

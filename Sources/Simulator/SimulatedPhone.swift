@@ -1,17 +1,21 @@
 public import AppleID
 public import Device
-import HTTPClient
-import HTTPCore
+public import HTTPClient
+public import HTTPCore
 import Locking
 public import WebAuthSession
+public import WebKitSession
 
 /// A simulated iPhone: the device model (keychain, lifecycle, clock, network), its system
 /// browser with the cookie jar every shared web session uses, its Apple ID, and its apps.
 public final class SimulatedPhone: Sendable {
     public let name: String
     public let device: SimulatedDevice
-    /// The system browser: one jar shared by every non-ephemeral sheet of every app.
-    public let browser: WebBrowser
+    /// The system browser in the `lite` engine: one jar shared by every non-ephemeral sheet of
+    /// every app.
+    public let browser: LiteBrowser
+    /// The system browser in the `webkit` engine, when the world has one: its own shared store.
+    public let webKitBrowser: WebKitBrowser?
     /// Where native Sign in with Apple sends its authorizations (the simulated Apple).
     public let appleURL: String?
     private let state = Mutex<State>(State())
@@ -27,7 +31,8 @@ public final class SimulatedPhone: Sendable {
     ///     `SimulatedPhone.makeDevice` builds it), so browser sheets keep their cookies.
     init(
         name: String, device: SimulatedDevice, appleURL: String?, curl: CurlTransport,
-        appleTransport: (any HTTPTransport)? = nil, exchangeLog: ExchangeLog = ExchangeLog()
+        appleTransport: (any HTTPTransport)? = nil, exchangeLog: ExchangeLog = ExchangeLog(),
+        webKit: WebKitEngine? = nil
     ) {
         self.name = name
         self.device = device
@@ -39,8 +44,34 @@ public final class SimulatedPhone: Sendable {
             scheduler.epochSeconds * 1000 + scheduler.now.milliseconds
         }
         let network = device.network
-        browser = WebBrowser(cookieJar: CookieJar(clock: device.clock)) { jar in
+        browser = LiteBrowser(cookieJar: CookieJar(clock: device.clock)) { jar in
             BrowserSessionTransport(jar: jar, curl: curl, network: network)
+        }
+        // WebKit keeps its own cookies and sends them itself: its proxy forwards through the
+        // device's network with no jar of ours.
+        webKitBrowser = webKit.map { WebKitBrowser(webKit: $0, network: network) }
+    }
+
+    /// The browser a sheet in `engine` runs in.
+    func sheetEngine(_ engine: BrowserEngine) throws(WebAuthenticationError) -> any WebSheetEngine {
+        switch engine {
+        case .lite:
+            return browser
+        case .webkit:
+            guard let webKitBrowser else {
+                throw WebAuthenticationError(
+                    .browserUnavailable,
+                    "this simulated phone has no WebKit engine: the run was started without one")
+            }
+            return webKitBrowser
+        }
+    }
+
+    /// The cookies of the shared store of `engine`'s browser.
+    public func browserCookies(_ engine: BrowserEngine) async -> [Cookie] {
+        switch engine {
+        case .lite: browser.cookieJar.cookies()
+        case .webkit: await webKitBrowser?.cookies() ?? []
         }
     }
 

@@ -6,6 +6,7 @@ public import HTTPCore
 public import Issuer
 import Locking
 public import SignInSDK
+public import WebKitSession
 
 /// One simulated world: a virtual scheduler that is the only source of time, the embedded
 /// issuer and Apple on loopback (or a real issuer), one libcurl loop, and the phones.
@@ -27,11 +28,13 @@ public final class SimulationWorld: Sendable {
     /// What the phones' Apple ID sheets and the embedded issuer send outside the apps'
     /// networks (each device's network keeps its own log).
     public let exchangeLog: ExchangeLog
+    /// The WebKit engine the phones' `webkit` sheets run in, when the run has one.
+    public let webKit: WebKitEngine?
     private let phones = Mutex<[SimulatedPhone]>([])
 
     /// A world hosting the embedded issuer (and Apple) with `tenant`.
     public static func embedded(
-        tenant: Tenant = .default, seed: UInt64? = 0, epoch: Int64 = defaultEpoch
+        tenant: Tenant = .default, seed: UInt64? = 0, epoch: Int64 = defaultEpoch, webKit: WebKitEngine? = nil
     ) async throws(SimulatorError) -> SimulationWorld {
         let scheduler = VirtualScheduler(epochSeconds: epoch)
         let log = ExchangeLog()
@@ -46,7 +49,8 @@ public final class SimulationWorld: Sendable {
             random: seed.map { SeededRandom(seed: $0 ^ 0x1554_e5) } ?? SystemRandom(), appleKeySeed: portSeed,
             keySource: seed.map { .seeded(SeededRandom(seed: $0 ^ 0x5167_4b65_7973)) } ?? .generated,
             outboundLog: log)
-        return SimulationWorld(scheduler: scheduler, seed: seed, identity: identity, exchangeLog: log)
+        return SimulationWorld(
+            scheduler: scheduler, seed: seed, identity: identity, exchangeLog: log, webKit: webKit)
     }
 
     /// The ports a world with `seed` listens on first: four drawn from the seed's own random
@@ -62,20 +66,23 @@ public final class SimulationWorld: Sendable {
     }
 
     /// A world whose phones talk to issuers elsewhere (no embedded issuer).
-    public static func external(seed: UInt64? = 0, epoch: Int64? = nil) -> SimulationWorld {
+    public static func external(seed: UInt64? = 0, epoch: Int64? = nil, webKit: WebKitEngine? = nil)
+        -> SimulationWorld
+    {
         SimulationWorld(
             scheduler: VirtualScheduler(epochSeconds: epoch ?? SystemWallClock().now()), seed: seed,
-            identity: nil, exchangeLog: ExchangeLog())
+            identity: nil, exchangeLog: ExchangeLog(), webKit: webKit)
     }
 
     private init(
         scheduler: VirtualScheduler, seed: UInt64?, identity: EmbeddedIdentityServer?,
-        exchangeLog: ExchangeLog
+        exchangeLog: ExchangeLog, webKit: WebKitEngine?
     ) {
         self.scheduler = scheduler
         self.seed = seed
         self.identity = identity
         self.exchangeLog = exchangeLog
+        self.webKit = webKit
         curl = CurlTransport(cookieJar: nil)
     }
 
@@ -106,7 +113,7 @@ public final class SimulationWorld: Sendable {
             hasPasscode: hasPasscode, transport: network ?? CookieJarRoutingTransport(curl: curl))
         let phone = SimulatedPhone(
             name: name ?? "phone-\(index + 1)", device: device, appleURL: appleURL ?? identity?.appleURL,
-            curl: curl, appleTransport: appleTransport, exchangeLog: exchangeLog)
+            curl: curl, appleTransport: appleTransport, exchangeLog: exchangeLog, webKit: webKit)
         phones.withLock { $0.append(phone) }
         return phone
     }
@@ -126,6 +133,7 @@ public final class SimulationWorld: Sendable {
     public func shutdown() async {
         for phone in phones.withLock({ $0 }) {
             for app in phone.apps where app.state.phase.isRunning { app.dropProcess() }
+            await phone.webKitBrowser?.close()
         }
         await identity?.shutdown()
     }

@@ -20,6 +20,8 @@ public struct HTMLDocument: Hashable, Sendable {
     public let errorMessages: [String]
     /// The whole visible text of the body, whitespace collapsed, for reports.
     public let text: String
+    /// How many `<script>` elements the page has.
+    public let scriptCount: Int
 
     /// Parses a page.
     ///
@@ -48,6 +50,7 @@ public struct HTMLDocument: Hashable, Sendable {
         forms = page.forms
         errorMessages = page.errorMessages
         text = page.text
+        scriptCount = page.scriptCount
     }
 
     /// A convenience for a response: its body, `Content-Type` and the URL it came from.

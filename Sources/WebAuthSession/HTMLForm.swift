@@ -122,13 +122,26 @@ public struct HTMLFormField: Hashable, Sendable {
     public var inputType: String?
     /// For a select, the values of its enabled options.
     public var options: [String]
+    /// The `id` attribute.
+    public var id: String?
+    /// The `autocomplete` attribute, lowercased (HTML §4.10.18.7.1).
+    public var autocomplete: String?
+    /// What a person reads for it: the text of a `<label for>` naming its id, else its
+    /// `aria-label`, else its placeholder.
+    public var label: String?
 
-    public init(name: String, value: String, kind: Kind, inputType: String? = nil, options: [String] = []) {
+    public init(
+        name: String, value: String, kind: Kind, inputType: String? = nil, options: [String] = [],
+        id: String? = nil, autocomplete: String? = nil, label: String? = nil
+    ) {
         self.name = name
         self.value = value
         self.kind = kind
         self.inputType = inputType
         self.options = options
+        self.id = id
+        self.autocomplete = autocomplete
+        self.label = label
     }
 
     /// Whether a user can change the value by typing or choosing.

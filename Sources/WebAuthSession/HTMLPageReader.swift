@@ -33,6 +33,7 @@ struct HTMLPageReader {
         var forms: [HTMLForm]
         var errorMessages: [String]
         var text: String
+        var scriptCount: Int
     }
 
     /// Parses with libxml2's HTML parser, recovering from broken markup, never fetching
@@ -166,6 +167,8 @@ struct HTMLPageReader {
             case root, body, title
             case error(Int)
             case buttonLabel, optionLabel
+            /// A `<label for>`: the id it names.
+            case label(String)
         }
         /// What makes a capture see no more text (the root's once a body is found): no element
         /// has that many hidden ones around it.
@@ -192,6 +195,9 @@ struct HTMLPageReader {
     private var bodySeen = false
     private var rootText = ""
     private var bodyText = ""
+    private var scriptCount = 0
+    /// `<label for>` texts by the id they name, the first label of an id winning.
+    private var labels: [String: String] = [:]
 
     private init(pageURL: String) { self.pageURL = pageURL }
 
@@ -229,6 +235,10 @@ struct HTMLPageReader {
         }
 
         switch traits.kind {
+        case .script:
+            scriptCount += 1
+        case .label:
+            if let target = attributes.value("for"), !target.isEmpty { startCapture(&element, .label(target)) }
         case .form:
             formStarted(attributes)
             element.isForm = true
@@ -280,6 +290,7 @@ struct HTMLPageReader {
             case .title: title = text
             case .error(let slot): errorSlots[slot] = text.isEmpty ? nil : text
             case .buttonLabel, .optionLabel: label = text
+            case .label(let target): if labels[target] == nil, !text.isEmpty { labels[target] = text }
             }
         }
         captures.removeLast(element.captureCount)
@@ -396,7 +407,7 @@ struct HTMLPageReader {
         case .textarea:
             guard let name = attributes.value("name"), !name.isEmpty else { return nil }
             return .textarea(name: name, slots: reserveSlots(submitButton: false))
-        case .form, .fieldset, .option, .title, .body, .other:
+        case .form, .fieldset, .option, .title, .body, .script, .label, .other:
             return nil
         }
     }
@@ -424,7 +435,11 @@ struct HTMLPageReader {
             return nil
         default: kind = .text
         }
-        return .field(HTMLFormField(name: name, value: value ?? "", kind: kind, inputType: type))
+        return .field(
+            HTMLFormField(
+                name: name, value: value ?? "", kind: kind, inputType: type, id: attributes.value("id"),
+                autocomplete: attributes.value("autocomplete").map { HTMLWhitespace.strip($0).lowercased() },
+                label: attributes.value("aria-label") ?? attributes.value("placeholder")))
     }
 
     /// A select's entry: its selected option, or its first enabled option when none is
@@ -461,10 +476,18 @@ struct HTMLPageReader {
                 HTMLForm(
                     method: form.method, action: form.action,
                     encodingType: form.encodingType, id: form.id, name: form.name,
-                    controls: form.controls.compactMap { $0 })
+                    controls: form.controls.compactMap { $0.map(labelled) })
             },
             errorMessages: errorSlots.compactMap { $0 },
-            text: bodySeen ? bodyText : rootText)
+            text: bodySeen ? bodyText : rootText, scriptCount: scriptCount)
+    }
+
+    /// A field with the text of the `<label for>` that names its id, which wins over the
+    /// `aria-label` or placeholder it was read with.
+    private func labelled(_ control: HTMLForm.Control) -> HTMLForm.Control {
+        guard case .field(var field) = control, let id = field.id, let text = labels[id] else { return control }
+        field.label = text
+        return .field(field)
     }
 
     // MARK: - Names
@@ -478,7 +501,7 @@ struct HTMLPageReader {
 
     /// What the reader does with an element, looked up once per start tag.
     private struct ElementTraits {
-        enum Kind { case other, title, body, form, fieldset, input, button, select, textarea, option }
+        enum Kind { case other, title, body, form, fieldset, input, button, select, textarea, option, script, label }
         var kind = Kind.other
         /// Text inside is not visible: `<script>`, `<style>`, `<template>`, `<noscript>`, `<head>`.
         var isHidden = false
@@ -488,11 +511,12 @@ struct HTMLPageReader {
 
     private static let elementTraits: [String: ElementTraits] = {
         var traits: [String: ElementTraits] = [:]
-        for name in ["script", "style", "template", "noscript", "head"] {
+        for name in ["style", "template", "noscript", "head"] {
             traits[name] = ElementTraits(isHidden: true)
         }
+        traits["script"] = ElementTraits(kind: .script, isHidden: true)
         for name in [
-            "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "i", "kbd", "label", "mark",
+            "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "i", "kbd", "mark",
             "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var",
         ] {
             traits[name] = ElementTraits(isInline: true)
@@ -502,6 +526,7 @@ struct HTMLPageReader {
             "button": .button, "select": .select, "textarea": .textarea, "option": .option,
         ]
         for (name, kind) in kinds { traits[name] = ElementTraits(kind: kind) }
+        traits["label"] = ElementTraits(kind: .label, isInline: true)
         return traits
     }()
 }

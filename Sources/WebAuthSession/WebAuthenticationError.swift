@@ -36,6 +36,12 @@ public struct WebAuthenticationError: CodedError {
         /// The user was to deny consent, but the flow reached the callback with a code without
         /// showing a consent page: there was nothing to deny.
         case consentNotShown = "consent_not_shown"
+        /// The page builds its forms with JavaScript, which the `lite` engine does not run.
+        case javascriptRequired = "javascript_required"
+        /// The browser engine is not installed or could not start.
+        case browserUnavailable = "browser_unavailable"
+        /// The browser engine crashed with the sheet up.
+        case browserCrashed = "browser_crashed"
     }
 
     public let code: Code

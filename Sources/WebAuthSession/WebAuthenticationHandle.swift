@@ -54,7 +54,7 @@ public final class WebAuthenticationHandle: Sendable {
 
     // MARK: Driven by the session
 
-    func record(_ visit: WebPageVisit) {
+    package func record(_ visit: WebPageVisit) {
         state.withLock { state in
             if state.outcome == nil { state.trace.append(visit) }
         }
@@ -62,7 +62,7 @@ public final class WebAuthenticationHandle: Sendable {
 
     /// Keeps `stop` (a task's cancel, a deadline timer's disarm) to call when the session
     /// ends; calls it at once if it has ended.
-    func whenFinished(_ stop: @escaping @Sendable () -> Void) {
+    package func whenFinished(_ stop: @escaping @Sendable () -> Void) {
         let finished = state.withLock { state in
             if state.outcome != nil { return true }
             state.stops.append(stop)
@@ -73,7 +73,7 @@ public final class WebAuthenticationHandle: Sendable {
 
     /// Resolves the session unless it already is: wakes the waiters, stops the tasks and the
     /// timers and takes the sheet down.
-    func finish(_ result: Result<String, WebAuthenticationError>) {
+    package func finish(_ result: Result<String, WebAuthenticationError>) {
         let settled = state.withLock {
             state -> (
                 WebAuthenticationOutcome, [CheckedContinuation<WebAuthenticationOutcome, Never>],

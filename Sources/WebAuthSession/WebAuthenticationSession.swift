@@ -42,12 +42,13 @@ public struct WebAuthenticationSession: Sendable {
     public var url: String
     public var callback: WebAuthenticationCallback
     public var prefersEphemeralWebBrowserSession: Bool
-    public var browser: WebBrowser
+    /// The engine the sheet runs in.
+    public var browser: any WebSheetEngine
     public var limits: Limits
     public var purpose: Purpose
 
     public init(
-        url: String, callback: WebAuthenticationCallback, browser: WebBrowser,
+        url: String, callback: WebAuthenticationCallback, browser: any WebSheetEngine,
         prefersEphemeralWebBrowserSession: Bool = false, limits: Limits = Limits(), purpose: Purpose = .signIn
     ) {
         self.url = url
@@ -74,11 +75,7 @@ public struct WebAuthenticationSession: Sendable {
     ) throws(WebAuthenticationError) -> WebAuthenticationHandle {
         let handle = WebAuthenticationHandle(context: context)
         try context.present(ObjectIdentifier(handle))
-        let jar =
-            prefersEphemeralWebBrowserSession ? CookieJar(clock: browser.cookieJar.clock) : browser.cookieJar
-        var navigation = WebNavigation(
-            startURL: url, callback: callback, limits: limits, user: user, purpose: purpose,
-            transport: browser.transport(for: jar), handle: handle)
+        let session = self
         // The deadline is armed first, then the navigation starts at once on this thread
         // (SE-0472) and runs up to its first suspension: the first request is on its way
         // before `start` returns. A navigation that ends before then has finished the handle.
@@ -92,7 +89,9 @@ public struct WebAuthenticationSession: Sendable {
                 })
         }
         let navigating = Task.immediate(executorPreference: InheritedExecutor.current) {
-            if let result = await navigation.run() { handle.finish(result) }
+            if let result = await session.browser.navigate(session, as: user, handle: handle) {
+                handle.finish(result)
+            }
         }
         handle.whenFinished { navigating.cancel() }
         return handle

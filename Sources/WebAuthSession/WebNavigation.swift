@@ -12,12 +12,8 @@ struct WebNavigation: Sendable {
     let transport: any HTTPTransport
     let handle: WebAuthenticationHandle
 
-    /// How many times a password went out: a login form after that means it was refused, and
-    /// the user tries again while `user.retries` lasts.
-    private var passwordSubmissions = 0
-    private var formSubmissions = 0
-    /// Whether the user answered a consent page in this session.
-    private var answeredConsent = false
+    /// The person's decisions and their counts for this sheet.
+    private var person: WebPerson
 
     init(
         startURL: String, callback: WebAuthenticationCallback, limits: WebAuthenticationSession.Limits,
@@ -32,11 +28,12 @@ struct WebNavigation: Sendable {
         self.purpose = purpose
         self.transport = transport
         self.handle = handle
+        person = WebPerson(user: user, purpose: purpose, maximumSubmissions: limits.maximumFormSubmissions)
     }
 
     /// What the user does on a page.
     private enum PageStep {
-        case submit(HTTPRequest, WebPageVisit.Action, sendsPassword: Bool)
+        case submit(HTTPRequest, WebPerson.WebPageAct)
         case interrupt(WebUserScript.Interruption)
         /// Closes the sheet: a sign-out has nothing more to do here.
         case close
@@ -98,22 +95,12 @@ struct WebNavigation: Sendable {
                             + "\"\(document.title ?? "an untitled page")\": the issuer showed its own page "
                             + "and did not redirect back to the app",
                         url: request.url, status: response.status))
-            case .success((let document, .submit(let next, let action, let sendsPassword))):
-                formSubmissions += 1
-                guard formSubmissions <= limits.maximumFormSubmissions else {
-                    return fail(
-                        request, response.status,
-                        WebAuthenticationError(
-                            .unexpectedPage,
-                            "more than \(limits.maximumFormSubmissions) forms were submitted without "
-                                + "reaching the callback; last page \(Self.describe(request.url)) "
-                                + "\"\(document.title ?? "untitled")\"",
-                            url: request.url, status: response.status))
+            case .success((let document, .submit(let next, let act))):
+                if let limit = person.submissionLimitReached(on: WebPage(document), status: response.status) {
+                    return fail(request, response.status, limit)
                 }
-                record(request, response.status, document.title, action)
-                if sendsPassword { passwordSubmissions += 1 }
-                if case .deniedConsent = action { answeredConsent = true }
-                if case .approvedConsent = action { answeredConsent = true }
+                record(request, response.status, document.title, act.action, rules: act.rules)
+                person.performed(act)
                 request = next
             }
         }
@@ -225,79 +212,29 @@ struct WebNavigation: Sendable {
         return step(on: document, request: request, status: response.status).map { (document, $0) }
     }
 
-    /// The user's move on an HTML page: fill in a login form, answer a consent form, or leave.
+    /// The user's move on an HTML page, as ``WebPerson`` decides it, made into the request the
+    /// form submission sends.
     private func step(on document: HTMLDocument, request: HTTPRequest, status: Int)
         -> Result<PageStep, WebAuthenticationError>
     {
-        let here = Self.describe(request.url)
-        if purpose == .signOut {
-            // Signing out, the person only confirms; any other page ends what there is to do.
-            for form in document.forms {
-                guard let button = WebUserScript.signOutButton(in: form) else { continue }
-                let next = Self.withBrowserHeaders(form.request(pressing: button))
-                let label = button.label.isEmpty ? button.value : button.label
-                return .success(.submit(next, .confirmedSignOut(button: label), sendsPassword: false))
+        var page = WebPage(document)
+        page.overrideMatches = page.liteOverrideMatches(user.overrides)
+        switch person.move(on: page, status: status) {
+        case .act(let act):
+            let form = document.forms[act.form]
+            var values = FormParameters()
+            for fill in act.fills { values[fill.field.name] = fill.value }
+            let button = act.press.flatMap { pressed in
+                form.submitButtons.indices.contains(pressed.ref) ? form.submitButtons[pressed.ref] : nil
             }
+            return .success(.submit(Self.withBrowserHeaders(form.request(filling: values, pressing: button)), act))
+        case .close:
             return .success(.close)
+        case .interrupt(let interruption):
+            return .success(.interrupt(interruption))
+        case .nothingToDo(let error), .fail(let error):
+            return .failure(error)
         }
-        if let login = document.forms.first(where: user.isLoginForm) {
-            if passwordSubmissions > user.retries.count, login.hasPasswordField {
-                let reason =
-                    document.errorMessages.isEmpty
-                    ? "no reason shown" : document.errorMessages.joined(separator: " / ")
-                return .failure(
-                    WebAuthenticationError(
-                        .loginRejected,
-                        "\(here) showed the login form again after the credentials were submitted: \(reason)",
-                        url: request.url, status: status))
-            }
-            if let interruption = user.interruption, interruption.point == .login {
-                return .success(.interrupt(interruption))
-            }
-            let typing = user.typing(into: login, attempt: passwordSubmissions)
-            let missing = login.fields.filter { $0.kind == .password && typing[$0.name] == nil }
-            if let field = missing.first {
-                return .failure(
-                    WebAuthenticationError(
-                        .unexpectedPage,
-                        "the login form of \(here) asks for the password field \"\(field.name)\", "
-                            + "which the script does not fill",
-                        url: request.url, status: status))
-            }
-            let typed = login.fields.filter { $0.isEditable && typing[$0.name] != nil }.map(\.name)
-            let next = login.request(filling: typing, pressing: login.submitButtons.first)
-            return .success(
-                .submit(
-                    Self.withBrowserHeaders(next), .submittedLogin(fields: typed),
-                    sendsPassword: login.hasPasswordField))
-        }
-        if let consent = document.forms.first(where: WebUserScript.isConsentForm) {
-            if let interruption = user.interruption, interruption.point == .consent {
-                return .success(.interrupt(interruption))
-            }
-            guard let button = user.consentButton(in: consent) else {
-                let labels = consent.submitButtons.map { "\"\($0.label)\"" }.joined(separator: ", ")
-                return .failure(
-                    WebAuthenticationError(
-                        .unexpectedPage,
-                        "the consent form of \(here) has no button to \(user.consent.rawValue) "
-                            + "(buttons: \(labels))",
-                        url: request.url, status: status))
-            }
-            let next = Self.withBrowserHeaders(consent.request(pressing: button))
-            let label = button.label.isEmpty ? button.value : button.label
-            let action: WebPageVisit.Action =
-                user.consent == .approve ? .approvedConsent(button: label) : .deniedConsent(button: label)
-            return .success(.submit(next, action, sendsPassword: false))
-        }
-        let shown =
-            document.errorMessages.isEmpty ? "" : ": " + document.errorMessages.joined(separator: " / ")
-        return .failure(
-            WebAuthenticationError(
-                .unexpectedPage,
-                "\(here) showed \"\(document.title ?? "an untitled page")\" with \(document.forms.count) "
-                    + "form(s), none a login or consent form\(shown)",
-                url: request.url, status: status))
     }
 
     // MARK: Endings
@@ -308,7 +245,7 @@ struct WebNavigation: Sendable {
     /// callback (`error=`) is the issuer's answer and passes.
     private func consentNeverShown(callback location: String, request: HTTPRequest) -> WebAuthenticationError?
     {
-        guard user.consent == .deny, !answeredConsent else { return nil }
+        guard user.consent == .deny, !person.answeredConsent else { return nil }
         if let query = try? URLParts.queryParameters(of: location), query["error"] != nil { return nil }
         return WebAuthenticationError(
             .consentNotShown,
@@ -342,11 +279,13 @@ struct WebNavigation: Sendable {
     }
 
     private func record(
-        _ request: HTTPRequest, _ status: Int?, _ title: String?, _ action: WebPageVisit.Action
+        _ request: HTTPRequest, _ status: Int?, _ title: String?, _ action: WebPageVisit.Action,
+        rules: [String] = []
     ) {
         handle.record(
             WebPageVisit(
-                method: request.method, url: request.url, status: status, title: title, action: action))
+                method: request.method, url: request.url, status: status, title: title, action: action,
+                rules: rules))
     }
 
     private func networkError(_ error: HTTPError, request: HTTPRequest) -> WebAuthenticationError {
@@ -382,9 +321,7 @@ struct WebNavigation: Sendable {
     }
 
     /// A URL for messages: without its query, which may carry codes or tokens.
-    static func describe(_ url: String) -> String {
-        URLParts.stripQueryAndFragment(url)
-    }
+    static func describe(_ url: String) -> String { WebPerson.describe(url) }
 
     /// What a page says, for error messages: its error texts, else its title and the start of
     /// its text, else the start of a textual body.

@@ -13,6 +13,9 @@ public struct WebPageVisit: Hashable, Sendable {
         case followedRedirect(to: String)
         /// The user typed into these fields of a login form and submitted it.
         case submittedLogin(fields: [String])
+        /// The user gave their identifier on the first page of a two-step login (a username, no
+        /// password yet) and went on.
+        case submittedIdentifier(fields: [String])
         /// The user pressed the consent button with this label.
         case approvedConsent(button: String)
         case deniedConsent(button: String)
@@ -32,17 +35,41 @@ public struct WebPageVisit: Hashable, Sendable {
 
     public var method: HTTPMethod
     public var url: String
-    /// `nil` when no response came (a network error, or a cancel before loading).
+    /// `nil` when no response came (a network error, or a cancel before loading), or when the
+    /// engine does not see it (a page loaded over HTTPS in `webkit`).
     public var status: Int?
     public var title: String?
     public var action: Action
+    /// How the person found the inputs and buttons they used (`password: autocomplete=current-password`,
+    /// `pressed "Sign in": it says what the person came to do`, `#otp: the override #otp`).
+    public var rules: [String]
+    /// What the sheet showed when the person acted or the sheet ended here (`webkit` only).
+    public var screenshot: WebPageScreenshot?
 
-    public init(method: HTTPMethod, url: String, status: Int?, title: String? = nil, action: Action) {
+    public init(
+        method: HTTPMethod, url: String, status: Int?, title: String? = nil, action: Action, rules: [String] = [],
+        screenshot: WebPageScreenshot? = nil
+    ) {
         self.method = method
         self.url = url
         self.status = status
         self.title = title
         self.action = action
+        self.rules = rules
+        self.screenshot = screenshot
+    }
+}
+
+/// A picture of the sheet: a JPEG, scaled down to keep reports small.
+public struct WebPageScreenshot: Hashable, Sendable {
+    public var jpeg: [UInt8]
+    public var width: Int
+    public var height: Int
+
+    public init(jpeg: [UInt8], width: Int, height: Int) {
+        self.jpeg = jpeg
+        self.width = width
+        self.height = height
     }
 }
 

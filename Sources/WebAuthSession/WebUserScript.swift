@@ -42,6 +42,10 @@ public struct WebUserScript: Hashable, Sendable {
     public static let approveWords = ["approve", "allow", "accept", "authorize", "authorise", "grant"]
     /// Words that mark a consent page's refusing button.
     public static let denyWords = ["deny", "cancel", "reject", "decline", "refuse"]
+    /// Answers to a page that asks a yes-or-no question ("Do you want to log out?"), as whole
+    /// words of a button's label.
+    public static let yesWords = ["yes", "accept", "confirm", "ok", "continue", "proceed"]
+    public static let noWords = ["no", "refuse", "cancel", "decline", "stay", "back", "not now"]
     /// Words that mark the button confirming a sign-out (django-oauth-toolkit's "Logout",
     /// django-allauth's "Sign Out", Keycloak's "Do you want to log out?" "Logout").
     public static let signOutWords = ["logout", "log out", "sign out", "signout", "log off", "sign off"]
@@ -58,16 +62,25 @@ public struct WebUserScript: Hashable, Sendable {
     /// form that names its username input otherwise (django-allauth's `login`) gets the username
     /// where a person would type it: see ``typing(into:attempt:)``.
     public var usernameField: String?
+    /// The name under which `fields` holds the password. A form whose password input has
+    /// another name (or none, on a page built by script) gets it in its password input.
+    public var passwordField: String?
+    /// What to fill and press where the person's own reading of a page is not enough: inputs
+    /// and buttons named by CSS selector or by label (`fill`, `click`).
+    public var overrides: [WebPageOverride]
 
     public init(
         fields: FormParameters = [:], consent: ConsentDecision = .approve, interruption: Interruption? = nil,
-        retries: [FormParameters] = [], usernameField: String? = nil
+        retries: [FormParameters] = [], usernameField: String? = nil, passwordField: String? = nil,
+        overrides: [WebPageOverride] = []
     ) {
         self.fields = fields
         self.consent = consent
         self.interruption = interruption
         self.retries = retries
         self.usernameField = usernameField
+        self.passwordField = passwordField
+        self.overrides = overrides
     }
 
     /// The fields typed at attempt `attempt` (0 for the first): the first attempt's, with the
@@ -114,7 +127,8 @@ public struct WebUserScript: Hashable, Sendable {
         fields.append(passwordField, password)
         for pair in otherFields { fields[pair.name] = pair.value }
         return WebUserScript(
-            fields: fields, consent: consent, interruption: interruption, usernameField: usernameField)
+            fields: fields, consent: consent, interruption: interruption, usernameField: usernameField,
+            passwordField: passwordField)
     }
 
     /// The consent button the user presses on `form`, or `nil` when none fits the decision.

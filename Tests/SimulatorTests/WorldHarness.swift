@@ -1,22 +1,27 @@
 import AppleID
 import Device
+import HTTPCore
 import Issuer
 import SignInSDK
 import Simulator
 import TestSupport
 import WebAuthSession
+import WebKitSession
 
 /// Runs `body` in a fresh world hosting the embedded issuer, with one phone and the default
 /// app installed and launched, and shuts the world down afterwards (bounded in time).
 func withSignedOutApp(
     profile: BehaviorProfile = .default, tenant: Tenant = .default, skew: Int64 = 0,
     usesDPoP: Bool = false, issuerSuffix: String = "", postLogoutRedirectURI: String? = nil,
+    browser: BrowserEngine = .lite,
     _ body: @escaping @Sendable (SimulationWorld, SimulatedPhone, SimulatedApp) async throws -> Void
 ) async throws {
-    let world = try await SimulationWorld.embedded(tenant: tenant, seed: 42)
+    let world = try await SimulationWorld.embedded(
+        tenant: tenant, seed: 42, webKit: browser == .webkit ? try TestWebKit.engine() : nil)
     do {
         let phone = try world.addPhone(skew: skew)
         var configuration = world.defaultAppConfiguration(profile: profile)
+        configuration.browser = browser
         configuration.options.usesDPoP = usesDPoP
         configuration.options.issuer += issuerSuffix
         configuration.options.postLogoutRedirectURI = postLogoutRedirectURI
@@ -51,4 +56,14 @@ func signInError<T>(_ body: () async throws -> T) async -> SignInError? {
     } catch {
         return SignInError(.transport, "unexpected \(error)")
     }
+}
+
+/// The WebKit engine the tests share: one helper for the whole test process, as one engine
+/// serves a whole run.
+enum TestWebKit {
+    private static let shared: Result<WebKitEngine, WebKitEngineError> = Result {
+        () throws(WebKitEngineError) -> WebKitEngine in try WebKitEngine.locate()
+    }
+
+    static func engine() throws(WebKitEngineError) -> WebKitEngine { try shared.get() }
 }

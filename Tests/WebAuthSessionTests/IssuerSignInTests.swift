@@ -30,7 +30,7 @@ private enum NativeApp {
 
 /// One simulated device: a system browser over one libcurl loop, and the app's scene.
 private struct Phone {
-    let browser = WebBrowser(curl: CurlTransport(cookieJar: nil))
+    let browser = LiteBrowser(curl: CurlTransport(cookieJar: nil))
     let context = WebPresentationContext()
 
     func signIn(

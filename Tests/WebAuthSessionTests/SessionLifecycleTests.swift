@@ -22,7 +22,7 @@ private func loginSite() -> Router {
 private func loginSession(_ server: MicroHTTPServer) -> WebAuthenticationSession {
     WebAuthenticationSession(
         url: server.baseURL + "/authorize", callback: .customScheme("com.example.app"),
-        browser: WebBrowser(curl: CurlTransport()))
+        browser: LiteBrowser(curl: CurlTransport()))
 }
 
 /// A deadline the test fires by hand, as a simulator's virtual clock would.
@@ -197,7 +197,7 @@ struct SessionLifecycleTests {
         try await withTestServer(router: router) { server in
             let session = WebAuthenticationSession(
                 url: server.baseURL + "/slow", callback: .customScheme("com.example.app"),
-                browser: WebBrowser(curl: CurlTransport()))
+                browser: LiteBrowser(curl: CurlTransport()))
             let handle = try session.start(as: WebUserScript(), in: WebPresentationContext())
             try await Task.sleep(for: .milliseconds(50))
             let clock = ContinuousClock()

@@ -38,6 +38,14 @@ private func siteRouter() -> Router {
             <input type="text" name="otp"><input type="submit" value="Log in"></form></html>
             """)
     }
+    router.add(.get, "/pin") { _ in
+        .html(
+            """
+            <html><title>Log in</title><form method="post" action="/session">
+            <input name="login"><input type="password" name="pass" autocomplete="current-password">
+            <input type="password" name="pin"><button>Log in</button></form></html>
+            """)
+    }
     router.add(.post, "/session") { request in
         let form = (try? request.formParameters()) ?? FormParameters()
         guard form["tx"] == "t-42", form["login"] == "alice", form["pass"] == "secret",
@@ -110,7 +118,7 @@ private func session(
         .customScheme("com.example.app")
 ) -> WebAuthenticationSession {
     WebAuthenticationSession(
-        url: server.baseURL + path, callback: callback, browser: WebBrowser(curl: CurlTransport()))
+        url: server.baseURL + path, callback: callback, browser: LiteBrowser(curl: CurlTransport()))
 }
 
 private func failure(_ outcome: WebAuthenticationOutcome) -> WebAuthenticationError? {
@@ -194,15 +202,30 @@ struct WebAuthenticationSessionTests {
         }
     }
 
-    /// A script that does not fill a password field the form asks for stops with a clear error.
+    /// The password goes where a password manager puts it: the form's password input, whatever
+    /// its name, and the username into the input named `login`.
+    @Test("the password goes into the form's password input, whatever its name")
+    func passwordFindsItsInput() async throws {
+        try await withTestServer(router: siteRouter()) { server in
+            let outcome = await session(server, "/login").run(
+                as: .signIn(username: "alice", password: "secret", otherFields: ["otp": "123456"]),
+                in: WebPresentationContext())
+            #expect(try outcome.callbackURL() == "com.Example.App://auth/callback?code=a%20b&state=s+1")
+            let login = try #require(outcome.trace.first { if case .submittedLogin = $0.action { true } else { false } })
+            #expect(login.rules.contains("pass: the form's password input"))
+            #expect(login.rules.contains("login: named \"login\""))
+        }
+    }
+
+    /// A second password input the script has nothing for (a PIN) stops with a clear error.
     @Test("an unfilled password field is an unexpected page")
     func unfilledPassword() async throws {
         try await withTestServer(router: siteRouter()) { server in
-            let outcome = await session(server, "/login").run(
+            let outcome = await session(server, "/pin").run(
                 as: .signIn(username: "alice", password: "secret"), in: WebPresentationContext())
             let error = try #require(failure(outcome))
             #expect(error.code == .unexpectedPage)
-            #expect(error.message.contains("\"pass\""))
+            #expect(error.message.contains("\"pin\""))
         }
     }
 
@@ -241,7 +264,7 @@ struct WebAuthenticationSessionTests {
     func oddCookies() async throws {
         try await withTestServer(router: siteRouter()) { server in
             let jar = CookieJar()
-            let browser = WebBrowser(cookieJar: jar, curl: CurlTransport())
+            let browser = LiteBrowser(cookieJar: jar, curl: CurlTransport())
             let session = WebAuthenticationSession(
                 url: server.baseURL + "/cookies", callback: .loopback(port: nil, path: "/cb"),
                 browser: browser)
@@ -281,7 +304,7 @@ struct WebAuthenticationSessionTests {
     func networkError() async throws {
         let session = WebAuthenticationSession(
             url: "http://127.0.0.1:9/authorize", callback: .customScheme("com.example.app"),
-            browser: WebBrowser(curl: CurlTransport()))
+            browser: LiteBrowser(curl: CurlTransport()))
         let outcome = await session.run(as: WebUserScript(), in: WebPresentationContext())
         let error = try #require(failure(outcome))
         #expect(error.code == .network)
