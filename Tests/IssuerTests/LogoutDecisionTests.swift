@@ -86,4 +86,20 @@ import Testing
                     hint: .verified(audiences: [Self.app], authorizedParty: nil)))
                 == "The client_id is not the audience of the id_token_hint.")
     }
+
+    /// §2 "the OP SHOULD ask": `html` pages never ask; `javascript` pages ask until a POST says
+    /// `logout=yes`, and a GET never confirms (a cross-site link carries the Lax cookie).
+    @Test func confirmation() {
+        let yes: FormParameters = ["client_id": Self.app, "logout": "yes"]
+        #expect(LogoutConfirmation(pageStyle: .html, method: .get, parameters: nil) == .endSession)
+        #expect(LogoutConfirmation(pageStyle: .html, method: .post, parameters: [:]) == .endSession)
+        #expect(LogoutConfirmation(pageStyle: .javascript, method: .post, parameters: yes) == .endSession)
+        #expect(LogoutConfirmation(pageStyle: .javascript, method: .get, parameters: yes) == .ask)
+        #expect(LogoutConfirmation(pageStyle: .javascript, method: .post, parameters: nil) == .ask)
+        #expect(
+            LogoutConfirmation(pageStyle: .javascript, method: .post, parameters: ["logout": "Yes"]) == .ask)
+        #expect(
+            LogoutConfirmation(pageStyle: .javascript, method: .post, parameters: ["client_id": Self.app])
+                == .ask)
+    }
 }

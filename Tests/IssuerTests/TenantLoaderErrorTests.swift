@@ -37,6 +37,15 @@ struct TenantLoaderErrorTests {
             name: "unknown lifetime", text: "lifetimes:\n  access: 5\n", line: 2, column: 3,
             message: "unknown key \"access\" in lifetimes; allowed keys: authorization_code, access_token"),
         BadTenantFile(
+            name: "unknown page style", text: "pages: jss\n", line: 1, column: 8,
+            message: "unknown pages \"jss\"; expected one of: html, javascript"),
+        BadTenantFile(
+            name: "misspelt page style", text: "require_dpop_nonce: false\npages: javscript\n", line: 2,
+            column: 8, message: "unknown pages \"javscript\"; did you mean \"javascript\"?"),
+        BadTenantFile(
+            name: "page style of the wrong type", text: "pages: true\n", line: 1, column: 8,
+            message: "pages must be a string, found a boolean"),
+        BadTenantFile(
             name: "root is a sequence", text: "- client_id: a\n", line: 1, column: 1,
             message: "the tenant file must be a mapping, found a sequence"),
         BadTenantFile(

@@ -137,6 +137,19 @@ struct TenantLoaderTests {
         #expect(try Self.load(text, fileName) == Tenant.default)
     }
 
+    /// `pages` picks the page style, in YAML, in JSON, and on an emptied tenant; unset, it is `html`.
+    @Test("pages: html or javascript")
+    func pageStyle() throws {
+        #expect(Tenant.default.pageStyle == .html)
+        #expect(try Self.load("require_dpop_nonce: false\n").pageStyle == .html)
+        #expect(try Self.load("pages: javascript\n").pageStyle == .javascript)
+        #expect(try Self.load("pages: html\n").pageStyle == .html)
+        #expect(try Self.load("{\"pages\": \"javascript\"}", "t.json").pageStyle == .javascript)
+        let emptied = try Self.load("replace_defaults: true\npages: javascript\n")
+        #expect(emptied.pageStyle == .javascript)
+        #expect(emptied.clients.isEmpty)
+    }
+
     /// `replace_defaults: true` starts from nothing: no default client, user, API or connection.
     @Test("replace_defaults")
     func replaceDefaults() throws {

@@ -30,7 +30,10 @@ extension Issuer {
         Path.jwks: [.get: answered { issuer, _ in issuer.keySet() }],
         Path.authorize: [.get: answered { issuer, request in issuer.authorize(request) }],
         Path.login: [.post: answered { issuer, request in issuer.submitLogin(request) }],
-        Path.consent: [.post: answered { issuer, request in issuer.submitConsent(request) }],
+        Path.consent: [
+            .get: answered { issuer, request in issuer.showConsent(request) },
+            .post: answered { issuer, request in issuer.submitConsent(request) },
+        ],
         Path.token: [.post: { issuer, request in issuer.token(request) }],
         Path.userInfo: [
             .get: answered { issuer, request in issuer.userInfo(request) },

@@ -112,3 +112,35 @@ extension IssuerState {
         return .redirect(to: redirectURI, state: request.state)
     }
 }
+
+/// Whether a logout request ends the session now or asks the End-User first.
+///
+/// RP-Initiated Logout 1.0 §2: "the OP SHOULD ask the End-User whether to log out of the OP as
+/// well". `html` pages end the session at once, as they always have. `javascript` pages ask,
+/// and only a POST whose parameters include `logout=yes`, which the question page's script
+/// adds when the user presses Yes, ends it. A GET never confirms: the session cookie is
+/// `SameSite=Lax`, which browsers send on a cross-site top-level GET but not on a cross-site
+/// POST (draft-ietf-httpbis-rfc6265bis, "SameSite"), so a link on any site could otherwise
+/// sign the user out.
+enum LogoutConfirmation: Sendable, Equatable {
+    /// End the session and answer as RP-Initiated Logout has it.
+    case endSession
+    /// End nothing; show the question.
+    case ask
+
+    /// The form field a confirmed logout carries, with the value `yes`.
+    static let parameter = "logout"
+
+    /// - Parameter parameters: the request's query (GET) or form (POST); `nil` when unreadable.
+    init(pageStyle: LoginPageStyle, method: HTTPMethod, parameters: FormParameters?) {
+        switch pageStyle {
+        case .html:
+            self = .endSession
+        case .javascript:
+            let confirmed =
+                method == .post
+                && parameters?.values(for: LogoutConfirmation.parameter).contains("yes") == true
+            self = confirmed ? .endSession : .ask
+        }
+    }
+}

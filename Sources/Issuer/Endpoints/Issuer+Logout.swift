@@ -11,15 +11,30 @@ extension Issuer {
     /// ephemeral one) leaves this one signed in, as at cookie-based OPs like Auth0. Redirection needs a client,
     /// named by `client_id` or by the hint's audience, whose registered post-logout redirect
     /// URIs include the one given, exactly.
+    ///
+    /// A `javascript` tenant asks first (`LogoutConfirmation`): until the user's answer comes
+    /// back as a POST with `logout=yes`, nothing ends and the page asks, its form carrying the
+    /// request's parameters. "No" goes where this request would have redirected, with its
+    /// `state`, or stays.
     func logout(_ request: HTTPRequest) -> HTTPResponse {
         let now = clock.now()
+        let parameters = Issuer.logoutParameters(request)
+        let confirmation = LogoutConfirmation(
+            pageStyle: tenant.pageStyle, method: request.method, parameters: parameters)
+        if confirmation == .ask {
+            let location = try? logoutDestination(parameters, takingFaults: false).get()
+            let question = LoginPages.LogoutQuestion(
+                parameters: (parameters?.pairs ?? []).filter { $0.name != LogoutConfirmation.parameter },
+                declineLocation: location)
+            return render(.logoutQuestion(question))
+        }
         let cookieHashes = Issuer.sessionCookieHashes(request)
         state.withLock { state in
             sweepIfDue(&state, now: now)
             for hash in cookieHashes { state.sessions[hash] = nil }
         }
         let clearing = [SessionCookie.clearing(secure: servesHTTPS)]
-        switch logoutDestination(request) {
+        switch logoutDestination(parameters, takingFaults: true) {
         case .success(let location?):
             return render(.redirect(location), cookies: clearing)
         case .success(nil):
@@ -30,18 +45,23 @@ extension Issuer {
         }
     }
 
+    /// The parameters of a logout request (the query of a GET, the form of a POST), or `nil`
+    /// when they cannot be read.
+    static func logoutParameters(_ request: HTTPRequest) -> FormParameters? {
+        request.method == .post ? try? request.formParameters() : try? request.queryParameters()
+    }
+
     /// Where the browser goes after signing out: the client's post-logout redirect URI with
     /// `state`, or `nil` for the issuer's own page (`IssuerState.logoutDecision`).
-    private func logoutDestination(_ request: HTTPRequest) -> Result<String?, LogoutRefusal> {
+    ///
+    /// - Parameter takingFaults: whether a `logout-without-state` fault applies; not for the
+    ///   "No" of a logout question, which is no sign-out.
+    private func logoutDestination(_ parameters: FormParameters?, takingFaults: Bool)
+        -> Result<String?, LogoutRefusal>
+    {
         let facts: LogoutRequestFacts
         do throws(LogoutRefusal) {
-            let parameters: FormParameters
-            do {
-                parameters =
-                    request.method == .post ? try request.formParameters() : try request.queryParameters()
-            } catch {
-                throw LogoutRefusal(message: "The sign-out request is malformed.")
-            }
+            guard let parameters else { throw LogoutRefusal(message: "The sign-out request is malformed.") }
             facts = try LogoutRequestFacts(parameters.pairs)
         } catch {
             return .failure(error)
@@ -57,7 +77,7 @@ extension Issuer {
             let decision = state.logoutDecision(facts, hint: hint)
             // RP-Initiated Logout §3: `state` goes back as given, unless a fault drops it. A
             // logout without `state` has nothing to drop, so it leaves the fault for the next one.
-            guard case .redirect(_, state: _?) = decision else { return (decision, false) }
+            guard takingFaults, case .redirect(_, state: _?) = decision else { return (decision, false) }
             return (decision, state.faults.take(.logoutWithoutState))
         }
         switch decision {

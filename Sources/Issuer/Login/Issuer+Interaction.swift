@@ -13,6 +13,17 @@ enum InteractionStep: Sendable {
     case errorPage(title: String, message: String)
     /// RP-Initiated Logout without a redirect.
     case signedOutPage
+    /// A `javascript` tenant's logout that the user has not confirmed yet: nothing has ended.
+    case logoutQuestion(LoginPages.LogoutQuestion)
+}
+
+/// How an interactive endpoint answers a request.
+enum InteractionAnswerFormat: Sendable, Equatable {
+    /// Pages and redirects, for a browser that navigates.
+    case page
+    /// JSON, for the script of a `javascript` login page, which posts with `fetch`: where to go
+    /// next, or what went wrong (`Issuer.jsonAnswer`).
+    case json
 }
 
 /// The user and session a request goes on with.
@@ -39,27 +50,94 @@ extension Issuer {
     /// Whether the issuer is served over HTTPS, so that its cookies must be `Secure`.
     var servesHTTPS: Bool { identifier.prefix(6).lowercased() == "https:" }
 
-    /// Renders a step, with any `Set-Cookie` fields.
-    func render(_ step: InteractionStep, cookies: [String] = []) -> HTTPResponse {
+    /// Renders a step, with any `Set-Cookie` fields: as a page or redirect, or as JSON for the
+    /// script of a `javascript` login page.
+    func render(_ step: InteractionStep, cookies: [String] = [], as format: InteractionAnswerFormat = .page)
+        -> HTTPResponse
+    {
         var headers = Issuer.interactionHeaders
         for cookie in cookies { headers.add(name: "Set-Cookie", value: cookie) }
-        switch step {
-        case .loginPage(let binding, let clientName, let username, let error):
+        if format == .json { return jsonAnswer(step, headers: headers) }
+        switch (step, tenant.pageStyle) {
+        case (.loginPage(let binding, let clientName, let username, let error), .html):
             return .html(
                 LoginPages.login(clientName: clientName, binding: binding, username: username, error: error),
                 headers: headers)
-        case .consentPage(let binding, let clientName, let userLabel, let scopes):
+        case (.loginPage(let binding, let clientName, let username, let error), .javascript):
+            return scriptedPage(headers: headers) { nonce in
+                ScriptedLoginPages.login(
+                    clientName: clientName, binding: binding, username: username, error: error, nonce: nonce)
+            }
+        case (.consentPage(let binding, let clientName, let userLabel, let scopes), .html):
             return .html(
                 LoginPages.consent(
                     clientName: clientName, userLabel: userLabel, scopes: scopes, binding: binding),
                 headers: headers)
-        case .redirect(let location):
+        case (.consentPage(let binding, let clientName, let userLabel, let scopes), .javascript):
+            return scriptedPage(headers: headers) { nonce in
+                ScriptedLoginPages.consent(
+                    clientName: clientName, userLabel: userLabel, scopes: scopes, binding: binding,
+                    nonce: nonce)
+            }
+        case (.logoutQuestion(let question), _):
+            return scriptedPage(headers: headers) { nonce in
+                ScriptedLoginPages.logoutQuestion(question, nonce: nonce)
+            }
+        case (.redirect(let location), _):
             return .redirect(to: location, headers: headers)
-        case .errorPage(let title, let message):
+        case (.errorPage(let title, let message), _):
             return .html(LoginPages.error(title: title, message: message), status: 400, headers: headers)
-        case .signedOutPage:
+        case (.signedOutPage, _):
             return .html(LoginPages.signedOut(), headers: headers)
         }
+    }
+
+    /// A page whose inline script runs under a nonce drawn for this answer alone (CSP Level 3
+    /// §6.7.2.3): from the issuer's random source, so that seeded runs serve the same bytes.
+    private func scriptedPage(headers: HTTPHeaders, _ page: (_ nonce: String) -> String) -> HTTPResponse {
+        let nonce = randomValue(byteCount: 16)
+        var headers = headers
+        headers["Content-Security-Policy"] = ScriptedLoginPages.contentSecurityPolicy(nonce: nonce)
+        return .html(page(nonce), headers: headers)
+    }
+
+    /// A step as the login page's script reads it: `{"location": URL}` (200) where the page flow
+    /// would redirect or show the consent page, `{"error": message}` (400) where it would show
+    /// the login page again or an error page, with the same headers and cookies as the page.
+    func jsonAnswer(_ step: InteractionStep, headers: HTTPHeaders) -> HTTPResponse {
+        switch step {
+        case .redirect(let location):
+            return .json(["location": .string(location)], headers: headers)
+        case .consentPage(let binding, _, _, _):
+            return .json(["location": .string(consentPageURL(binding.transactionID))], headers: headers)
+        case .loginPage(_, _, _, let error):
+            return .json(["error": .string(error ?? "Sign in to continue.")], status: 400, headers: headers)
+        case .errorPage(_, let message):
+            return .json(["error": .string(message)], status: 400, headers: headers)
+        case .signedOutPage, .logoutQuestion:
+            // Pages of the logout endpoint, which never answers JSON.
+            return .json(
+                ["error": .string("This answer is a page; ask for text/html.")], status: 406, headers: headers
+            )
+        }
+    }
+
+    /// `GET /u/consent` for a transaction at the consent stage: where the login page's script
+    /// goes after a login that needs consent.
+    func consentPageURL(_ transactionID: String) -> String {
+        FormURLEncoding.appendingQuery(["transaction": transactionID], to: url(Path.consent))
+    }
+
+    /// How to answer an interactive request: JSON when a `javascript` tenant's page asks for it
+    /// (`Accept: application/json`, RFC 9110 §12.5.1), pages otherwise; `html` tenants answer
+    /// pages whatever is asked.
+    func answerFormat(_ request: HTTPRequest) -> InteractionAnswerFormat {
+        guard tenant.pageStyle == .javascript else { return .page }
+        let asksForJSON = request.headers.values(for: "Accept").contains { field in
+            field.split(separator: ",").contains { range in MediaType.essence(String(range)) == MediaType.json
+            }
+        }
+        return asksForJSON ? .json : .page
     }
 
     /// Where an authorization error goes: the client's redirect URI with `error`,

@@ -6,11 +6,15 @@ extension Issuer {
     /// `POST /u/login`: checks the user's email and password for a transaction; on success a
     /// new session (and cookie) replaces any the browser had, and the flow goes on to consent
     /// or the code.
+    ///
+    /// A `javascript` tenant's login page posts with `fetch` and `Accept: application/json`:
+    /// the same checks and cookie, answered as JSON (`jsonAnswer`).
     func submitLogin(_ request: HTTPRequest) -> HTTPResponse {
         let now = clock.now()
+        let format = answerFormat(request)
         guard let form = Issuer.interactionForm(request), let transactionID = form["transaction"],
             let csrfToken = form["csrf"]
-        else { return render(Issuer.expiredTransactionStep) }
+        else { return render(Issuer.expiredTransactionStep, as: format) }
         let username = form["username"] ?? ""
         let password = form["password"] ?? ""
         let cookieHashes = Issuer.sessionCookieHashes(request)
@@ -35,7 +39,34 @@ extension Issuer {
             let step = proceed(transaction, as: signedIn, clientName: clientName, now: now, in: &state)
             return (step, SessionCookie.setting(cookieValue, secure: servesHTTPS))
         }
-        return render(step, cookies: cookie.map { [$0] } ?? [])
+        return render(step, cookies: cookie.map { [$0] } ?? [], as: format)
+    }
+
+    /// `GET /u/consent?transaction=ID`: the consent page of a transaction at the consent stage,
+    /// for the browser whose session it belongs to. The login page's script goes here after a
+    /// login that needs consent, as Auth0's `/u/consent?state=` does; nothing changes.
+    func showConsent(_ request: HTTPRequest) -> HTTPResponse {
+        let now = clock.now()
+        guard let query = (try? request.queryParameters())?.uniqueDictionary,
+            let transactionID = query["transaction"]
+        else { return render(Issuer.expiredTransactionStep) }
+        let cookieHashes = Issuer.sessionCookieHashes(request)
+        let step = state.withLock { state -> InteractionStep in
+            sweepIfDue(&state, now: now)
+            guard let transaction = state.transactions[transactionID], transaction.expiresAt > now,
+                transaction.stage == .consent
+            else { return Issuer.expiredTransactionStep }
+            guard let sessionHash = transaction.sessionHash, cookieHashes.contains(sessionHash),
+                let signedIn = liveSession([sessionHash], in: state, now: now)
+            else {
+                return .errorPage(
+                    title: "Signed out", message: "The session this page belonged to has ended.")
+            }
+            return consentPage(
+                transaction, user: signedIn.user,
+                clientName: clientName(transaction.request.clientID, in: state))
+        }
+        return render(step)
     }
 
     /// `POST /u/consent`: `action=approve` records the grant and issues the code;

@@ -1,3 +1,4 @@
+import HTTPCore
 import OAuthCore
 
 /// The issuer's own pages: login, consent, errors and "signed out".
@@ -17,6 +18,15 @@ enum LoginPages {
     struct ScopeLine: Sendable {
         var scope: String
         var explanation: String
+    }
+
+    /// What a `javascript` logout page asks before the session ends (RP-Initiated Logout 1.0 §2).
+    struct LogoutQuestion: Sendable, Equatable {
+        /// The logout request's parameters, which the page's form posts back with `logout=yes`.
+        var parameters: [FormParameters.Pair]
+        /// Where "No" goes: the client's post-logout redirect URI with `state`, when the request
+        /// named one validly; `nil` to stay on the page.
+        var declineLocation: String?
     }
 
     /// The login form (`POST /u/login`), optionally with an error from the last attempt.
@@ -106,7 +116,8 @@ enum LoginPages {
         """
     }
 
-    private static func document(title: String, body: String) -> String {
+    /// A whole page around `body`, which must already be markup (its values escaped).
+    static func document(title: String, body: String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en">
@@ -167,7 +178,8 @@ enum HTMLText {
         return escaped
     }
 
-    private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
+    /// Whether HTML and XML 1.0 both allow the character in a document as it is.
+    static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         if value < 0x20 || (0x7F...0x9F).contains(value) { return false }
         if (0xFDD0...0xFDEF).contains(value) || value & 0xFFFE == 0xFFFE { return false }

@@ -22,6 +22,9 @@ public struct Tenant: Sendable, Hashable {
     /// How refresh tokens rotate and what a rotated one presented again gets, for every client
     /// that names no profile of its own (`RefreshRotation`).
     public var refreshRotation = RefreshRotationSettings.default
+    /// Whether the login, consent and logout pages are forms in the served HTML or are
+    /// rendered by a script (`pages`, docs/issuer.md "Pages that need JavaScript").
+    public var pageStyle = LoginPageStyle.html
 
     public init(
         clients: [ClientRegistration], users: [UserAccount], audiences: [APIAudience],

@@ -12,8 +12,9 @@ import YAML
 /// audience's `scopes` and a whole connection are replaced.
 extension TenantDecoder {
     static let topLevelKeys = [
-        "replace_defaults", "signing_algorithm", "require_dpop_nonce", "default_audience", "lifetimes",
-        "clients", "users", "audiences", "connections", "refresh_rotation", "refresh_token_reuse",
+        "replace_defaults", "signing_algorithm", "require_dpop_nonce", "pages", "default_audience",
+        "lifetimes", "clients", "users", "audiences", "connections", "refresh_rotation",
+        "refresh_token_reuse",
     ]
     static let clientKeys = [
         "client_id", "client_secret", "name", "redirect_uris", "post_logout_redirect_uris", "grant_types",
@@ -78,6 +79,7 @@ extension TenantDecoder {
         if let node = fields["require_dpop_nonce"] {
             tenant.requireDPoPNonce = try bool(node, "require_dpop_nonce")
         }
+        if let node = fields["pages"] { tenant.pageStyle = try pageStyle(node) }
         var legacyGrace: YAMLNode?
         if let node = fields["lifetimes"] {
             (tenant.lifetimes, legacyGrace) = try lifetimes(node, base: tenant.lifetimes, of: "lifetimes")
@@ -99,6 +101,18 @@ extension TenantDecoder {
         if let node = fields["users"] { try mergeUsers(node, into: &tenant) }
         if let node = fields["connections"] { try mergeConnections(node, into: &tenant) }
         return tenant
+    }
+
+    /// `pages`: `html` (forms in the served HTML) or `javascript` (forms a script renders).
+    private func pageStyle(_ node: YAMLNode) throws(TenantError) -> LoginPageStyle {
+        let name = try string(node, "pages")
+        guard let style = LoginPageStyle(rawValue: name) else {
+            throw failure(
+                "unknown pages \"\(name.prefix(32))\""
+                    + TenantNearMiss.alternatives(for: name, among: LoginPageStyle.allCases.map(\.rawValue)),
+                at: node.mark)
+        }
+        return style
     }
 
     // MARK: - Lifetimes
