@@ -172,14 +172,14 @@ let package = Package(
         .target(
             name: "Scenario",
             dependencies: [
-                "Errors", "YAML", "JSON", "Clocks", "JOSE", "OAuthCore", "SignInSDK", "Issuer", "Device",
-                "WebAuthSession",
+                "Errors", "YAML", "JSON", "Clocks", "JOSE", "OAuthCore", "HTTPCore", "SignInSDK", "Issuer",
+                "Device", "WebAuthSession",
             ],
             swiftSettings: strictSettings),
         .target(
             name: "ScenarioRunner",
             dependencies: [
-                "Locking", "Scenario", "Simulator", "SignInSDK", "Device", "WebAuthSession", "AppleID",
+                "Locking", "Scenario", "Simulator", "SignInSDK", "Device", "WebAuthSession", "WebKitSession", "AppleID",
                 "Issuer",
                 "Clocks", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
             ],
@@ -212,7 +212,7 @@ let package = Package(
             dependencies: [
                 "Locking", "JSON", "Clocks", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient",
                 "HTTPServer",
-                "AppleID", "Issuer", "SignInSDK", "WebAuthSession", "Simulator",
+                "AppleID", "Issuer", "SignInSDK", "WebAuthSession", "WebKitSession", "Simulator",
                 "Scenario", "ScenarioRunner", "ScenarioReports", "Recordings", "Replay", "CMalloc",
             ],
             swiftSettings: strictSettings),

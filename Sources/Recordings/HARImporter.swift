@@ -129,6 +129,7 @@ public enum HARImporter {
             timeMilliseconds: entry["time"]?.doubleValue ?? 0)
         exchange.error = entry["_error"]?.stringValue
         exchange.app = entry["_app"]?.stringValue
+        exchange.engine = entry["_engine"]?.stringValue.flatMap(BrowserEngine.init(rawValue:))
         exchange.pageref = entry["pageref"]?.stringValue
         exchange.wallClockOffsetMilliseconds = entry["_wall_offset_ms"]?.doubleValue
         if let response = entry["response"]?.objectValue {

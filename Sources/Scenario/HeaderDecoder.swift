@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import JSON
 import SignInSDK
 import YAML
@@ -31,6 +32,11 @@ struct HeaderDecoder {
                 for tag in scenario.tags where tag.isEmpty || tag.contains(",") {
                     throw reader.error(node, "a tag must be non-empty and without commas")
                 }
+            }
+        }
+        if let node = header["browser"] {
+            problems.attempt { () throws(ScenarioError) in
+                scenario.browser = try reader.named(node, "browser", BrowserEngine.self)
             }
         }
         if let node = header["seed"] {
@@ -174,7 +180,7 @@ struct HeaderDecoder {
         for item in sequence.items {
             let mapping = try reader.mapping(
                 item, "an app",
-                allowed: ["id", "profile", "shared_session", "dpop", "leeway"] + Self.clientKeys)
+                allowed: ["id", "profile", "shared_session", "dpop", "leeway", "browser"] + Self.clientKeys)
             var app = base
             if let id = mapping["id"] {
                 app.bundleID = try reader.string(id, "app id")
@@ -191,6 +197,9 @@ struct HeaderDecoder {
                 app.sharedSession = try reader.bool(node, "shared_session")
             }
             if let node = mapping["dpop"] { app.usesDPoP = try reader.bool(node, "dpop") }
+            if let node = mapping["browser"] {
+                app.browser = try reader.named(node, "app \(app.bundleID).browser", BrowserEngine.self)
+            }
             if let node = mapping["leeway"] {
                 let leeway = try reader.seconds(node, "app \(app.bundleID).leeway")
                 guard leeway >= 0 else {

@@ -1,3 +1,5 @@
+public import HTTPCore
+
 /// One HTTP request and its response (or the transport error) seen during a scenario: what a
 /// HAR entry is written from.
 public struct RecordedExchange: Hashable, Sendable {
@@ -5,6 +7,8 @@ public struct RecordedExchange: Hashable, Sendable {
     public var source: ExchangeSource
     /// The app (bundle id) that sent it or whose sheet did, when known.
     public var app: String?
+    /// The engine of the sheet that sent it, for `.browser`.
+    public var engine: BrowserEngine?
     /// The HAR page (`step-3`) of the step during which it was sent.
     public var pageref: String?
     /// When it started, in milliseconds since the Unix epoch, on the world's virtual clock.

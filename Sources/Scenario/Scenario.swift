@@ -1,3 +1,4 @@
+public import HTTPCore
 public import JSON
 public import SignInSDK
 public import YAML
@@ -21,6 +22,8 @@ public struct Scenario: Hashable, Sendable {
     public var steps: [Step]
     /// Wall-clock limit for the whole scenario, in seconds (`timeout`).
     public var timeLimitSeconds: Double?
+    /// The engine of the apps' web sheets (`browser`); nil leaves it to the run (`--browser`).
+    public var browser: BrowserEngine?
 
     /// The longest time limit a scenario or `run --timeout` may set: 366 days. A sleep that
     /// long is still a deadline every clock can hold in nanoseconds; longer ones trapped.
@@ -149,6 +152,8 @@ public struct AppSetup: Hashable, Sendable {
     public var leeway: Int64?
     /// `prefersEphemeralWebBrowserSession = false`: the device browser's cookie jar.
     public var sharedSession: Bool
+    /// The engine of this app's web sheets (`browser`); nil takes the scenario's.
+    public var browser: BrowserEngine?
     public var usesDPoP: Bool
     /// The login form's field names (other issuers name them differently).
     public var usernameField: String
@@ -243,4 +248,16 @@ public enum ReservedAuthorizationParameters {
         "prompt": "prompt", "login_hint": "login_hint", "ui_locales": "ui_locales",
         "organization": "organization", "max_age": "max_age", "acr_values": "acr_values",
     ]
+}
+
+extension Scenario {
+    /// The engine `app`'s sheets run in: the app's `browser`, else the scenario's, else the run's.
+    public func browser(for app: AppSetup, runDefault: BrowserEngine) -> BrowserEngine {
+        app.browser ?? browser ?? runDefault
+    }
+
+    /// Whether any app's sheet may run in WebKit with the run's default `runDefault`.
+    public func usesBrowser(_ engine: BrowserEngine, runDefault: BrowserEngine) -> Bool {
+        apps.contains { browser(for: $0, runDefault: runDefault) == engine }
+    }
 }

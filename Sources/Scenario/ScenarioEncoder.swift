@@ -25,6 +25,7 @@ public enum ScenarioEncoder {
         if !scenario.tags.isEmpty { header["tags"] = .array(scenario.tags.map(JSONValue.string)) }
         if let seed = scenario.seed, let value = Int64(exactly: seed) { header["seed"] = .int(value) }
         if let limit = scenario.timeLimitSeconds { header["timeout"] = .int(Int64(limit.rounded(.up))) }
+        if let browser = scenario.browser { header["browser"] = .string(browser.rawValue) }
         switch scenario.issuer {
         case .embedded(let tenant?):
             header["issuer"] = ["tenant": tenant.json]
@@ -70,6 +71,7 @@ public enum ScenarioEncoder {
         if let audience = app.audience { members["audience"] = .string(audience) }
         if app.sharedSession { members["shared_session"] = true }
         if app.usesDPoP { members["dpop"] = true }
+        if let browser = app.browser { members["browser"] = .string(browser.rawValue) }
         if let leeway = app.leeway { members["leeway"] = .int(leeway) }
         if app.usernameField != "username" { members["username_field"] = .string(app.usernameField) }
         if app.passwordField != "password" { members["password_field"] = .string(app.passwordField) }

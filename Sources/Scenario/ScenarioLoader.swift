@@ -34,8 +34,8 @@ public enum ScenarioLoader {
         let header = try reader.mapping(
             root, "the scenario",
             allowed: [
-                "name", "description", "tags", "env", "seed", "issuer", "device", "apps", "profile", "steps",
-                "timeout",
+                "name", "description", "tags", "env", "seed", "issuer", "device", "apps", "profile", "browser",
+                "steps", "timeout",
             ])
         var env: [String: String] = [:]
         if let node = header["env"] {

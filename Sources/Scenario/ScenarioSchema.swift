@@ -1,4 +1,5 @@
 import Device
+import HTTPCore
 import Issuer
 import JOSE
 public import JSON
@@ -74,6 +75,9 @@ public enum ScenarioSchema {
                         + ", or several joined with +."),
                 "pattern": .string(joined(BehaviorProfile.names, by: #" *\+ *"#)), "type": "string",
             ]),
+            "browser": choice(
+                BrowserEngine.allCases.map(\.rawValue),
+                "The browser engine of the web sheet: lite (no JavaScript) or webkit (WebKitGTK)."),
             "appleCredentialState": choice(
                 AppleCredentialStateName.allCases.map(\.rawValue), "An Apple ID credential state."),
             "refreshTokenVerdict": choice(
@@ -215,6 +219,9 @@ public enum ScenarioSchema {
                   },
                   "audience": {
                     "type": "string"
+                  },
+                  "browser": {
+                    "$ref": "#/$defs/browser"
                   },
                   "authorization_parameters": {
                     "description": "Other authorization request parameters: a mapping of names to strings, or one form-encoded string.",
@@ -543,6 +550,9 @@ public enum ScenarioSchema {
             },
             "profile": {
               "$ref": "#/$defs/profile"
+            },
+            "browser": {
+              "$ref": "#/$defs/browser"
             },
             "seed": {
               "minimum": 0,

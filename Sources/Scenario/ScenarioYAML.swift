@@ -10,7 +10,7 @@ public enum ScenarioYAML {
     /// The header keys in the order scenario files list them; others follow, sorted.
     static let headerOrder = [
         "name", "description", "tags", "seed", "timeout", "env", "issuer", "device", "apps", "profile",
-        "steps",
+        "browser", "steps",
     ]
 
     public static func render(_ document: JSONValue) -> String {

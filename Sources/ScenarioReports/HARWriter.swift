@@ -8,7 +8,8 @@ public import Scenario
 /// parameters and bodies alike, each distinct secret by its own numbered placeholder
 /// (`Redaction.apply(to:)`), so that the capture still replays. Custom fields (HAR 1.2 allows
 /// names starting with `_`) say what the standard cannot: `_source`, who sent the request
-/// (`app`, `browser`, `apple`, `issuer`), `_app`, the bundle id of the app or sheet, `_error`,
+/// (`app`, `browser`, `apple`, `issuer`), `_engine`, the engine of a `browser` request's sheet
+/// (`lite` or `webkit`), `_app`, the bundle id of the app or sheet, `_error`,
 /// the transport error of an exchange that got no response, and `_wall_offset_ms`, when it was
 /// sent on the run's real clock (the order of requests in a race).
 public enum HARWriter {
@@ -120,6 +121,7 @@ public enum HARWriter {
         ]
         if let error = exchange.error { entry["_error"] = .string(error) }
         if let app = exchange.app { entry["_app"] = .string(app) }
+        if let engine = exchange.engine { entry["_engine"] = .string(engine.rawValue) }
         if let offset = exchange.wallClockOffsetMilliseconds { entry["_wall_offset_ms"] = .double(offset) }
         if let page = exchange.pageref { entry["pageref"] = .string(page) }
         return .object(entry)

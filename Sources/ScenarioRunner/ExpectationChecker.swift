@@ -98,7 +98,8 @@ struct ExpectationChecker {
             }
         case .browserCookies(let count, let name):
             let issuerHost = URLParts(world.issuerURL)?.host ?? ""
-            var cookies = world.phone.browser.cookieJar.cookies().filter {
+            let engine = world.apps[world.firstApp]?.configuration.browser ?? .lite
+            var cookies = await world.phone.browserCookies(engine).filter {
                 $0.domain.trimmingPrefix(".").lowercased() == issuerHost
             }
             if let name { cookies = cookies.filter { $0.name == name } }

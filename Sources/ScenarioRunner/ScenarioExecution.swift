@@ -563,8 +563,17 @@ final class ScenarioExecution: Sendable {
                 setup.usernameField: user.username, setup.passwordField: user.password,
             ]
             // A filled field replaces one of the same name (a password typed into the form), as
-            // `signinsim sign-in --fill` does; a form never sends two values for one input.
-            for field in user.fields { fields[field.name] = field.value }
+            // `signinsim sign-in --fill` does; a form never sends two values for one input. A key
+            // that is a CSS selector or a label names an input the person cannot find alone.
+            var overrides: [WebPageOverride] = []
+            for field in user.fields {
+                if WebElementTarget.isTarget(field.name) {
+                    overrides.append(.fill(WebElementTarget(field.name), value: field.value))
+                } else {
+                    fields[field.name] = field.value
+                }
+            }
+            overrides += user.clicks.map { .click(WebElementTarget($0)) }
             let retries = user.retries.map { attempt -> FormParameters in
                 var changes = FormParameters()
                 if let username = attempt.username { changes.append(setup.usernameField, username) }
@@ -573,7 +582,8 @@ final class ScenarioExecution: Sendable {
             }
             app.webUser = WebUserScript(
                 fields: fields, consent: user.consent, interruption: user.interruption,
-                retries: retries, usernameField: setup.usernameField)
+                retries: retries, usernameField: setup.usernameField, passwordField: setup.passwordField,
+                overrides: overrides)
             var request = SignInRequestOptions()
             request.prompt = prompt.map(SignInOptions.Prompt.init(text:))
             request.scopes = scopes

@@ -19,7 +19,8 @@ public enum ScenarioRunner {
     /// `timeLimitSeconds` (its own `timeout` wins) is stopped and reported as interrupted.
     /// With `replay`, it re-enacts a capture (see `ReplayTarget`).
     public static func run(
-        _ scenario: Scenario, seed: UInt64?, timeLimitSeconds: Double = 120, replay: ReplayTarget? = nil
+        _ scenario: Scenario, seed: UInt64?, timeLimitSeconds: Double = 120, replay: ReplayTarget? = nil,
+        browsers: BrowserSelection = .init()
     ) async -> Outcome {
         let started = ContinuousClock.now
         let seed = scenario.seed ?? seed
@@ -29,7 +30,7 @@ public enum ScenarioRunner {
             status: .passed, seed: seed)
         let world: ScenarioWorld
         do {
-            world = try await ScenarioWorld.build(scenario, seed: seed, replay: replay)
+            world = try await ScenarioWorld.build(scenario, seed: seed, replay: replay, browsers: browsers)
         } catch let error as ScenarioError {
             result.status = .failed
             result.failure = StepFailure(step: "setup", location: error.location, message: error.message)

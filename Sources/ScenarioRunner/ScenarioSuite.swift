@@ -83,6 +83,8 @@ public final class ScenarioSuite: Sendable {
         public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
         public var failFast = false
         public var timeLimitSeconds: Double = 120
+        /// The engines of the web sheets.
+        public var browsers = BrowserSelection()
 
         public init() {}
     }
@@ -138,7 +140,7 @@ public final class ScenarioSuite: Sendable {
                     }
                     let outcome = await ScenarioRunner.run(
                         scenario, seed: Self.seed(for: scenario, runSeed: options.seed),
-                        timeLimitSeconds: options.timeLimitSeconds)
+                        timeLimitSeconds: options.timeLimitSeconds, browsers: options.browsers)
                     await finished(outcome)
                     return (index, outcome.result)
                 }

@@ -10,6 +10,7 @@ import OAuthCore
 import Scenario
 import SignInSDK
 import Simulator
+import WebKitSession
 
 /// The world one scenario runs in, built fresh from its header: the embedded issuer (with the
 /// scenario's tenant) or a real one, one phone, its apps installed (not launched).
@@ -47,15 +48,27 @@ final class ScenarioWorld: Sendable {
 
     /// Builds the world. Throws a `ScenarioError` for what the header got wrong (a tenant the
     /// issuer refuses, an unknown SDK profile), which makes the scenario invalid, not failed.
-    static func build(_ scenario: Scenario, seed: UInt64?, replay: ReplayTarget? = nil) async throws
-        -> ScenarioWorld
-    {
+    static func build(
+        _ scenario: Scenario, seed: UInt64?, replay: ReplayTarget? = nil, browsers: BrowserSelection = .init()
+    ) async throws -> ScenarioWorld {
+        let runDefault = browsers.runDefault(for: scenario)
+        var webKit: WebKitEngine?
+        if scenario.usesBrowser(.webkit, runDefault: runDefault) {
+            guard let engine = browsers.webKit else {
+                throw ScenarioError(
+                    .invalid,
+                    "the scenario's sheets run in webkit, but this run has no WebKit engine "
+                        + "(install \(WebKitEngine.buildPackages.joined(separator: " ")) and build signinsim-webkit)",
+                    at: scenario.location)
+            }
+            webKit = engine
+        }
         let world: SimulationWorld
         let issuerURL: String
         var appleURL: String?
         switch scenario.issuer {
         case _ where replay != nil:
-            world = SimulationWorld.external(seed: seed, epoch: replay?.epochSeconds)
+            world = SimulationWorld.external(seed: seed, epoch: replay?.epochSeconds, webKit: webKit)
             issuerURL = replay?.issuerURL ?? ""
             appleURL = replay?.appleURL
         case .embedded(let override):
@@ -71,10 +84,10 @@ final class ScenarioWorld: Sendable {
                             column: error.column ?? override.node.mark.column))
                 }
             }
-            world = try await SimulationWorld.embedded(tenant: tenant, seed: seed)
+            world = try await SimulationWorld.embedded(tenant: tenant, seed: seed, webKit: webKit)
             issuerURL = world.identity?.issuerURL ?? ""
         case .external(let external):
-            world = SimulationWorld.external(seed: seed)
+            world = SimulationWorld.external(seed: seed, webKit: webKit)
             issuerURL = external.url
             appleURL = external.appleURL
         }
@@ -89,7 +102,9 @@ final class ScenarioWorld: Sendable {
                     setup, issuer: issuerURL + setup.issuerSuffix, profile: setup.profile,
                     at: scenario.location)
                 apps[setup.bundleID] = try phone.install(
-                    AppConfiguration(bundleID: setup.bundleID, options: options))
+                    AppConfiguration(
+                        bundleID: setup.bundleID, options: options,
+                        browser: scenario.browser(for: setup, runDefault: runDefault)))
             }
             return ScenarioWorld(
                 scenario: scenario, world: world, phone: phone, apps: apps, issuerURL: issuerURL,
@@ -184,6 +199,7 @@ final class ScenarioWorld: Sendable {
                 startedAt: exchange.startedAtMilliseconds, request: exchange.request,
                 outcome: exchange.outcome, milliseconds: exchange.durationMilliseconds)
             recorded.app = exchange.initiator?.app
+            recorded.engine = exchange.initiator?.engine
             return (exchange.sentAt, recorded)
         }
         let others = world.exchangeLog.all.map { entry in

@@ -71,7 +71,8 @@ public struct WebPageForm: Hashable, Sendable {
         fields = form.fields.enumerated().map { position, field in
             WebPageField(
                 ref: position, name: field.name, id: field.id, kind: field.kind, inputType: field.inputType,
-                autocomplete: field.autocomplete, label: field.label, isVisible: field.kind != .hidden)
+                autocomplete: field.autocomplete, label: field.label, isVisible: field.kind != .hidden,
+                isChecked: field.kind == .checkbox || field.kind == .radio)
         }
         buttons = form.submitButtons.enumerated().map { position, button in
             WebPageButton(ref: position, name: button.name, value: button.value, label: button.label)
@@ -99,10 +100,12 @@ public struct WebPageField: Hashable, Sendable {
     /// What a person reads for it: its `<label>`, `aria-label` or placeholder.
     public var label: String?
     public var isVisible: Bool
+    /// For a checkbox or radio button: whether it is ticked.
+    public var isChecked: Bool
 
     public init(
         ref: Int, name: String, id: String? = nil, kind: HTMLFormField.Kind, inputType: String? = nil,
-        autocomplete: String? = nil, label: String? = nil, isVisible: Bool = true
+        autocomplete: String? = nil, label: String? = nil, isVisible: Bool = true, isChecked: Bool = false
     ) {
         self.ref = ref
         self.name = name
@@ -112,6 +115,7 @@ public struct WebPageField: Hashable, Sendable {
         self.autocomplete = autocomplete
         self.label = label
         self.isVisible = isVisible
+        self.isChecked = isChecked
     }
 
     /// Whether a person can type into it (text-like inputs, passwords, selects, text areas).

@@ -21,6 +21,9 @@ public struct WebPageVisit: Hashable, Sendable {
         case deniedConsent(button: String)
         /// The user pressed the button that confirms a sign-out.
         case confirmedSignOut(button: String)
+        /// The user pressed a button that only moves on (Continue) on a page that asked nothing
+        /// else of them.
+        case continued(button: String)
         /// The user closed the sheet on a page where a sign-out had nothing more to do.
         case closed
         /// The response's `Location` was the callback: the sheet closed.

@@ -74,6 +74,13 @@ public struct WebPerson: Sendable {
         if let form = page.forms.first(where: isConsentForm) {
             return consentMove(on: page, form: form, status: status)
         }
+        if let (form, button) = continueButton(on: page) {
+            return .act(
+                WebPageAct(
+                    form: form.index, fills: [], press: button, action: .continued(button: button.displayName),
+                    rules: ["pressed \"\(button.displayName)\": the page asks nothing but to go on"],
+                    sendsPassword: false))
+        }
         if !page.isRendered, page.scriptCount > 0 {
             return .nothingToDo(
                 WebAuthenticationError(
@@ -291,10 +298,39 @@ public struct WebPerson: Sendable {
         let label = button.label.isEmpty ? button.value : button.label
         let action: WebPageVisit.Action =
             user.consent == .approve ? .approvedConsent(button: label) : .deniedConsent(button: label)
+        var fills: [Fill] = []
+        var rules: [String] = []
+        if user.consent == .approve {
+            // Approving grants what is asked: scopes offered as boxes to tick are ticked (the
+            // one that would remember the decision is left alone).
+            let boxes = form.fields.filter {
+                $0.kind == .checkbox && $0.isVisible && !$0.isChecked
+                    && !WebPage.words(in: ($0.label ?? "") + " " + $0.name).contains(where: {
+                        ["remember", "trust", "always", "again"].contains($0)
+                    })
+            }
+            fills = boxes.map { Fill(field: $0, value: "true") }
+            if !boxes.isEmpty {
+                rules.append(
+                    "ticked \(boxes.map(\.displayName).joined(separator: ", ")): approving grants what is asked")
+            }
+        }
+        rules.append("pressed \"\(button.displayName)\": it says \(user.consent.rawValue)")
         return .act(
             WebPageAct(
-                form: form.index, fills: [], press: button, action: action,
-                rules: ["pressed \"\(button.displayName)\": it says \(user.consent.rawValue)"], sendsPassword: false))
+                form: form.index, fills: fills, press: button, action: action, rules: rules, sendsPassword: false))
+    }
+
+    /// On a page that asks nothing else: the button that moves on, if exactly what it says.
+    private func continueButton(on page: WebPage) -> (WebPageForm, WebPageButton)? {
+        for form in page.forms where !form.hasPasswordField {
+            if let button = form.buttons.first(where: {
+                $0.says(any: WebUserScript.continueWords) && !$0.mentions(any: Self.otherFlowWords)
+            }) {
+                return (form, button)
+            }
+        }
+        return nil
     }
 
     // MARK: Sign-out

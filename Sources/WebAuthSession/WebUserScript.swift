@@ -45,6 +45,9 @@ public struct WebUserScript: Hashable, Sendable {
     /// Answers to a page that asks a yes-or-no question ("Do you want to log out?"), as whole
     /// words of a button's label.
     public static let yesWords = ["yes", "accept", "confirm", "ok", "continue", "proceed"]
+    /// Buttons that only move on, as whole words of their label (Glewlwyd shows "Continue" after
+    /// the login and after consent, before it redirects back to the app).
+    public static let continueWords = ["continue", "proceed", "next", "ok", "go back to the app"]
     public static let noWords = ["no", "refuse", "cancel", "decline", "stay", "back", "not now"]
     /// Words that mark the button confirming a sign-out (django-oauth-toolkit's "Logout",
     /// django-allauth's "Sign Out", Keycloak's "Do you want to log out?" "Logout").

@@ -72,11 +72,12 @@ enum PageScripts {
             const shown = kind !== 'hidden' && visible(el) && !el.readOnly;
             group(el).fields.push({ ref: remember(el), name: el.getAttribute('name') || '', id: el.id || null,
               kind, inputType: type, autocomplete: collapse(el.getAttribute('autocomplete')).toLowerCase() || null,
-              label: labelOf(el), isVisible: shown });
+              label: labelOf(el), isVisible: kind === 'checkbox' || kind === 'radio' ? visible(el) : shown,
+              isChecked: !!el.checked });
           } else if (tag === 'select' || tag === 'textarea') {
             group(el).fields.push({ ref: remember(el), name: el.getAttribute('name') || '', id: el.id || null,
               kind: tag, inputType: null, autocomplete: collapse(el.getAttribute('autocomplete')).toLowerCase() || null,
-              label: labelOf(el), isVisible: visible(el) });
+              label: labelOf(el), isVisible: visible(el), isChecked: false });
           } else {
             if (tag === 'button' && (el.getAttribute('type') || '').toLowerCase() === 'reset') continue;
             if (!visible(el)) continue;
@@ -149,6 +150,10 @@ enum PageScripts {
         for (const fill of fills) {
           const el = refs[fill.ref];
           if (!el || !el.isConnected) return { ok: false, why: 'an input the person was typing into went away' };
+          if (el.type === 'checkbox' || el.type === 'radio') {
+            if (el.checked !== (fill.value === 'true')) el.click();
+            continue;
+          }
           setValue(el, fill.value);
           last = el;
         }

@@ -462,6 +462,7 @@ private struct PageReading: Decodable {
         var autocomplete: String?
         var label: String?
         var isVisible: Bool
+        var isChecked: Bool
     }
 
     struct Button: Decodable {
@@ -495,7 +496,8 @@ private struct PageReading: Decodable {
                         WebPageField(
                             ref: field.ref, name: field.name, id: field.id,
                             kind: HTMLFormField.Kind(rawValue: field.kind) ?? .text, inputType: field.inputType,
-                            autocomplete: field.autocomplete, label: field.label, isVisible: field.isVisible)
+                            autocomplete: field.autocomplete, label: field.label, isVisible: field.isVisible,
+                            isChecked: field.isChecked)
                     },
                     buttons: form.buttons.map {
                         WebPageButton(ref: $0.ref, name: $0.name, value: $0.value, label: $0.label)

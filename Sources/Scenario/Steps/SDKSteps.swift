@@ -66,8 +66,11 @@ public enum CallOutcome: Hashable, Sendable {
 public struct WebUserSetup: Hashable, Sendable {
     public var username: String
     public var password: String
-    /// Other fields to fill, in order.
+    /// Other fields to fill, in order: by name, or by CSS selector or `label:` (what
+    /// ``WebElementTarget/isTarget(_:)`` tells apart), for pages the person cannot read alone.
     public var fields: [FieldValue]
+    /// Buttons to press, by CSS selector or `label:`, where the person's own choice would be wrong.
+    public var clicks: [String] = []
     /// What the person answers on a consent page.
     public var consent: WebUserScript.ConsentDecision
     /// `cancel` (closes the sheet) or `abandon` (leaves it open) at a point of the flow.
@@ -128,7 +131,16 @@ extension SDKStep {
                     .mapping(
                         common + [
                             Argument("username", .text), Argument("password", .text),
-                            Argument("fill", .dictionary(of: .text)),
+                            Argument(
+                                "fill",
+                                .described(
+                                    "Inputs to type into: by name, CSS selector or label:TEXT, to a value.",
+                                    .dictionary(of: .text))),
+                            Argument(
+                                "click",
+                                .described(
+                                    "Buttons to press, by CSS selector or label:TEXT, where the person's choice is wrong.",
+                                    StepCatalog.words)),
                             Argument("consent", .defined("consent")),
                             Argument("cancel", .defined("interruptionPoint")),
                             Argument("abandon", .defined("interruptionPoint")),
@@ -286,6 +298,7 @@ extension StepDecoder {
                             try reader.string(pair.value, "a field value")))
                 }
             }
+            if let node = mapping["click"] { user.clicks = try reader.strings(node, "signIn.click") }
             if let node = mapping["consent"] {
                 user.consent = try reader.named(node, "signIn.consent", WebUserScript.ConsentDecision.self)
             }
@@ -353,6 +366,7 @@ extension ScenarioEncoder {
                 for field in user.fields { fill[field.name] = .string(field.value) }
                 arguments["fill"] = .object(fill)
             }
+            if !user.clicks.isEmpty { arguments["click"] = .array(user.clicks.map(JSONValue.string)) }
             if user.consent != defaults.consent { arguments["consent"] = .string(user.consent.rawValue) }
             if !user.retries.isEmpty {
                 arguments["retry"] = .array(

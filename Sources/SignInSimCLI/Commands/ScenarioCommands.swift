@@ -40,6 +40,7 @@ extension SignInSimCLI {
                 "exclude-tags", value: "tags", help: "Skip scenarios with any of these comma-separated tags."),
             .option("shard-split", value: "I/N", help: "Run shard I of N (from 1), for CI matrices."),
             .flag("fail-fast", help: "Stop starting scenarios after the first failure."),
+            browserOption,
             .option(
                 "timeout", value: "seconds",
                 help: "Time limit per scenario (default: 120; a scenario's own wins)."
@@ -291,6 +292,7 @@ struct RunCommand {
             throw CommandFailure(
                 "no scenario to run: \(empty.reason(arguments))", exitCode: EmptySelection.exitCode)
         }
+        options.browsers = try SignInSimCLI.browserSelection(arguments, scenarios: chosen, context: context)
         let harDirectory = arguments.value("har-dir")
         for destination in Self.reportDestinations(arguments) {
             do throws(ReportDestination.Unwritable) {
@@ -363,6 +365,7 @@ struct RunCommand {
         var results = await runTask.value
         let wasInterrupted = interrupted.withLock { $0 }
         watcher.cancel()
+        await options.browsers.webKit?.shutdown()
         if let harDirectory {
             for index in results.indices where results[index].status != .skipped {
                 results[index].harPath = harDirectory + "/" + Self.harFileName(for: results[index])
