@@ -236,7 +236,8 @@ let package = Package(
 
         // MARK: Tests (mirror the sources)
         .target(
-            name: "TestSupport", dependencies: ["Locking", "HTTPCore", "HTTPClient", "HTTPServer"],
+            name: "TestSupport",
+            dependencies: ["Locking", "HTTPCore", "HTTPClient", "HTTPServer", "WebKitSession"],
             path: "Tests/TestSupport",
             swiftSettings: strictSettings),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"]),

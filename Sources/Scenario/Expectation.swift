@@ -1,6 +1,7 @@
 public import Device
 public import JSON
 public import SignInSDK
+public import WebAuthSession
 
 /// One check in an `expect` step, with where it is written.
 public struct Expectation: Hashable, Sendable {
@@ -45,6 +46,8 @@ public struct Expectation: Hashable, Sendable {
         /// How many login forms the person has submitted in the app's web sheets: whether the
         /// issuer asked for the password again, without knowing the path its form posts to.
         case loginForms(Int, app: String?)
+        /// How the app's last web sheet ended: at the callback, or with this error.
+        case sheet(SheetEnding, app: String?)
 
         public var needsEmbeddedIssuer: Bool {
             switch self {
@@ -106,4 +109,32 @@ public enum RefreshTokenVerdict: String, Hashable, Sendable, CaseIterable {
     case revoked
     /// The newest one is still usable.
     case active
+}
+
+/// How a web sheet ended, as `expect: {sheet: …}` names it.
+public enum SheetEnding: Hashable, Sendable {
+    /// It reached the app's callback (`callback`).
+    case callback
+    /// It ended with this error (`javascript_required`, `login_rejected`, …).
+    case failure(WebAuthenticationError.Code)
+
+    /// Every name a scenario may write.
+    public static var names: [String] { ["callback"] + WebAuthenticationError.Code.allCases.map(\.rawValue) }
+
+    public init?(name: String) {
+        if name == "callback" {
+            self = .callback
+        } else if let code = WebAuthenticationError.Code(rawValue: name) {
+            self = .failure(code)
+        } else {
+            return nil
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .callback: "callback"
+        case .failure(let code): code.rawValue
+        }
+    }
 }

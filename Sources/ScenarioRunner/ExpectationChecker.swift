@@ -196,6 +196,22 @@ struct ExpectationChecker {
                     "login forms submitted in the app's web sheets", expected: "\(expected)",
                     actual: "\(actual)")
             }
+        case .sheet(let expected, let app):
+            let actual: String =
+                switch world.app(app).lastSheetResult {
+                case nil: "no sheet"
+                case .success?: SheetEnding.callback.name
+                case .failure(let error)?: "\(error.code.rawValue) (\(error.message))"
+                }
+            let matches: Bool =
+                switch (expected, world.app(app).lastSheetResult) {
+                case (.callback, .success?): true
+                case (.failure(let code), .failure(let error)?): error.code == code
+                default: false
+                }
+            guard matches else {
+                throw fail("how the app's last web sheet ended", expected: expected.name, actual: actual)
+            }
         }
         return nil
     }

@@ -28,6 +28,7 @@ public final class SimulatedApp: Sendable {
         var appleCancels = false
         var activeSession: WebAuthenticationHandle?
         var lastTrace: [WebPageVisit] = []
+        var lastSheetResult: Result<String, WebAuthenticationError>?
         var loginFormsSubmitted = 0
         var operations: [UInt64: Task<Void, Never>] = [:]
         var nextOperation: UInt64 = 0
@@ -70,6 +71,11 @@ public final class SimulatedApp: Sendable {
 
     /// The pages the last web sheet visited.
     public var lastWebTrace: [WebPageVisit] { runtime.withLock { $0.lastTrace } }
+
+    /// How the last web sheet ended: the callback URL, or the error; nil before any sheet.
+    public var lastSheetResult: Result<String, WebAuthenticationError>? {
+        runtime.withLock { $0.lastSheetResult }
+    }
 
     /// How many login forms the person has submitted in this app's web sheets since the app was
     /// installed on this phone, retries after a refused password included: how often the issuer
@@ -309,6 +315,7 @@ public final class SimulatedApp: Sendable {
         runtime.withLock {
             if $0.activeSession === handle { $0.activeSession = nil }
             $0.lastTrace = outcome.trace
+            $0.lastSheetResult = outcome.result
             $0.loginFormsSubmitted += outcome.trace.count { visit in
                 if case .submittedLogin = visit.action { true } else { false }
             }

@@ -8,7 +8,7 @@ public import HTTPCore
 /// Messages name the URL and status involved but never a callback URL's query, which may
 /// carry a code.
 public struct WebAuthenticationError: CodedError {
-    public enum Code: String, Sendable, Hashable {
+    public enum Code: String, Sendable, Hashable, CaseIterable {
         /// The user dismissed the sheet (ASWebAuthenticationSessionError.canceledLogin, 1).
         case canceledLogin = "canceled_login"
         /// The presenting scene is not foreground-active (presentationContextInvalid, 3).

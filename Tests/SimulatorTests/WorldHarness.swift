@@ -57,13 +57,3 @@ func signInError<T>(_ body: () async throws -> T) async -> SignInError? {
         return SignInError(.transport, "unexpected \(error)")
     }
 }
-
-/// The WebKit engine the tests share: one helper for the whole test process, as one engine
-/// serves a whole run.
-enum TestWebKit {
-    private static let shared: Result<WebKitEngine, WebKitEngineError> = Result {
-        () throws(WebKitEngineError) -> WebKitEngine in try WebKitEngine.locate()
-    }
-
-    static func engine() throws(WebKitEngineError) -> WebKitEngine { try shared.get() }
-}

@@ -32,7 +32,7 @@ public enum WaitCondition: Hashable, Sendable {
 public enum ExpectationKey: String, Hashable, Sendable, CaseIterable {
     case session, claims, refresh_token, token_type, scopes, error, requests, keychain, cookies
     case issuer_user, app_phase, issuer_refresh_tokens, apple_credential, signed_out_at_issuer
-    case login_forms
+    case login_forms, sheet
 }
 
 /// An issuer endpoint named by its role, found in the issuer's discovery document
@@ -110,6 +110,10 @@ extension ExpectationKey {
             .described(
                 "How many login forms the person has submitted in the app's web sheets (retries included), whatever path the issuer's form posts to.",
                 .integer(minimum: 0, maximum: 10_000))
+        case .sheet:
+            .described(
+                "How the app's last web sheet ended: callback, or the code of the error that ended it.",
+                .oneOf(SheetEnding.names))
         }
     }
 }
@@ -336,6 +340,13 @@ extension StepDecoder {
             kind = .signedOutAtIssuer(try reader.bool(value, "expect.signed_out_at_issuer"), app: app)
         case .login_forms:
             kind = .loginForms(try reader.int(value, "expect.login_forms", range: 0...10_000), app: app)
+        case .sheet:
+            let name = try reader.string(value, "expect.sheet")
+            guard let ending = SheetEnding(name: name) else {
+                throw reader.error(
+                    value, "expect.sheet has no \"\(name)\"" + NearMiss.alternatives(for: name, among: SheetEnding.names))
+            }
+            kind = .sheet(ending, app: app)
         case .requests:
             if case .sequence(let items) = value {
                 var checks: [Expectation] = []
@@ -466,6 +477,9 @@ extension ScenarioEncoder {
                 noteApp(app, &members)
             case .loginForms(let count, let app):
                 members["login_forms"] = .int(Int64(count))
+                noteApp(app, &members)
+            case .sheet(let ending, let app):
+                members["sheet"] = .string(ending.name)
                 noteApp(app, &members)
             }
         }

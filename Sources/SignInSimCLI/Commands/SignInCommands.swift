@@ -5,6 +5,7 @@ import JSON
 import SignInSDK
 import Simulator
 import WebAuthSession
+import WebKitSession
 
 extension SignInSimCLI {
     static let signInCommand = CommandSpec(
@@ -37,9 +38,17 @@ extension SignInSimCLI {
             .option(
                 "password-field", value: "name", help: "The login form's password field (default: password)."),
             .option(
-                "fill", value: "name=value", help: "Another form field the user fills (repeatable).",
+                "fill", value: "name=value",
+                help:
+                    "Another form field the user fills (repeatable); the name may be a CSS selector or"
+                    + " label:TEXT for a page the person cannot read alone.",
                 repeatable: true
             ),
+            .option(
+                "click", value: "selector",
+                help: "A button to press (CSS selector or label:TEXT) where the person's choice is wrong (repeatable).",
+                repeatable: true),
+            SignInSimCLI.browserOption,
         ]
             + ClientSettings.registrationOptions + ClientSettings.authorizationOptions + [
                 .option(
@@ -122,27 +131,45 @@ struct SignInRun {
     var signOut: Bool
     var postLogoutRedirectURI: String?
     var seed: UInt64?
+    /// `--browser`; nil for the automatic choice.
+    var browser: BrowserEngine?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         issuer = arguments.value("issuer")
+        if let text = arguments.value("browser") {
+            guard let engine = BrowserEngine(rawValue: text) else {
+                throw UsageError(
+                    "The value '\(text)' is invalid for '--browser <engine>': expected one of "
+                        + BrowserEngine.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            browser = engine
+        }
         seed = try arguments.seed()
         postLogoutRedirectURI = arguments.value("post-logout-redirect-uri")
         clientID = arguments.value("client-id") ?? "com.example.app"
         redirectURI = arguments.value("redirect-uri") ?? "com.example.app://auth/callback"
         var others = FormParameters()
+        var overrides: [WebPageOverride] = []
         for pair in arguments.allValues("fill") {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 throw UsageError(
                     "The value '\(pair)' is invalid for '--fill <name=value>': expected NAME=VALUE")
             }
-            others.append(String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
+            let (name, value) = (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
+            if WebElementTarget.isTarget(name) {
+                overrides.append(.fill(WebElementTarget(name), value: value))
+            } else {
+                others.append(name, value)
+            }
         }
+        overrides += arguments.allValues("click").map { .click(WebElementTarget($0)) }
         user = .signIn(
             username: arguments.value("username") ?? "alice@example.com",
             password: arguments.value("password") ?? "alice-password",
             usernameField: arguments.value("username-field") ?? "username",
             passwordField: arguments.value("password-field") ?? "password", otherFields: others,
             consent: arguments.flag("deny-consent") ? .deny : .approve)
+        user.overrides = overrides
         client = try ClientSettings(arguments)
         do {
             profile = try BehaviorProfile(named: arguments.value("profile") ?? "default")
@@ -175,11 +202,27 @@ struct SignInRun {
         return options
     }
 
+    /// The sheet's engine and, for `webkit`, the engine found: `--browser`, or `lite` against
+    /// the embedded issuer and `webkit` against a real one when it is installed.
+    func engine(context: CLIContext) throws -> (BrowserEngine, WebKitEngine?) {
+        let automatic = browser == nil
+        let wanted = browser ?? (issuer == nil ? .lite : .webkit)
+        guard wanted == .webkit else { return (.lite, nil) }
+        do {
+            return (.webkit, try WebKitEngine.locate(environment: context.environment))
+        } catch {
+            guard automatic else { throw CommandFailure(error.message, exitCode: .invalidInput) }
+            context.writeError("signinsim: the sheet runs in lite, which runs no JavaScript: \(error.message)\n")
+            return (.lite, nil)
+        }
+    }
+
     func run(context: CLIContext) async throws -> ExitCode {
         var options = try options(issuer: issuer ?? "", context: context)
-        let world = try await OneShotWorld.start(issuer: issuer, apple: nil, seed: seed)
+        let (engine, webKit) = try engine(context: context)
+        let world = try await OneShotWorld.start(issuer: issuer, apple: nil, seed: seed, webKit: webKit)
         if issuer == nil, let identity = world.identity { options.issuer = identity.issuerURL }
-        let app = try await OneShotWorld.launchApp(in: world, options: options)
+        let app = try await OneShotWorld.launchApp(in: world, options: options, browser: engine)
         app.webUser = user
         var report: [String: JSONValue] = [:]
         var step = "sign-in"
@@ -203,9 +246,11 @@ struct SignInRun {
                 }
             }
             for (key, value) in report { summary[key] = value }
+            summary["browser"] = .string(engine.rawValue)
             if let seed { summary["seed"] = .int(Int64(truncatingIfNeeded: seed)) }
             context.printJSON(.object(summary))
             await world.shutdown()
+            await webKit?.shutdown()
             return .success
         } catch {
             let pages = app.lastWebTrace.map {
@@ -213,6 +258,7 @@ struct SignInRun {
             }
             let trace = pages.isEmpty ? "" : "\n  pages: " + pages.joined(separator: "\n         ")
             await world.shutdown()
+            await webKit?.shutdown()
             throw CommandFailure("step \(step): \(error)\(trace)")
         }
     }
@@ -294,21 +340,24 @@ extension SignInSimCLI {
 /// real issuer, `state`, `nonce` and PKCE values must differ from run to run (RFC 6749 §10.12,
 /// RFC 7636 §7.1), and a QA run must not replay yesterday's.
 enum OneShotWorld {
-    static func start(issuer: String?, apple: String?, seed: UInt64?) async throws -> SimulationWorld {
-        if issuer != nil { return SimulationWorld.external(seed: seed) }
+    static func start(issuer: String?, apple: String?, seed: UInt64?, webKit: WebKitEngine? = nil) async throws
+        -> SimulationWorld
+    {
+        if issuer != nil { return SimulationWorld.external(seed: seed, webKit: webKit) }
         do {
-            return try await SimulationWorld.embedded(seed: seed, epoch: SystemWallClock().now())
+            return try await SimulationWorld.embedded(seed: seed, epoch: SystemWallClock().now(), webKit: webKit)
         } catch {
             throw CommandFailure("cannot start the embedded issuer: \(error.message)")
         }
     }
 
-    static func launchApp(in world: SimulationWorld, options: SignInOptions, appleURL: String? = nil)
-        async throws -> SimulatedApp
-    {
+    static func launchApp(
+        in world: SimulationWorld, options: SignInOptions, appleURL: String? = nil, browser: BrowserEngine = .lite
+    ) async throws -> SimulatedApp {
         do {
             let phone = try world.addPhone(appleURL: appleURL)
-            let app = try phone.install(AppConfiguration(bundleID: options.clientID, options: options))
+            let app = try phone.install(
+                AppConfiguration(bundleID: options.clientID, options: options, browser: browser))
             try await app.launch()
             if let error = app.configureError { throw CommandFailure("step configure: \(error)") }
             return app

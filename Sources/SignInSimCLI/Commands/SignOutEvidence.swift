@@ -21,15 +21,17 @@ struct SignOutEvidence {
     /// Signs `app` out through its SDK and weighs the evidence.
     static func signOut(_ app: SimulatedApp) async throws -> SignOutEvidence {
         let host = URLParts(app.configuration.options.issuer)?.host
-        let jar = app.phone.browser.cookieJar
-        func issuerCookies() -> Set<String> {
+        let phone = app.phone
+        let engine = app.configuration.browser
+        func issuerCookies() async -> Set<String> {
             Set(
-                jar.cookies().filter { $0.domain.trimmingPrefix(".").lowercased() == host?.lowercased() }.map(
-                    \.name))
+                await phone.browserCookies(engine).filter {
+                    $0.domain.trimmingPrefix(".").lowercased() == host?.lowercased()
+                }.map(\.name))
         }
-        let before = issuerCookies()
+        let before = await issuerCookies()
         let outcome = try await app.perform { try await $0.signOut() }
-        let after = issuerCookies()
+        let after = await issuerCookies()
         let cookiesCleared = !before.isEmpty && before.isDisjoint(with: after)
         var summary: [String: JSONValue] = [
             "signed_out_at_issuer": .bool(outcome.endedAtIssuer || cookiesCleared)
