@@ -1,3 +1,4 @@
+public import HTTPCore
 /// What running one scenario gave: the values every report (console, JSON, JUnit, HAR index)
 /// is written from. Pure data; durations are the only part that differs between two runs with
 /// one seed.
@@ -100,6 +101,8 @@ public struct StepRecord: Hashable, Sendable {
     /// For an SDK call (and a launch, whose `configure` is one): `ok`, or the `SignInError`
     /// code it returned, whatever the step expected.
     public var callOutcome: String?
+    /// The pages of the web sheets the step presented, as the person went through them.
+    public var sheetPages: [SheetPage] = []
 
     public init(
         step: String, location: SourceLocation, outcome: Outcome, note: String? = nil,
@@ -206,4 +209,57 @@ public struct RecordedStep: Hashable, Sendable {
 
     /// The HAR page id of the step (`step-3`), which its entries name as `pageref`.
     public var pageID: String { "step-\(number)" }
+}
+
+/// One page of a web sheet as a report shows it: what the person saw and did there, and how
+/// they found what they used.
+public struct SheetPage: Hashable, Sendable {
+    /// The app whose sheet it was.
+    public var app: String
+    public var engine: BrowserEngine
+    public var method: String
+    /// The page's URL without its query, which may carry codes.
+    public var url: String
+    public var status: Int?
+    public var title: String?
+    /// What happened there: `submitted the login form (username, password)`, `reached the callback`.
+    public var action: String
+    /// Whether the sheet ended here with an error.
+    public var failed: Bool
+    /// Whether the browser only followed a redirect here (the person saw nothing).
+    public var isRedirect: Bool
+    /// How the person found the inputs and buttons they used.
+    public var rules: [String]
+    /// What the sheet showed (a JPEG; `webkit` only).
+    public var screenshot: Screenshot?
+
+    public struct Screenshot: Hashable, Sendable {
+        public var jpeg: [UInt8]
+        public var width: Int
+        public var height: Int
+
+        public init(jpeg: [UInt8], width: Int, height: Int) {
+            self.jpeg = jpeg
+            self.width = width
+            self.height = height
+        }
+    }
+
+    public init(
+        app: String, engine: BrowserEngine, method: String, url: String, status: Int?, title: String?,
+        action: String, failed: Bool = false, isRedirect: Bool = false, rules: [String] = [],
+        screenshot: Screenshot? = nil
+    ) {
+        self.app = app
+        self.engine = engine
+        self.method = method
+        self.url = url
+        self.status = status
+        self.title = title
+        self.action = action
+        self.failed = failed
+        self.isRedirect = isRedirect
+        self.rules = rules
+        self.screenshot = screenshot
+    }
 }

@@ -88,6 +88,25 @@ public enum JSONReport {
             "children": .array(record.children.map { step($0, includeTimings: includeTimings) }),
         ]
         if includeTimings { members["duration_ms"] = Durations.milliseconds(record.durationMilliseconds) }
+        if !record.sheetPages.isEmpty { members["sheet"] = .array(record.sheetPages.map(sheetPage)) }
+        return .object(members)
+    }
+
+    /// A web sheet page: what the person saw and did, and the picture when the run kept it.
+    static func sheetPage(_ page: SheetPage) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "app": .string(page.app), "engine": .string(page.engine.rawValue), "method": .string(page.method),
+            "url": .string(page.url), "status": page.status.map { .int(Int64($0)) } ?? .null,
+            "title": page.title.map(JSONValue.string) ?? .null, "action": .string(page.action),
+            "failed": .bool(page.failed), "redirect": .bool(page.isRedirect),
+            "rules": .array(page.rules.map(JSONValue.string)),
+        ]
+        if let picture = page.screenshot {
+            members["screenshot"] = [
+                "jpeg": .string(Base64.encode(picture.jpeg)), "width": .int(Int64(picture.width)),
+                "height": .int(Int64(picture.height)),
+            ]
+        }
         return .object(members)
     }
 }

@@ -1,4 +1,5 @@
 public import Errors
+import Foundation
 import JSON
 public import Scenario
 
@@ -184,11 +185,36 @@ public enum JSONReportReader {
             for (index, child) in try array(object, "children", at: path).enumerated() {
                 children.append(try step(child, at: "\(path).children[\(index)]"))
             }
-            return StepRecord(
+            var record = StepRecord(
                 step: try string(object, "step", at: path), location: try location(object, at: path),
                 outcome: try named(object, "outcome", at: path),
                 note: try optionalString(object, "note", at: path),
                 children: children, durationMilliseconds: object["duration_ms"]?.doubleValue ?? 0)
+            if object["sheet"] != nil {
+                for (index, page) in try array(object, "sheet", at: path).enumerated() {
+                    record.sheetPages.append(try sheetPage(page, at: "\(path).sheet[\(index)]"))
+                }
+            }
+            return record
+        }
+
+        func sheetPage(_ object: JSONValue, at path: String) throws(ReportReadError) -> SheetPage {
+            var page = SheetPage(
+                app: try string(object, "app", at: path), engine: try named(object, "engine", at: path),
+                method: try string(object, "method", at: path), url: try string(object, "url", at: path),
+                status: object["status"]?.int64Value.map { Int(clamping: $0) },
+                title: try optionalString(object, "title", at: path),
+                action: try string(object, "action", at: path), failed: object["failed"]?.boolValue ?? false,
+                isRedirect: object["redirect"]?.boolValue ?? false,
+                rules: try array(object, "rules", at: path).compactMap(\.stringValue))
+            if let picture = object["screenshot"], let text = picture["jpeg"]?.stringValue,
+                let bytes = Data(base64Encoded: text)
+            {
+                page.screenshot = SheetPage.Screenshot(
+                    jpeg: Array(bytes), width: Int(clamping: picture["width"]?.int64Value ?? 0),
+                    height: Int(clamping: picture["height"]?.int64Value ?? 0))
+            }
+            return page
         }
     }
 }

@@ -124,6 +124,7 @@ final class ScenarioExecution: Sendable {
         let started = ContinuousClock.now
         var record = StepRecord(step: step.name, location: step.location, outcome: .passed)
         var stop: StepFailure?
+        let sheetMarks = world.apps.mapValues(\.sheetCount)
         do {
             switch step.action {
             case .flow(.parallel(let steps)):
@@ -159,8 +160,30 @@ final class ScenarioExecution: Sendable {
             stop = StepFailure(step: step.name, location: step.location, message: "\(error)")
         }
         if stop != nil { record.outcome = .failed }
+        if record.children.isEmpty { record.sheetPages = sheetPages(since: sheetMarks) }
         record.durationMilliseconds = milliseconds(since: started)
         return (record, stop)
+    }
+
+    /// The pages of the sheets presented since `marks` (per app), for the step's record.
+    private func sheetPages(since marks: [String: Int]) -> [SheetPage] {
+        var pages: [SheetPage] = []
+        for (id, app) in world.apps.sorted(by: { $0.key < $1.key }) {
+            for sheet in app.sheets(since: marks[id] ?? 0) {
+                for visit in sheet.trace {
+                    pages.append(
+                        SheetPage(
+                            app: id, engine: sheet.engine, method: visit.method.rawValue,
+                            url: URLParts.stripQueryAndFragment(visit.url), status: visit.status, title: visit.title,
+                            action: visit.action.description, failed: visit.action.isFailure,
+                            isRedirect: visit.action.isRedirect, rules: visit.rules,
+                            screenshot: visit.screenshot.map {
+                                SheetPage.Screenshot(jpeg: $0.jpeg, width: $0.width, height: $0.height)
+                            }))
+                }
+            }
+        }
+        return pages
     }
 
     /// Performs a world step: moves time, changes the network, Apple or the issuer.

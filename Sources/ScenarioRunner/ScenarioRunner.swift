@@ -20,7 +20,7 @@ public enum ScenarioRunner {
     /// With `replay`, it re-enacts a capture (see `ReplayTarget`).
     public static func run(
         _ scenario: Scenario, seed: UInt64?, timeLimitSeconds: Double = 120, replay: ReplayTarget? = nil,
-        browsers: BrowserSelection = .init()
+        browsers: BrowserSelection = .init(), screenshots: ScreenshotPolicy = .auto
     ) async -> Outcome {
         let started = ContinuousClock.now
         let seed = scenario.seed ?? seed
@@ -77,8 +77,12 @@ public enum ScenarioRunner {
         }
         let signedIn = ending.isFinished ? await world.signedInAtEnd() : [:]
         let exchanges = world.exchanges(pages: execution.pageStarts())
-        let recording = RunRecording(
-            scenario: scenario, seed: seed, steps: execution.recordedSteps(), signedInAtEnd: signedIn)
+        var recorded = execution.recordedSteps()
+        if !screenshots.keeps(status: result.status, embeddedIssuer: scenario.issuer.isEmbedded && replay == nil) {
+            result.steps = result.steps.map { $0.withoutScreenshots() }
+            for index in recorded.indices { recorded[index].record = recorded[index].record.withoutScreenshots() }
+        }
+        let recording = RunRecording(scenario: scenario, seed: seed, steps: recorded, signedInAtEnd: signedIn)
         // Terminating the apps cancels SDK calls still in flight (a timed-out step).
         await world.shutdown()
         result.durationMilliseconds = milliseconds(since: started)

@@ -85,6 +85,8 @@ public final class ScenarioSuite: Sendable {
         public var timeLimitSeconds: Double = 120
         /// The engines of the web sheets.
         public var browsers = BrowserSelection()
+        /// Which web sheet screenshots the reports keep.
+        public var screenshots = ScreenshotPolicy.auto
 
         public init() {}
     }
@@ -140,7 +142,8 @@ public final class ScenarioSuite: Sendable {
                     }
                     let outcome = await ScenarioRunner.run(
                         scenario, seed: Self.seed(for: scenario, runSeed: options.seed),
-                        timeLimitSeconds: options.timeLimitSeconds, browsers: options.browsers)
+                        timeLimitSeconds: options.timeLimitSeconds, browsers: options.browsers,
+                        screenshots: options.screenshots)
                     await finished(outcome)
                     return (index, outcome.result)
                 }

@@ -1,7 +1,7 @@
 import Clocks
 public import Device
 import Foundation
-import HTTPCore
+public import HTTPCore
 public import Locking
 public import SignInSDK
 public import WebAuthSession
@@ -29,6 +29,8 @@ public final class SimulatedApp: Sendable {
         var activeSession: WebAuthenticationHandle?
         var lastTrace: [WebPageVisit] = []
         var lastSheetResult: Result<String, WebAuthenticationError>?
+        /// Every sheet this app presented, with its engine, in order.
+        var sheets: [(engine: BrowserEngine, trace: [WebPageVisit])] = []
         var loginFormsSubmitted = 0
         var operations: [UInt64: Task<Void, Never>] = [:]
         var nextOperation: UInt64 = 0
@@ -71,6 +73,14 @@ public final class SimulatedApp: Sendable {
 
     /// The pages the last web sheet visited.
     public var lastWebTrace: [WebPageVisit] { runtime.withLock { $0.lastTrace } }
+
+    /// How many sheets the app has presented (a mark for ``sheets(since:)``).
+    public var sheetCount: Int { runtime.withLock { $0.sheets.count } }
+
+    /// The sheets presented after the first `mark`, with their engines.
+    public func sheets(since mark: Int) -> [(engine: BrowserEngine, trace: [WebPageVisit])] {
+        runtime.withLock { Array($0.sheets.dropFirst(mark)) }
+    }
 
     /// How the last web sheet ended: the callback URL, or the error; nil before any sheet.
     public var lastSheetResult: Result<String, WebAuthenticationError>? {
@@ -316,6 +326,7 @@ public final class SimulatedApp: Sendable {
             if $0.activeSession === handle { $0.activeSession = nil }
             $0.lastTrace = outcome.trace
             $0.lastSheetResult = outcome.result
+            $0.sheets.append((engine.engine, outcome.trace))
             $0.loginFormsSubmitted += outcome.trace.count { visit in
                 if case .submittedLogin = visit.action { true } else { false }
             }

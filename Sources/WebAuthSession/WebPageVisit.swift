@@ -91,3 +91,35 @@ public struct WebAuthenticationOutcome: Hashable, Sendable {
     /// The callback URL, or the error.
     public func callbackURL() throws(WebAuthenticationError) -> String { try result.get() }
 }
+
+extension WebPageVisit.Action: CustomStringConvertible {
+    /// What the person or the browser did, as a report says it.
+    public var description: String {
+        switch self {
+        case .followedRedirect(let location): "followed the redirect to \(URLParts.stripQueryAndFragment(location))"
+        case .submittedLogin(let fields): "submitted the login form (\(fields.joined(separator: ", ")))"
+        case .submittedIdentifier(let fields): "gave the identifier (\(fields.joined(separator: ", ")))"
+        case .approvedConsent(let button): "approved consent (\(button))"
+        case .deniedConsent(let button): "refused consent (\(button))"
+        case .confirmedSignOut(let button): "confirmed the sign-out (\(button))"
+        case .continued(let button): "pressed \(button)"
+        case .closed: "closed the sheet"
+        case .reachedCallback: "reached the callback"
+        case .canceled: "cancelled the sheet"
+        case .abandoned: "walked away with the sheet up"
+        case .failed(let code): "the sheet ended: \(code.rawValue)"
+        }
+    }
+
+    /// Whether the sheet ended here with an error.
+    public var isFailure: Bool {
+        if case .failed = self { return true }
+        return false
+    }
+
+    /// Whether the browser only followed a redirect here.
+    public var isRedirect: Bool {
+        if case .followedRedirect = self { return true }
+        return false
+    }
+}

@@ -223,6 +223,22 @@ public enum HTMLReport {
         html += "<span class=\"where\">\(text(record.location.description))</span>"
         if let call = record.callOutcome { html += " <span class=\"call\">→ \(text(call))</span>" }
         if let note = record.note { html += " <span class=\"note\">\(text(note))</span>" }
+        let shownPages = record.sheetPages.filter { !$0.isRedirect }
+        if !shownPages.isEmpty {
+            html += "<ol class=\"sheet\" aria-label=\"web sheet pages\">"
+            for page in shownPages {
+                let status = page.status.map { " → \($0)" } ?? ""
+                html += "<li class=\"\(page.failed ? "failed" : "page")\"><span class=\"engine\">\(page.engine.rawValue)</span> "
+                html += "\(text(page.method)) \(text(page.url))\(status)"
+                if let title = page.title, !title.isEmpty { html += " <q>\(text(title))</q>" }
+                html += ": \(text(page.action))"
+                if !page.rules.isEmpty {
+                    html += "<ul class=\"rules\">" + page.rules.map { "<li>\(text($0))</li>" }.joined() + "</ul>"
+                }
+                html += "</li>"
+            }
+            html += "</ol>"
+        }
         if !record.children.isEmpty { html += "<ol>\(record.children.map(stepItem).joined())</ol>" }
         return html + "</li>"
     }

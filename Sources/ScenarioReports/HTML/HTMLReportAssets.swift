@@ -34,6 +34,9 @@ enum HTMLReportAssets {
         .diagram .lifeline rect { fill: #eef2f7; stroke: #56677d; }
         .diagram .lifeline text { text-anchor: middle; font-weight: 600; fill: #1b1b1b; }
         .diagram .band rect { fill: #f7f7f7; stroke: #e0e0e0; }
+        .diagram .sheet-page rect { fill: none; stroke: #8a8a8a; } .diagram .sheet-page.failed rect { stroke: #b3261e; stroke-width: 3; }
+        ol.sheet { margin: .2rem 0 .2rem 1rem; font-size: .9em; } ol.sheet .engine { font-variant: small-caps; color: #4a4a4a; }
+        ol.sheet ul.rules { margin: 0 0 0 1rem; color: #4a4a4a; }
         .diagram .band.failed rect { fill: #fdecea; stroke: #b3261e; stroke-width: 2; }
         .diagram .band-title { font-weight: 600; fill: #1b1b1b; } .diagram .band-sub { fill: #4a4a4a; }
         .diagram .arrow line { stroke: #1f4e8c; stroke-width: 1.5; marker-end: url(#arrowhead); }

@@ -11,12 +11,18 @@ public struct DiagramPage: Sendable, Hashable {
     /// Where it is written, when it began and how it ended.
     public var subtitle: String
     public var outcome: StepRecord.Outcome?
+    /// Pictures of the web sheet pages the step acted on.
+    public var thumbnails: [SequenceDiagram.Thumbnail]
 
-    public init(id: String, title: String, subtitle: String, outcome: StepRecord.Outcome?) {
+    public init(
+        id: String, title: String, subtitle: String, outcome: StepRecord.Outcome?,
+        thumbnails: [SequenceDiagram.Thumbnail] = []
+    ) {
         self.id = id
         self.title = title
         self.subtitle = subtitle
         self.outcome = outcome
+        self.thumbnails = thumbnails
     }
 
     /// The pages of a run's recording.
@@ -28,7 +34,7 @@ public struct DiagramPage: Sendable, Hashable {
                 subtitle: "\(SequenceDiagram.place(step.step.location)) · world time "
                     + SequenceDiagram.elapsed(step.startedAtMilliseconds - start) + " · "
                     + SequenceDiagram.outcome(step.record),
-                outcome: step.record.outcome)
+                outcome: step.record.outcome, thumbnails: SequenceDiagram.thumbnails(of: step.record))
         }
     }
 }
@@ -95,7 +101,7 @@ extension SequenceDiagram {
         var bands = pages.map { page in
             Band(
                 title: page.title, subtitle: page.subtitle, outcome: page.outcome,
-                messages: messages(byPage[page.id] ?? []))
+                messages: messages(byPage[page.id] ?? []), thumbnails: page.thumbnails)
         }
         if !outside.isEmpty {
             bands.append(
@@ -155,5 +161,19 @@ extension SequenceDiagram {
         var text = record.outcome.rawValue
         if let call = record.callOutcome { text += " (\(call))" }
         return text
+    }
+}
+
+extension SequenceDiagram {
+    /// The pictures of a step's sheet pages, captioned with what the person did there.
+    static func thumbnails(of record: StepRecord) -> [Thumbnail] {
+        (record.sheetPages + record.children.flatMap(\.sheetPages)).compactMap { page in
+            guard let picture = page.screenshot, picture.width > 0, picture.height > 0 else { return nil }
+            var caption = "\(page.title ?? page.url): \(page.action)"
+            if !page.rules.isEmpty { caption += " — " + page.rules.joined(separator: "; ") }
+            return Thumbnail(
+                jpeg: picture.jpeg, width: picture.width, height: picture.height, caption: caption,
+                failed: page.failed)
+        }
     }
 }

@@ -50,6 +50,23 @@ public struct SequenceDiagram: Sendable {
         public var subtitle: String
         public var outcome: StepRecord.Outcome?
         public var messages: [Message]
+        /// The web sheet pages the step acted on, drawn beside the band.
+        public var thumbnails: [Thumbnail] = []
+    }
+
+    /// A picture of a sheet page, beside its step's band.
+    public struct Thumbnail: Hashable, Sendable {
+        public var jpeg: [UInt8]
+        /// The picture's own size in pixels.
+        public var width: Int
+        public var height: Int
+        /// What the page was and what the person did there.
+        public var caption: String
+        /// Whether the sheet ended on this page with an error.
+        public var failed: Bool
+
+        /// The size it is drawn at: `thumbnailWidth` wide.
+        var drawnHeight: Int { max(1, height * SequenceDiagram.thumbnailWidth / max(1, width)) }
     }
 
     public var lifelines: [Lifeline]
@@ -66,11 +83,16 @@ public struct SequenceDiagram: Sendable {
     static let headerHeight = 44
     static let bandTitleHeight = 34
     static let rowHeight = 24
+    /// How wide a sheet page's picture is drawn, and the gap after it.
+    static let thumbnailWidth = 120
+    static let thumbnailGap = 8
 
     /// The diagram as an SVG element, with a text alternative (`title`, `desc`) and every arrow
     /// focusable, its exchange in `data-exchange`.
     public func svg(id: String, summary: String) -> String {
-        let width = Self.margin * 2 + Self.columnWidth * lifelines.count
+        let pictures = bands.map(\.thumbnails.count).max() ?? 0
+        let lifelinesWidth = Self.margin * 2 + Self.columnWidth * lifelines.count
+        let width = lifelinesWidth + pictures * (Self.thumbnailWidth + Self.thumbnailGap)
         let height = Self.headerHeight + bands.reduce(0) { $0 + Self.bandHeight($1) } + Self.margin
         var x: [Lifeline: Int] = [:]
         for (index, lifeline) in lifelines.enumerated() {
@@ -96,6 +118,16 @@ public struct SequenceDiagram: Sendable {
             out +=
                 "<text class=\"band-sub\" x=\"\(Self.margin)\" y=\"\(y + 27)\">\(escaped(band.subtitle))</text>"
             out += "</g>\n"
+            for (index, picture) in band.thumbnails.enumerated() {
+                let left = lifelinesWidth + index * (Self.thumbnailWidth + Self.thumbnailGap)
+                let top = y + Self.bandTitleHeight - 4
+                out += "<g class=\"sheet-page\(picture.failed ? " failed" : "")\" role=\"img\" "
+                out += "aria-label=\"\(attribute("Web sheet: " + picture.caption))\"><title>\(escaped(picture.caption))</title>"
+                out += "<image x=\"\(left)\" y=\"\(top)\" width=\"\(Self.thumbnailWidth)\" "
+                out += "height=\"\(picture.drawnHeight)\" href=\"data:image/jpeg;base64,"
+                out += Base64.encode(picture.jpeg) + "\"/>"
+                out += "<rect x=\"\(left)\" y=\"\(top)\" width=\"\(Self.thumbnailWidth)\" height=\"\(picture.drawnHeight)\"/></g>\n"
+            }
             y += height
         }
         for lifeline in lifelines {
@@ -156,7 +188,9 @@ public struct SequenceDiagram: Sendable {
         """
 
     private static func bandHeight(_ band: Band) -> Int {
-        bandTitleHeight + rowHeight * band.messages.count + (band.messages.isEmpty ? 4 : 10)
+        let arrows = bandTitleHeight + rowHeight * band.messages.count + (band.messages.isEmpty ? 4 : 10)
+        let pictures = band.thumbnails.map(\.drawnHeight).max().map { bandTitleHeight + $0 + 6 } ?? 0
+        return max(arrows, pictures)
     }
 
     static func clipped(_ text: String, _ length: Int) -> String {

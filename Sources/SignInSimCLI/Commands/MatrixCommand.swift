@@ -30,6 +30,7 @@ extension SignInSimCLI {
             .option(
                 "json", value: "file", help: "Also write the table and every run's verdict as JSON here."),
             .option("html", value: "file", help: "Also write the table as a self-contained HTML page here."),
+            SignInSimCLI.browserOption,
         ],
         arguments: [
             .argument(
@@ -89,13 +90,17 @@ extension SignInSimCLI {
                 chosen.append(app.profile.description)
             }
         }
+        options.browsers = try SignInSimCLI.browserSelection(
+            parsed, scenarios: loaded.scenarios, context: context)
         let matrix: ExposureMatrix
         do {
             matrix = try await ExposureMatrix.measure(
                 loaded.scenarios, profiles: chosen, suite: ScenarioSuite(options: options))
         } catch {
+            await options.browsers.webKit?.shutdown()
             throw UsageError("'--profiles': \(error.message)")
         }
+        await options.browsers.webKit?.shutdown()
         context.writeOut(MatrixReport.text(matrix))
         if let path = arguments.value("json") {
             try ReportDestination.write(

@@ -1,9 +1,21 @@
 import Recordings
 import Replay
 import ScenarioReports
+import ScenarioRunner
 import SignInSDK
+import WebKitSession
 
 extension SignInSimCLI {
+    /// `--browser` of replay and import-har: `browserOption`, with what its default is for a
+    /// capture.
+    static let browserReplayOption = {
+        var option = browserOption
+        option.help =
+            "Run every sheet in this engine: lite (HTML forms, no JavaScript) or webkit (WebKitGTK); default"
+            + " the engine that recorded it (the entries' _engine), lite for a capture that names none."
+        return option
+    }()
+
     /// `--redact` of replay and import-har: the same vocabulary as run's `--har-redact`.
     static let redactOption = OptionSpec.option(
         "redact", value: "kinds",
@@ -36,6 +48,27 @@ extension SignInSimCLI {
         }
         guard let redaction else { return capture }
         return capture.redacted(redaction)
+    }
+}
+
+extension SignInSimCLI {
+    /// The browsers of a replay of `capture` (import-har's too): `--browser` forces an engine;
+    /// without it each sheet runs in the engine that recorded it. The WebKit engine is located
+    /// only when a sheet will run in it (`CaptureReplay.needsWebKit`), and a missing one is exit
+    /// 2 with the engine's message.
+    static func replayBrowsers(
+        _ arguments: ParsedArguments, capture: HARCapture, options: CaptureReplay.Options, context: CLIContext
+    ) throws -> BrowserSelection {
+        var options = options
+        options.browsers = BrowserSelection(requested: try requestedBrowser(arguments))
+        guard CaptureReplay.needsWebKit(capture, options: options) else { return options.browsers }
+        do {
+            options.browsers.webKit = try WebKitEngine.locate(environment: context.environment)
+            return options.browsers
+        } catch {
+            throw CommandFailure(
+                "\(options.file): the capture's sheets run in webkit: \(error.message)", exitCode: .invalidInput)
+        }
     }
 }
 
@@ -74,6 +107,10 @@ extension SignInSimCLI {
             answer given to a request whose refresh token, code, code_verifier, token or
             id_token_hint differs is flagged.
 
+            Each sheet runs in the engine that recorded it: webkit when the capture's browser
+            entries say so (_engine, which signinsim writes), lite for captures that name no
+            engine; --browser lite|webkit runs every sheet in the one it names.
+
             --mode sequential serves entries in recorded order whatever the request carries
             (discovery and key sets by matching); --mode new-episodes sends what the capture
             lacks to the endpoint of the same role at an issuer: an embedded issuer started for
@@ -108,6 +145,7 @@ extension SignInSimCLI {
                     "With --mode new-episodes, the issuer requests the capture lacks go to (default: an"
                     + " embedded issuer started for the replay)."),
             redactOption,
+            browserReplayOption,
             .option(
                 "html", value: "file",
                 help:
@@ -149,6 +187,7 @@ extension SignInSimCLI {
                 options.newEpisodes = .issuer(url)
             }
             let capture = try loadCapture(path, arguments)
+            options.browsers = try replayBrowsers(arguments, capture: capture, options: options, context: context)
             let report: ReplayReport
             var comparison: ReplayComparison?
             do throws(CaptureReplay.Failure) {
@@ -232,6 +271,10 @@ extension SignInSimCLI {
             reproduce is printed on standard error by entry, and the exit status is 1.
               signinsim import-har capture.har > scenarios/repro.yaml
             --redact hides the capture's secrets right after reading it, as replay's does.
+            The scenario's sheets run in the engine the capture's ran in (browser: webkit when
+            its browser entries say _engine: webkit), or the one --browser names; a login page
+            the capture shows as a script shell (scripts, no form) makes the tenant's pages
+            javascript.
             """,
         options: [
             .option(
@@ -240,6 +283,7 @@ extension SignInSimCLI {
             .option("name", value: "name", help: "The scenario's name (default: Reproduction of FILE)."),
             .flag("no-check", help: "Print the derived scenario without running it."),
             redactOption,
+            browserReplayOption,
         ],
         arguments: [.argument("capture", help: "The HAR file.")],
         run: { arguments, context in
@@ -257,6 +301,9 @@ extension SignInSimCLI {
                 options.profile = profile
             }
             let capture = try loadCapture(path, arguments)
+            var replay = CaptureReplay.Options()
+            replay.file = path
+            options.browsers = try replayBrowsers(arguments, capture: capture, options: replay, context: context)
             do throws(CaptureReplay.Failure) {
                 let derived = try await ScenarioDerivation.derive(capture, options: options)
                 context.writeOut(derived.yaml)

@@ -42,6 +42,12 @@ extension SignInSimCLI {
             .flag("fail-fast", help: "Stop starting scenarios after the first failure."),
             browserOption,
             .option(
+                "screenshots", value: "which",
+                help:
+                    "Web sheet pictures the reports keep: auto (failed scenarios and real issuers), all or none"
+                    + " (default: auto).",
+                allowed: ScreenshotPolicy.allCases.map(\.rawValue)),
+            .option(
                 "timeout", value: "seconds",
                 help: "Time limit per scenario (default: 120; a scenario's own wins)."
             ),
@@ -293,6 +299,14 @@ struct RunCommand {
                 "no scenario to run: \(empty.reason(arguments))", exitCode: EmptySelection.exitCode)
         }
         options.browsers = try SignInSimCLI.browserSelection(arguments, scenarios: chosen, context: context)
+        if let text = arguments.value("screenshots") {
+            guard let policy = ScreenshotPolicy(rawValue: text) else {
+                throw UsageError(
+                    "The value '\(text)' is invalid for '--screenshots <which>': expected one of "
+                        + ScreenshotPolicy.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            options.screenshots = policy
+        }
         let harDirectory = arguments.value("har-dir")
         for destination in Self.reportDestinations(arguments) {
             do throws(ReportDestination.Unwritable) {
