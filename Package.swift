@@ -270,6 +270,11 @@ let package = Package(
                 "Cryptography",
             ]),
         .testTarget(
+            name: "WebKitSessionTests",
+            dependencies: [
+                "Locking", "WebKitSession", "WebAuthSession", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport",
+            ]),
+        .testTarget(
             name: "IssuerTests",
             dependencies: [
                 "Locking", "AppleID", "Issuer", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore",

@@ -56,7 +56,8 @@ final class HelperHost {
                 if written < 0 {
                     if errno == EINTR { continue }
                     // The driver is gone: nothing more to say to anyone.
-                    exit(0)
+                    display.stop()
+                    Lifeline.endGroup()
                 }
                 left -= written
                 base += written

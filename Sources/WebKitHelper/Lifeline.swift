@@ -17,10 +17,17 @@ enum Lifeline {
                 if count == 0 || (count < 0 && errno != EINTR) { break }
             }
             onEnd()
-            if getpgrp() == getpid() { kill(0, SIGKILL) }
-            _exit(0)
+            endGroup()
         }
         thread.name = "lifeline"
         thread.start()
+    }
+
+    /// Ends the helper and, when it leads its process group (as the driver starts it), everything
+    /// in the group: WebKit's network and web processes (and their sandbox) do not wait to notice
+    /// that their UI process is gone.
+    static func endGroup() -> Never {
+        if getpgrp() == getpid() { kill(0, SIGKILL) }
+        _exit(0)
     }
 }

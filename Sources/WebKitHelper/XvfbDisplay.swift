@@ -54,11 +54,11 @@ final class XvfbDisplay: Sendable {
         return XvfbDisplay(name: ":" + number, pid: pid)
     }
 
-    /// Asks the server to end and reaps it.
+    /// Asks the server to end (it removes its lock file) and reaps it; kills it after 200 ms.
     func stop() {
         kill(pid, SIGTERM)
         var status: Int32 = 0
-        for _ in 0..<50 {
+        for _ in 0..<20 {
             if waitpid(pid, &status, WNOHANG) == pid { return }
             usleep(10_000)
         }

@@ -44,8 +44,11 @@ if let lifeline {
     Lifeline.watch(fd: lifeline, onEnd: { display.stop() })
 }
 
+// A driver that went away must not kill the helper halfway through a write: the write fails,
+// and the helper ends everything it started (`HelperHost.send`).
+signal(SIGPIPE, SIG_IGN)
 gtk_init()
 let host = HelperHost(display: display)
 host.run()
 display.stop()
-exit(0)
+Lifeline.endGroup()

@@ -76,7 +76,16 @@ struct WebKitNavigation {
             return interrupt(interruption, page: nil)
         }
         let inbox = self.inbox
-        helper.listen(to: sheet) { inbox.append($0) }
+        let (helper, sheet, user, purpose) = (self.helper, self.sheet, person.user, person.purpose)
+        helper.listen(to: sheet) { signal in
+            // A script dialog blocks the page's scripts, and with them any reading of the page:
+            // it is answered here, at once, not when the loop next looks.
+            if case .event(.scriptDialog(_, let dialog, let kind, let message)) = signal {
+                let accept = Self.answer(kind: kind, message: message, user: user, purpose: purpose)
+                helper.post(.answerDialog(sheet: sheet, dialog: dialog, accept: accept))
+            }
+            inbox.append(signal)
+        }
         helper.post(.load(sheet: sheet, url: session.url))
         lastNavigation = .now
         while !Task.isCancelled {
@@ -137,9 +146,8 @@ struct WebKitNavigation {
                     WebAuthenticationError(
                         .canceledLogin, "the page on \(WebPerson.describe(current.url)) closed the sheet",
                         url: current.url)))
-        case .event(.scriptDialog(_, let dialog, let kind, let message)):
-            let accept = answer(kind: kind, message: message)
-            helper.post(.answerDialog(sheet: sheet, dialog: dialog, accept: accept))
+        case .event(.scriptDialog(_, _, let kind, let message)):
+            let accept = Self.answer(kind: kind, message: message, user: person.user, purpose: person.purpose)
             dialogRules.append(
                 "answered the \(kind) \"\(message.prefix(80))\" with \(accept ? "OK" : "Cancel")")
             return .goOn
@@ -337,13 +345,18 @@ struct WebKitNavigation {
                 + "remembers an earlier one); nothing was denied", url: current.url)
     }
 
-    private func answer(kind: String, message: String) -> Bool {
+    /// How the person answers a script dialog: OK to an alert, to a leave-page question and to a
+    /// confirmation (signing out, or going on), Cancel to a prompt and to a confirmation that
+    /// would approve what they are to refuse.
+    static func answer(
+        kind: String, message: String, user: WebUserScript, purpose: WebAuthenticationSession.Purpose
+    ) -> Bool {
         switch kind {
         case "prompt": return false
         case "confirm":
             let lowered = message.lowercased()
-            if person.purpose == .signOut { return true }
-            if person.user.consent == .deny, WebUserScript.approveWords.contains(where: lowered.contains) {
+            if purpose == .signOut { return true }
+            if user.consent == .deny, WebUserScript.approveWords.contains(where: lowered.contains) {
                 return false
             }
             return true
