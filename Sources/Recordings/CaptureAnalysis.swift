@@ -155,6 +155,16 @@ public struct CaptureAnalysis: Sendable {
     /// The client ids and redirect URIs the requests name, in order of appearance.
     public private(set) var clientIDs: [String] = []
     public private(set) var redirectURIs: [String] = []
+    /// The engine each app's web sheet ran in, as the capture's browser entries say (`_engine`,
+    /// which signinsim writes), by the entries' bundle id (`_app`; "" for entries naming none):
+    /// `webkit` when any of that app's entries was WebKit's, else `lite`. Empty for captures of
+    /// other tools and older signinsim ones, which say nothing of an engine.
+    public private(set) var sheetEngines: [String: BrowserEngine] = [:]
+    /// The pages (exchange indices) where the capture shows the issuer's login as a script
+    /// shell (`isScriptShell`): for each web sign-in, the first page the browser was shown
+    /// (the authorization request's own answer when it is a page) and, for a sign-in that never
+    /// reached the app's callback, the page the sheet stopped on.
+    public private(set) var scriptShellPages: [Int] = []
 
     public init(_ capture: HARCapture) {
         self.capture = capture
@@ -181,6 +191,8 @@ public struct CaptureAnalysis: Sendable {
             ?? (endpoints[.authorization] ?? endpoints[.token])
             .flatMap(URLParts.origin(of:))
         readFlows()
+        readSheetEngines()
+        readScriptShells()
     }
 
     /// Whether the capture shows any OAuth or OpenID Connect traffic at all.
@@ -412,6 +424,61 @@ public struct CaptureAnalysis: Sendable {
         return nil
     }
 
+    // MARK: Sheets
+
+    /// The engine the sheets of `app` (a bundle id) ran in, as the capture's entries say; with
+    /// no `app`, or none of its entries naming an engine, the engine of the capture's sheets
+    /// (`webkit` when any was WebKit's). nil when the capture says nothing of an engine.
+    public func sheetEngine(app: String? = nil) -> BrowserEngine? {
+        if let app, let engine = sheetEngines[app] { return engine }
+        if sheetEngines.values.contains(.webkit) { return .webkit }
+        return sheetEngines.isEmpty ? nil : .lite
+    }
+
+    private mutating func readSheetEngines() {
+        for (index, exchange) in capture.exchanges.enumerated() where entries[index].sender == .browser {
+            guard let engine = exchange.engine else { continue }
+            let app = exchange.app ?? ""
+            if sheetEngines[app] != .webkit { sheetEngines[app] = engine }
+        }
+    }
+
+    /// Whether a recorded answer is a page built by script: a 200 HTML page with `<script>`
+    /// elements and no `<form>` (the shell of Okta's Sign-In Widget, Auth0 Lock, or the
+    /// embedded issuer's `pages: javascript`). An engine that runs no script finds nothing to
+    /// fill or press on it; a page with a form is not one, whatever scripts it has.
+    public static func isScriptShell(_ exchange: RecordedExchange) -> Bool {
+        guard exchange.status == 200 else { return false }
+        let contentType = exchange.responseHeaders.first { $0.name.lowercased() == "content-type" }?.value
+        let essence = MediaType.essence(contentType ?? "")
+        guard essence == MediaType.html || essence == "application/xhtml+xml",
+            let document = try? HTMLDocument(
+                bytes: exchange.responseBody, contentType: contentType, url: exchange.url)
+        else { return false }
+        return document.scriptCount > 0 && document.forms.isEmpty
+    }
+
+    /// Whether the capture shows the issuer's login as a script shell (`scriptShellPages`).
+    public var showsScriptShellLogin: Bool { !scriptShellPages.isEmpty }
+
+    private mutating func readScriptShells() {
+        var shells: [Int] = []
+        for flow in signIns {
+            let pages = flow.exchanges.filter {
+                entries[$0].summary.page != nil && entries[$0].summary.status == 200
+            }
+            var candidates = pages.first.map { [$0] } ?? []
+            if flow.callback == nil, let last = pages.last, !candidates.contains(last) {
+                candidates.append(last)
+            }
+            for index in candidates
+            where !shells.contains(index) && Self.isScriptShell(capture.exchanges[index]) {
+                shells.append(index)
+            }
+        }
+        scriptShellPages = shells.sorted()
+    }
+
     // MARK: Flows
 
     private mutating func readFlows() {
@@ -554,6 +621,7 @@ public struct CaptureAnalysis: Sendable {
                 for field in htmlForm.fields where !field.isEditable { hidden.insert(field.name) }
                 for button in htmlForm.submitButtons { if let name = button.name { hidden.insert(name) } }
             }
+            hidden.formUnion(Self.pageHeldFields(form, page: capture.exchanges[page]))
         }
         var typed = FormParameters()
         for pair in form where !hidden.contains(pair.name) && !Self.isCSRFName(pair.name) {
@@ -562,10 +630,42 @@ public struct CaptureAnalysis: Sendable {
         let passwordField = typed.first { Self.isPasswordFieldName($0.name) }?.name
         let usernameField = typed.first { !Self.isPasswordFieldName($0.name) }?.name
         let summary = entries.indices.contains(index) ? entries[index].summary : ExchangeSummary(exchange)
+        if Self.isScriptLoginRefusal(summary) {
+            return LoginAttemptRecord(
+                exchange: index, fields: typed, passwordField: passwordField, usernameField: usernameField,
+                rejected: true,
+                errorNotes: [summary.oauthErrorDescription ?? summary.oauthError].compactMap { $0 })
+        }
         let rejected = summary.status == 200 && summary.page?.hasLoginForm == true
         return LoginAttemptRecord(
             exchange: index, fields: typed, passwordField: passwordField, usernameField: usernameField,
             rejected: rejected, errorNotes: rejected ? summary.page?.errorNotes ?? [] : [])
+    }
+
+    /// Whether the answer to a login POST refused it as a script's login does: a 4xx JSON answer
+    /// with an `error` (the page's script shows it and stays; a form page would come again).
+    static func isScriptLoginRefusal(_ summary: ExchangeSummary) -> Bool {
+        guard let status = summary.status, (400..<500).contains(status) else { return false }
+        return summary.oauthError != nil && summary.page == nil
+    }
+
+    /// The fields of a form posted from `page` whose values the page's HTML already held, when
+    /// the page is a script shell (`isScriptShell`): its script builds the form from the page's
+    /// data, which carries the hidden values (a transaction, a token), and those are the
+    /// page's, not what the person typed or pressed.
+    static func pageHeldFields(_ form: FormParameters, page: RecordedExchange) -> Set<String> {
+        guard isScriptShell(page), let html = String(validating: page.responseBody, as: UTF8.self) else {
+            return []
+        }
+        var held = Set<String>()
+        for pair in form where pair.value.count >= 8 && html.contains(pair.value) {
+            // What the person types may be on the page too (a login hint, the last attempt's).
+            let name = pair.name.lowercased()
+            guard !isPasswordFieldName(name), !["user", "email", "login"].contains(where: name.contains)
+            else { continue }
+            held.insert(pair.name)
+        }
+        return held
     }
 
     /// Names of anti-forgery fields, which a page fills in, not the person.
@@ -577,6 +677,9 @@ public struct CaptureAnalysis: Sendable {
     /// Whether a consent POST approved: the button whose `name=value` it carries says so; a
     /// POST without the form's named approving button pressed its other one.
     private func consentApproved(form: FormParameters, page: Int?, index: Int) -> Bool {
+        // A script's consent page holds its transaction and token in its data: random values
+        // that may spell anything.
+        let held = page.map { Self.pageHeldFields(form, page: capture.exchanges[$0]) } ?? []
         if let page,
             let document = try? HTMLDocument(
                 bytes: capture.exchanges[page].responseBody,
@@ -597,7 +700,7 @@ public struct CaptureAnalysis: Sendable {
                 return false
             }
         }
-        for pair in form {
+        for pair in form where !held.contains(pair.name) {
             let text = (pair.name + " " + pair.value).lowercased()
             if WebUserScript.denyWords.contains(where: text.contains) { return false }
             if WebUserScript.approveWords.contains(where: text.contains) { return true }

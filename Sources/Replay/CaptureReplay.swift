@@ -2,7 +2,7 @@ import HTTPClient
 import HTTPCore
 public import Recordings
 import Scenario
-import ScenarioRunner
+public import ScenarioRunner
 import SignInSDK
 import Simulator
 
@@ -26,6 +26,10 @@ public enum CaptureReplay {
         public var seed: UInt64 = 0
         /// The capture's name in the report and in step locations.
         public var file = "capture.har"
+        /// The engine of the sheets (`requested`, `--browser`, forces one; nil plays each in the
+        /// engine that recorded it) and the WebKit engine for sheets that run in WebKit
+        /// (`needsWebKit(_:options:)` tells whether a replay needs one).
+        public var browsers = BrowserSelection()
 
         public init() {}
     }
@@ -46,6 +50,29 @@ public enum CaptureReplay {
         -> ReplayReport
     {
         try await play(CaptureAnalysis(capture), options: options).report
+    }
+
+    /// Whether replaying `capture` with `options` shows a sheet in WebKit: `--browser webkit`, or
+    /// a capture whose sheets ran in WebKit (its browser entries' `_engine`, or the recorded
+    /// scenario's `browser`) without `--browser lite`. A caller locates a `WebKitEngine` for
+    /// `options.browsers` only then.
+    public static func needsWebKit(_ capture: HARCapture, options: Options = Options()) -> Bool {
+        if let requested = options.browsers.requested { return requested == .webkit }
+        // Most captures name no WebKit anywhere: they need no analysis (a large one takes a while).
+        let header = capture.run?["scenario"]
+        let headerNames =
+            header?["browser"]?.stringValue == BrowserEngine.webkit.rawValue
+            || (header?["apps"]?.arrayValue ?? []).contains {
+                $0["browser"]?.stringValue == BrowserEngine.webkit.rawValue
+            }
+        guard headerNames || capture.exchanges.contains(where: { $0.engine == .webkit }) else { return false }
+        let analysis = CaptureAnalysis(capture)
+        guard
+            var story = try? ReplayStory.read(
+                analysis, file: options.file, profile: nil, inferring: options.infersStory)
+        else { return analysis.sheetEngine() == .webkit }
+        story.runSheets(analysis, requested: nil)
+        return story.usesWebKit
     }
 
     /// A replay's story, what the run gave, and its report.
@@ -72,8 +99,9 @@ public enum CaptureReplay {
                 throw Failure(description: error.message)
             }
         }
-        let story = try ReplayStory.read(
+        var story = try ReplayStory.read(
             analysis, file: options.file, profile: options.profile, inferring: options.infersStory)
+        story.runSheets(analysis, requested: options.browsers.requested)
         let keys = ReplayKeys(analysis, seed: options.seed)
         // The audit of the recorded tokens needs nothing from the replay: it runs beside it,
         // on the other core (a tenth of a 10,000-refresh replay, `scripts/bench replay`).
@@ -114,7 +142,10 @@ public enum CaptureReplay {
             } ?? [:],
             callFinished: { server.callFinished($0) })
         let outcome = await ScenarioRunner.run(
-            story.scenario, seed: options.seed, timeLimitSeconds: timeLimitSeconds, replay: target)
+            story.scenario, seed: options.seed, timeLimitSeconds: timeLimitSeconds, replay: target,
+            browsers: BrowserSelection(
+                requested: options.browsers.requested ?? ReplayStory.defaultEngine,
+                webKit: options.browsers.webKit))
         await embedded?.shutdown()
         if story.scenario.steps.isEmpty || outcome.recording == nil {
             throw Failure(

@@ -51,6 +51,7 @@ struct IssuerBehaviour {
         for (step, entries) in story.stepEntries { for entry in entries { stepOf[entry] = step } }
         self.stepOf = stepOf
         tenant = tenantDocument(apps: apps, users: users)
+        derivePages()
         // A race's delay first: faults are taken in the order they were armed.
         deriveRaces()
         deriveTokenFaults()
@@ -89,6 +90,19 @@ struct IssuerBehaviour {
     }
 
     // MARK: The tenant
+
+    /// `pages: javascript` when the capture shows the issuer's login page as a script shell
+    /// (`CaptureAnalysis.scriptShellPages`): the embedded issuer's pages are then script shells
+    /// too, so that an engine that runs no script stops where the recorded one did, and one
+    /// that runs them signs in through the script as the recorded one did.
+    private mutating func derivePages() {
+        guard analysis.showsScriptShellLogin else { return }
+        tenant["pages"] = .string(LoginPageStyle.javascript.rawValue)
+        let entries = analysis.scriptShellPages.map(number)
+        findings.append(
+            "entr\(entries.count == 1 ? "y" : "ies") \(ReplayReport.ranges(entries)): the login page is a script "
+                + "shell (scripts, no form), so the tenant's pages are javascript")
+    }
 
     private func tenantDocument(apps: [AppSetup], users: [[String: JSONValue]]) -> [String: JSONValue] {
         let exchanges = analysis.capture.exchanges

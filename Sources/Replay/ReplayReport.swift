@@ -140,7 +140,10 @@ public struct ReplayReport: Sendable {
         }
         for flow in analysis.signIns {
             for attempt in flow.loginAttempts where attempt.rejected {
-                callbacks[attempt.exchange] = "the login was rejected: the form came back"
+                callbacks[attempt.exchange] =
+                    analysis.entries[attempt.exchange].summary.page == nil
+                    ? "the login was rejected: the page's script shows the error"
+                    : "the login was rejected: the form came back"
             }
         }
         for index in capture.exchanges.indices {

@@ -67,6 +67,59 @@ struct ReplayStory: Sendable {
         return story
     }
 
+    /// Why the story's sheets run in the engine they do.
+    enum SheetEngineSource: Sendable {
+        /// `--browser` forced it.
+        case requested
+        /// The capture's browser entries name it (`_engine`).
+        case recordedEntries
+        /// The recorded scenario names it (its `browser`), its entries do not.
+        case recordedScenario
+    }
+
+    /// Why the sheets run in the engine they do; nil when nothing names one (`lite`).
+    var sheetEngineSource: SheetEngineSource?
+
+    /// Gives each app's sheets the engine that recorded them: `requested` (`--browser`) for
+    /// every app when given; else the engine the app's browser entries name (`_engine`, which
+    /// signinsim writes), else the recorded scenario's own `browser`. A capture that says
+    /// nothing of an engine (another tool's, an older signinsim one) leaves it to the replay's
+    /// run, which is `lite` (`defaultEngine`).
+    mutating func runSheets(_ analysis: CaptureAnalysis, requested: BrowserEngine?) {
+        if let requested {
+            for index in scenario.apps.indices { scenario.apps[index].browser = requested }
+            scenario.browser = requested
+            sheetEngineSource = .requested
+            notes.append("the sheets run in \(requested.rawValue), as --browser asks")
+            return
+        }
+        let only = scenario.apps.count == 1
+        for index in scenario.apps.indices {
+            let app = scenario.apps[index]
+            if let engine = analysis.sheetEngines[app.bundleID] ?? (only ? analysis.sheetEngine() : nil) {
+                scenario.apps[index].browser = engine
+                sheetEngineSource = .recordedEntries
+            } else if let engine = app.browser ?? scenario.browser {
+                scenario.apps[index].browser = engine
+                sheetEngineSource = sheetEngineSource ?? .recordedScenario
+            }
+        }
+        if usesWebKit {
+            notes.append(
+                "the sheets run in webkit, the engine "
+                    + (sheetEngineSource == .recordedEntries
+                        ? "the capture's browser entries name (_engine)" : "the recorded scenario names"))
+        }
+    }
+
+    /// Whether the story shows a sheet in WebKit.
+    var usesWebKit: Bool {
+        scenario.usesBrowser(.webkit, runDefault: ReplayStory.defaultEngine)
+    }
+
+    /// The engine of sheets nothing in the capture names.
+    static let defaultEngine = BrowserEngine.lite
+
     /// The issuer URL the replayed apps are configured with, so that they ask for the recorded
     /// discovery URL: its base, else the issuer the analysis found.
     static func configuredIssuer(_ analysis: CaptureAnalysis) -> String {

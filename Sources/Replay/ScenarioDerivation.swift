@@ -3,7 +3,7 @@ import JOSE
 import JSON
 public import Recordings
 public import Scenario
-import ScenarioRunner
+public import ScenarioRunner
 import SignInSDK
 import YAML
 
@@ -33,6 +33,10 @@ public enum ScenarioDerivation {
         public var seed: UInt64 = 0
         /// Run the derived scenario and can what the embedded issuer answers otherwise.
         public var checks = true
+        /// The sheets' engine, as for a replay (`CaptureReplay.Options.browsers`): `requested`
+        /// forces one, else each runs in the engine that recorded it; the derived scenario
+        /// names the engine its sheets ran in, and its check runs with this WebKit engine.
+        public var browsers = BrowserSelection()
 
         public init() {}
     }
@@ -58,6 +62,7 @@ public enum ScenarioDerivation {
         var replay = CaptureReplay.Options()
         replay.file = options.file
         replay.seed = options.seed
+        replay.browsers = options.browsers
         let behaviour = ClientBehaviour(analysis)
         let recordsSteps = capture.run != nil && capture.pages.contains { $0.step != nil }
         replay.profile = options.profile ?? (recordsSteps ? nil : behaviour.profile)
@@ -74,7 +79,7 @@ public enum ScenarioDerivation {
         var passed = false
         for round in 1...checkRounds {
             let parsed = try load(yaml, name: options.file)
-            let outcome = await ScenarioRunner.run(parsed, seed: options.seed)
+            let outcome = await ScenarioRunner.run(parsed, seed: options.seed, browsers: options.browsers)
             passed = outcome.result.status == .passed
             let canned = derivation.can(outcome)
             if (passed && canned == 0) || round == checkRounds {
@@ -191,6 +196,13 @@ private struct Derivation {
         var scenario = Scenario(
             name: name, description: description(issuer: issuer, logins: logins),
             tags: ["imported"], location: SourceLocation(file: file, line: 1, column: 1))
+        // The engine the sheets ran in (`ReplayStory.runSheets`): the scenario's, when every
+        // app's is the same.
+        let engines = Set(apps.map(\.browser))
+        if engines.count == 1, let engine = engines.first ?? nil {
+            scenario.browser = engine
+            for index in apps.indices { apps[index].browser = nil }
+        }
         scenario.apps = apps
         scenario.device = story.scenario.device
         scenario.issuer = IssuerTarget.embedded(tenant: try tenantOverride(issuer.tenant))
@@ -435,6 +447,7 @@ private struct Derivation {
         } else {
             parts.append("SDK profile \(profile).")
         }
+        if let sentence = engineSentence() { parts.append(sentence) }
         for (typed, login) in logins.sorted(by: { $0.key < $1.key }) {
             parts.append("The person signs in as \(login) (typed \(typed) at the recorded issuer).")
         }
@@ -450,6 +463,19 @@ private struct Derivation {
             parts.append("Not reproduced: " + notExpressed.joined(separator: "; ") + ".")
         }
         return parts.joined(separator: " ")
+    }
+
+    /// What the description says of the sheets' engine: which one, and what named it.
+    private func engineSentence() -> String? {
+        let engines = Set(story.scenario.apps.compactMap(\.browser)).map(\.rawValue).sorted()
+        guard !engines.isEmpty, let source = story.sheetEngineSource else { return nil }
+        let why =
+            switch source {
+            case .requested: "as --browser asked"
+            case .recordedEntries: "the engine the capture's browser entries name (_engine)"
+            case .recordedScenario: "as the recorded scenario names"
+            }
+        return "The sheets run in \(engines.joined(separator: " and ")), \(why)."
     }
 
     // MARK: Checking

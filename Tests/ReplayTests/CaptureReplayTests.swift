@@ -20,11 +20,14 @@ enum ReplayCaptures {
 
     /// A scenario run against the embedded issuer, written as `run --har-dir` writes it (steps
     /// as pages) and read back.
-    static func recorded(_ yaml: String, seed: UInt64 = 5, redaction: Redaction = .default) async throws
+    static func recorded(
+        _ yaml: String, seed: UInt64 = 5, redaction: Redaction = .default,
+        browsers: BrowserSelection = .init()
+    ) async throws
         -> HARCapture
     {
         let scenario = try ScenarioLoader.parse(Array(yaml.utf8), file: "live.yaml")
-        let outcome = await ScenarioRunner.run(scenario, seed: seed)
+        let outcome = await ScenarioRunner.run(scenario, seed: seed, browsers: browsers)
         #expect(outcome.result.status == .passed, "\(String(describing: outcome.result.failure))")
         let bytes = HARWriter.render(
             outcome.exchanges, recording: outcome.recording, creator: "signinsim", version: "test",

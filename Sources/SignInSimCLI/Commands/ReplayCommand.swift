@@ -67,7 +67,8 @@ extension SignInSimCLI {
             return options.browsers
         } catch {
             throw CommandFailure(
-                "\(options.file): the capture's sheets run in webkit: \(error.message)", exitCode: .invalidInput)
+                "\(options.file): the capture's sheets run in webkit: \(error.message)",
+                exitCode: .invalidInput)
         }
     }
 }
@@ -187,7 +188,8 @@ extension SignInSimCLI {
                 options.newEpisodes = .issuer(url)
             }
             let capture = try loadCapture(path, arguments)
-            options.browsers = try replayBrowsers(arguments, capture: capture, options: options, context: context)
+            options.browsers = try replayBrowsers(
+                arguments, capture: capture, options: options, context: context)
             let report: ReplayReport
             var comparison: ReplayComparison?
             do throws(CaptureReplay.Failure) {
@@ -303,7 +305,8 @@ extension SignInSimCLI {
             let capture = try loadCapture(path, arguments)
             var replay = CaptureReplay.Options()
             replay.file = path
-            options.browsers = try replayBrowsers(arguments, capture: capture, options: replay, context: context)
+            options.browsers = try replayBrowsers(
+                arguments, capture: capture, options: replay, context: context)
             do throws(CaptureReplay.Failure) {
                 let derived = try await ScenarioDerivation.derive(capture, options: options)
                 context.writeOut(derived.yaml)
