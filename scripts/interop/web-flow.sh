@@ -9,11 +9,12 @@
 # that signs in again in a shared session and sees the login page.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-binary="$(cd "$root" && swift build --show-bin-path)/signinsim"
-[ -x "$binary" ] || (cd "$root" && swift build --product signinsim >/dev/null)
 python="$("$root/scripts/python-env" 'requests>=2.31')"
 
 work="$(mktemp -d)"
+# shellcheck source=sign_in_checks.bash
+source "$root/scripts/interop/sign_in_checks.bash"
+ensure_binaries
 # shellcheck source=providers/lib.sh
 source "$root/scripts/interop/providers/lib.sh"
 cleanup() { stop_providers >/dev/null 2>&1 || true; rm -rf "$work"; }
@@ -26,69 +27,19 @@ start_django_allauth "$work/django-allauth" >/dev/null
 start_pyop "$work/pyop" >/dev/null
 start_oidc_provider_mock "$work/mock" >/dev/null
 
-passed=0
-failed=0
-# check NAME EXPECTED-EXIT PYTHON-ASSERTION -- signinsim arguments…
-# The assertion is a Python expression over `out` (parsed JSON or None) and `err` (stderr).
-check() {
-    local name="$1" expected="$2" assertion="$3"
-    shift 4
-    local status=0
-    timeout 120 "$binary" "$@" >"$work/out" 2>"$work/err" || status=$?
-    if [ "$status" = "$expected" ] && "$python" - "$work/out" "$work/err" "$assertion" <<'PY'
-import json, sys
-text = open(sys.argv[1]).read()
-err = open(sys.argv[2]).read()
-out = json.loads(text) if text.strip() else None
-sys.exit(0 if eval(sys.argv[3]) else 1)
-PY
-    then
-        echo "ok   $name"
-        passed=$((passed + 1))
-    else
-        echo "FAIL $name (exit $status, expected $expected)"
-        sed 's/^/     /' "$work/err" | head -8
-        failed=$((failed + 1))
-    fi
-}
-
-# smoke NAME -e SETTINGS…: the bundled smoke scenarios, one job at a time (the Django test
-# projects' SQLite databases answer 500 to concurrent writes); every one must pass.
-smoke() {
-    local name="$1" status=0
-    shift
-    timeout 300 "$binary" run "$root/scenarios/smoke" --jobs 1 --report-json "$work/smoke.json" "$@" \
-        >"$work/out" 2>"$work/err" || status=$?
-    if [ "$status" = 0 ] && "$python" - "$work/smoke.json" "$root/scenarios/smoke" <<'PY'
-import json, pathlib, sys
-report = json.load(open(sys.argv[1]))
-results = report["scenarios"]
-files = sorted(pathlib.Path(sys.argv[2]).glob("*.yaml"))
-sys.exit(0 if len(results) == len(files) and all(r["status"] == "passed" for r in results) else 1)
-PY
-    then
-        echo "ok   $name"
-        passed=$((passed + 1))
-    else
-        echo "FAIL $name (exit $status)"
-        sed 's/^/     /' "$work/out" "$work/err" | head -20
-        failed=$((failed + 1))
-    fi
-}
-
 # provider NAME PREFIX ALGORITHM METHODS: what a QA engineer runs against any
 # provider, with only what its client registrations hold: the one-shot sign-in with refresh and
 # sign-out (public client, then the confidential one with each secret METHOD it accepts),
 # refusals that name their cause, and the smoke scenarios with each client (the last METHOD).
 provider() {
-    local name="$1" prefix="$2" algorithm="$3" methods="$4" method
+    local engine="$1" name="$2 ($1)" prefix="$3" algorithm="$4" methods="$5" method
     local issuer_var="${prefix}_ISSUER" secret_var="${prefix}_CONFIDENTIAL_CLIENT_SECRET"
     local confidential_var="${prefix}_CONFIDENTIAL_CLIENT_ID"
     local issuer="${!issuer_var}" secret="${!secret_var}" confidential="${!confidential_var}"
-    local client=(--issuer "$issuer" --redirect-uri com.example.app://auth/callback)
+    local client=(--browser "$engine" --issuer "$issuer" --redirect-uri com.example.app://auth/callback)
     local user=(--username alice --password alice-password)
     local out=(--refresh --sign-out --post-logout-redirect-uri com.example.app://auth/signed-out)
-    local signed_in="out['claims']['iss'] == '$issuer' and out['id_token_alg'] == '$algorithm'"
+    local signed_in="out['claims']['iss'] == '$issuer' and out['id_token_alg'] == '$algorithm' and out['browser'] == '$engine'"
     local all_done="$signed_in and out['refreshed'] and out['has_refresh_token'] and out['signed_out_at_issuer'] and out['sign_out'] == 'ended at the issuer' and out.get('seed') is None"
     check "$name: public client: login form, consent page, $algorithm ID token, refresh, sign-out at the issuer" 0 \
         "$all_done" -- sign-in "${client[@]}" --client-id com.example.app "${user[@]}" "${out[@]}"
@@ -105,7 +56,7 @@ provider() {
         -- sign-in "${client[@]}" --client-id com.example.app --username alice --password wrong
     check "$name: denying consent is access_denied" 1 "'access_denied' in err and out is None" \
         -- sign-in "${client[@]}" --client-id com.example.app "${user[@]}" --deny-consent
-    local settings=(-e ISSUER="$issuer" -e REDIRECT_URI=com.example.app://auth/callback
+    local settings=(--browser "$engine" -e ISSUER="$issuer" -e REDIRECT_URI=com.example.app://auth/callback
         -e POST_LOGOUT_REDIRECT_URI=com.example.app://auth/signed-out -e USERNAME=alice
         -e PASSWORD=alice-password)
     smoke "$name: the smoke scenarios pass unchanged (public client)" "${settings[@]}" -e CLIENT_ID=com.example.app
@@ -115,11 +66,15 @@ provider() {
 }
 
 both="client_secret_basic client_secret_post"
-provider django-oauth-toolkit DJANGO_OIDC RS256 "$both"
-provider django-oidc-provider DJANGO_OIDC_PROVIDER RS256 "$both"
-provider django-allauth DJANGO_ALLAUTH RS256 "$both"
-# pyop accepts only the one method registered for the client (client_secret_basic here).
-provider pyop PYOP ES256 "$PYOP_CONFIDENTIAL_AUTH_METHOD"
+# Every provider in both engines: its pages are plain HTML forms, which lite reads and WebKit
+# renders; the same assertions hold in each.
+for engine in lite webkit; do
+    provider "$engine" django-oauth-toolkit DJANGO_OIDC RS256 "$both"
+    provider "$engine" django-oidc-provider DJANGO_OIDC_PROVIDER RS256 "$both"
+    provider "$engine" django-allauth DJANGO_ALLAUTH RS256 "$both"
+    # pyop accepts only the one method registered for the client (client_secret_basic here).
+    provider "$engine" pyop PYOP ES256 "$PYOP_CONFIDENTIAL_AUTH_METHOD"
+done
 
 # What only django-oauth-toolkit shows: its logout confirmation, no prompt, exact issuers.
 dot=(--issuer "$DJANGO_OIDC_ISSUER" --redirect-uri "$DJANGO_OIDC_REDIRECT_URI")

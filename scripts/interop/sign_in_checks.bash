@@ -1,0 +1,67 @@
+# shellcheck shell=bash
+# The checks web-flow.sh and glewlwyd.sh make with the signinsim binary, one "ok   NAME" or
+# "FAIL NAME" line each; source after setting:
+#   binary   the signinsim executable
+#   python   a python with nothing beyond the standard library needed
+#   work     a scratch folder
+#   root     the repository
+# and read `passed` and `failed` at the end.
+passed=0
+failed=0
+
+# check NAME EXPECTED-EXIT PYTHON-ASSERTION -- signinsim arguments…
+# The assertion is a Python expression over `out` (parsed JSON or None) and `err` (stderr).
+check() {
+    local name="$1" expected="$2" assertion="$3"
+    shift 4
+    local status=0
+    timeout 180 "$binary" "$@" >"$work/out" 2>"$work/err" || status=$?
+    if [ "$status" = "$expected" ] && "$python" - "$work/out" "$work/err" "$assertion" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+err = open(sys.argv[2]).read()
+out = json.loads(text) if text.strip() else None
+sys.exit(0 if eval(sys.argv[3]) else 1)
+PY
+    then
+        echo "ok   $name"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $name (exit $status, expected $expected)"
+        sed 's/^/     /' "$work/out" "$work/err" | head -12
+        failed=$((failed + 1))
+    fi
+}
+
+# smoke NAME -e SETTINGS…: the bundled smoke scenarios, one job at a time (the Django test
+# projects' SQLite databases answer 500 to concurrent writes); every one must pass.
+smoke() {
+    local name="$1" status=0
+    shift
+    timeout 300 "$binary" run "$root/scenarios/smoke" --jobs 1 --report-json "$work/smoke.json" "$@" \
+        >"$work/out" 2>"$work/err" || status=$?
+    if [ "$status" = 0 ] && "$python" - "$work/smoke.json" "$root/scenarios/smoke" <<'PY'
+import json, pathlib, sys
+report = json.load(open(sys.argv[1]))
+results = report["scenarios"]
+files = sorted(pathlib.Path(sys.argv[2]).glob("*.yaml"))
+sys.exit(0 if len(results) == len(files) and all(r["status"] == "passed" for r in results) else 1)
+PY
+    then
+        echo "ok   $name"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $name (exit $status)"
+        sed 's/^/     /' "$work/out" "$work/err" | head -20
+        failed=$((failed + 1))
+    fi
+}
+
+# ensure_binaries: builds signinsim and its WebKit helper when either is missing.
+ensure_binaries() {
+    local bin
+    bin="$(cd "$root" && swift build --show-bin-path)"
+    binary="$bin/signinsim"
+    [ -x "$binary" ] || (cd "$root" && swift build --product signinsim >/dev/null)
+    [ -x "$bin/signinsim-webkit" ] || (cd "$root" && swift build --product signinsim-webkit >/dev/null)
+}
