@@ -69,6 +69,8 @@ let package = Package(
             name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libssl: the TLS end of the WebKit sheet's proxy (WebKitSession only).
+        .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
@@ -152,6 +154,7 @@ let package = Package(
             name: "WebKitSession",
             dependencies: [
                 "Errors", "Locking", "HTTPCore", "HTTPClient", "HTTPServer", "WebAuthSession", "WebKitHelperProtocol",
+                "CTLS",
             ],
             swiftSettings: strictSettings),
 

@@ -12,7 +12,7 @@ import WebKitHelperProtocol
 final class BrowserStore {
     let session: OpaquePointer
 
-    init(directory: String?, proxy: String?) {
+    init(directory: String?, proxy: String?, tunnel: String?) {
         if let directory {
             session = signinsim_persistent_session_new(directory + "/data", directory + "/cache")
             webkit_cookie_manager_set_persistent_storage(
@@ -22,11 +22,16 @@ final class BrowserStore {
             session = webkit_network_session_new_ephemeral()
         }
         webkit_network_session_set_itp_enabled(session, 0)
-        if let proxy {
+        if proxy != nil || tunnel != nil {
             // No host is exempt (an empty ignore list): loopback issuers go through the proxy too.
             var ignore: [UnsafePointer<CChar>?] = [nil]
             let settings = webkit_network_proxy_settings_new(nil, &ignore)
-            webkit_network_proxy_settings_add_proxy_for_scheme(settings, "http", proxy)
+            if let proxy { webkit_network_proxy_settings_add_proxy_for_scheme(settings, "http", proxy) }
+            if let tunnel {
+                webkit_network_proxy_settings_add_proxy_for_scheme(settings, "https", tunnel)
+                // The tunnel ends TLS with its own certificate and checks the real server's itself.
+                webkit_network_session_set_tls_errors_policy(session, WEBKIT_TLS_ERRORS_POLICY_IGNORE)
+            }
             webkit_network_session_set_proxy_settings(session, WEBKIT_NETWORK_PROXY_MODE_CUSTOM, settings)
             webkit_network_proxy_settings_free(settings)
         }

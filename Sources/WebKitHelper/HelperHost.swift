@@ -111,9 +111,9 @@ final class HelperHost {
     private func handle(_ request: HelperRequest) {
         let id = request.id
         switch request.command {
-        case .openStore(let name, let directory, let proxy):
+        case .openStore(let name, let directory, let proxy, let tunnel):
             guard stores[name] == nil else { return reply(id, .failed(message: "store \(name) is open already")) }
-            stores[name] = BrowserStore(directory: directory, proxy: proxy)
+            stores[name] = BrowserStore(directory: directory, proxy: proxy, tunnel: tunnel)
             reply(id, .done)
         case .closeStore(let name):
             stores[name] = nil

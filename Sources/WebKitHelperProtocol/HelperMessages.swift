@@ -45,9 +45,10 @@ public struct HelperRequest: Codable, Sendable {
 public enum HelperCommand: Codable, Sendable {
     /// A cookie and storage store (`WebKitNetworkSession`): ephemeral when `directory` is nil
     /// (`prefersEphemeralWebBrowserSession`), else persistent under `directory` (the shared
-    /// store of a simulated phone). Every request of its pages goes through `proxy` when given
-    /// (`http://127.0.0.1:PORT`) for `http` URLs.
-    case openStore(store: String, directory: String?, proxy: String?)
+    /// store of a simulated phone). Every `http` request of its pages goes through `proxy` when
+    /// given (`http://127.0.0.1:PORT`), and every `https` one through a `CONNECT` tunnel to
+    /// `tunnel`, whose certificate the store accepts: the tunnel checks the real server's.
+    case openStore(store: String, directory: String?, proxy: String?, tunnel: String?)
     case closeStore(store: String)
     /// A sheet: a web view in its own window of `width` × `height` CSS pixels, in `store`.
     case openSheet(sheet: String, store: String, userAgent: String, width: Int, height: Int)

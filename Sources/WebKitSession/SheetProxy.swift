@@ -3,8 +3,9 @@ import HTTPCore
 import HTTPServer
 import Locking
 
-/// A forward proxy on loopback through which a phone's WebKit stores send every `http` request:
-/// documents, redirects, scripts, `fetch` and XHR alike.
+/// A forward proxy on loopback through which a phone's WebKit stores send every request:
+/// documents, redirects, scripts, `fetch` and XHR alike; `http` directly, `https` through a
+/// tunnel it ends itself (``TLSTunnelProxy``).
 ///
 /// Each request goes out through the phone's network (its conditions and faults, its log), as
 /// the `lite` engine's do, so the run's HAR holds exactly what the engine sent and received:
@@ -17,6 +18,7 @@ import Locking
 /// `Accept-Encoding` is removed too, so that bodies arrive (and are recorded) as text.
 final class SheetProxy: Sendable {
     private let server: MicroHTTPServer
+    private let tunnels: TLSTunnelProxy
     private let table: SheetTable
 
     /// The sheets the proxy serves, shared with its handler.
@@ -48,10 +50,13 @@ final class SheetProxy: Sendable {
         } catch {
             throw WebKitEngineError(.cannotStart, "the sheet proxy cannot listen: \(error)")
         }
+        tunnels = try TLSTunnelProxy { request in await Self.forward(request, network: network, table: table) }
     }
 
-    /// `http://127.0.0.1:PORT`, as WebKit's proxy settings take it.
+    /// `http://127.0.0.1:PORT`, as WebKit's proxy settings take it, for `http` URLs.
     var url: String { "http://127.0.0.1:\(server.port)" }
+    /// The proxy WebKit opens `CONNECT` tunnels to, for `https` URLs.
+    var tunnelURL: String { "http://127.0.0.1:\(tunnels.port)" }
 
     /// The text a sheet's `User-Agent` ends with.
     static func marker(for sheet: String) -> String { " SignInSimSheet/\(sheet)" }
@@ -75,6 +80,7 @@ final class SheetProxy: Sendable {
     }
 
     func shutdown() async {
+        tunnels.shutdown()
         await server.shutdown()
     }
 
@@ -92,10 +98,10 @@ final class SheetProxy: Sendable {
     private static func forward(
         _ incoming: HTTPRequest, network: any HTTPTransport, table: SheetTable
     ) async -> HTTPResponse {
-        guard incoming.url.hasPrefix("http://") else {
+        guard incoming.url.hasPrefix("http://") || incoming.url.hasPrefix("https://") else {
             return HTTPResponse(
                 status: 405, headers: ["Content-Type": "text/plain"],
-                body: Array("this proxy forwards http:// requests only".utf8))
+                body: Array("this proxy forwards http and https requests only".utf8))
         }
         var request = incoming
         var sheet: String?

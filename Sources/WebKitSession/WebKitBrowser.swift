@@ -108,13 +108,15 @@ public final class WebKitBrowser: WebSheetEngine {
         let helper = try await webKit.helper()
         let proxy = try proxy()
         if ephemeral {
-            _ = try await helper.request(.openStore(store: store, directory: nil, proxy: proxy.url))
+            _ = try await helper.request(
+                .openStore(store: store, directory: nil, proxy: proxy.url, tunnel: proxy.tunnelURL))
             return (helper, proxy)
         }
         let needsOpening = state.withLock { $0.sharedStoreHelper != ObjectIdentifier(helper) }
         if needsOpening {
             let directory = try sharedDirectory()
-            _ = try await helper.request(.openStore(store: store, directory: directory, proxy: proxy.url))
+            _ = try await helper.request(
+                .openStore(store: store, directory: directory, proxy: proxy.url, tunnel: proxy.tunnelURL))
             state.withLock { $0.sharedStoreHelper = ObjectIdentifier(helper) }
         }
         return (helper, proxy)

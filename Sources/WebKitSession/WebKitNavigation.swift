@@ -26,8 +26,11 @@ struct WebKitNavigation {
     /// How long an unchanged page with nothing to do is given before the person gives up (a
     /// script may still be about to render it).
     static let quietPeriod: Duration = .seconds(3)
-    /// The width of a screenshot in the report.
-    static let screenshotWidth = 240
+    /// The width and JPEG quality of a screenshot: 220 pixels at 55 keep a page's text legible at
+    /// about 8 KB, so the bundled library's HTML report with every picture stays under 10 MB
+    /// (`scripts/interop/webkit.sh` checks it).
+    static let screenshotWidth = 220
+    static let screenshotQuality = 55
 
     private let inbox = SheetInbox()
     /// The main-frame request that led to what the sheet shows now.
@@ -209,7 +212,7 @@ struct WebKitNavigation {
     /// Reads the page and, once it has settled, lets the person act on it.
     private mutating func readAndAct() async -> LoopStep {
         guard var page = await read() else { return .goOn }
-        let status = page.url.hasPrefix("http://") ? proxy.status(of: page.url, sheet: sheet) : nil
+        let status = proxy.status(of: page.url, sheet: sheet)
         var hasher = Hasher()
         hasher.combine(page.forms)
         hasher.combine(page.alerts)
@@ -327,7 +330,7 @@ struct WebKitNavigation {
     private func screenshot() async -> WebPageScreenshot? {
         guard
             case .image(let jpeg, let width, let height) = try? await helper.request(
-                .snapshot(sheet: sheet, maximumWidth: Self.screenshotWidth, quality: 60))
+                .snapshot(sheet: sheet, maximumWidth: Self.screenshotWidth, quality: Self.screenshotQuality))
         else { return nil }
         let picture = WebPageScreenshot(jpeg: Array(jpeg), width: width, height: height)
         return picture

@@ -311,3 +311,62 @@ struct LoggingTransport: HTTPTransport {
         return try await inner.send(request)
     }
 }
+
+/// An `https` issuer's pages, through the proxy's TLS tunnel: the transport behind it stands
+/// for the internet, answering `https://issuer.test` from a loopback test server.
+@Suite("WebKitBrowser over HTTPS")
+struct WebKitHTTPSTests {
+    @Test("https pages go through the tunnel and are forwarded with their cookies and bodies")
+    func httpsThroughTheTunnel() async throws {
+        let engine = try WebKitBrowserTests.engine()
+        let log = RequestLog()
+        var router = Router()
+        router.add(.get, "/login") { _ in
+            HTTPResponse(
+                status: 200,
+                headers: [
+                    "Content-Type": "text/html; charset=utf-8", "Set-Cookie": "sid=t1; Path=/; Secure; HttpOnly",
+                ],
+                body: Array(
+                    """
+                    <title>Secure login</title><form method=post action=/session>
+                    <input name=username autocomplete=username><input type=password name=password>
+                    <button>Sign in</button></form>
+                    """.utf8))
+        }
+        router.add(.post, "/session") { request in
+            .redirect(
+                to: "com.example.app://cb?cookie=" + FormURLEncoding.escape(request.headers["Cookie"] ?? "none"))
+        }
+        try await withTestServer(limit: .seconds(60), router: router) { server in
+            let internet = HostRewritingTransport(
+                from: "https://issuer.test", to: server.baseURL, inner: CurlTransport(cookieJar: nil))
+            let browser = WebKitBrowser(webKit: engine, network: LoggingTransport(inner: internet, log: log))
+            let outcome = await WebAuthenticationSession(
+                url: "https://issuer.test/login", callback: .customScheme("com.example.app"), browser: browser,
+                prefersEphemeralWebBrowserSession: true
+            ).run(as: WebKitBrowserTests.alice, in: WebPresentationContext())
+            #expect(outcome.result == .success("com.example.app://cb?cookie=sid%3Dt1"))
+            #expect(outcome.trace.first?.status == 200)
+            await browser.close()
+        }
+        let post = try #require(log.requests.first { $0.method == .post })
+        #expect(post.url == "https://issuer.test/session")
+        #expect(post.headers["Cookie"] == "sid=t1")
+        #expect(String(decoding: post.body, as: UTF8.self) == "username=alice%40example.com&password=secret")
+        await engine.shutdown()
+    }
+}
+
+/// Sends `https://issuer.test/…` to a loopback server instead: the test's stand-in for the internet.
+struct HostRewritingTransport: HTTPTransport {
+    let from: String
+    let to: String
+    let inner: any HTTPTransport
+
+    func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        var request = request
+        if request.url.hasPrefix(from) { request.url = to + request.url.dropFirst(from.count) }
+        return try await inner.send(request)
+    }
+}
