@@ -3,16 +3,20 @@
 // SignInSim: a headless simulator of mobile sign-in.
 //
 // Layers, bottom to top (dependencies point down only):
-//   C bridges      COpenSSL, CCurl, CMicroHTTPD, CYAML, CLibXML2, CMalloc (glibc's malloc.h)
+//   C bridges      COpenSSL, CTLS, CCurl, CMicroHTTPD, CYAML, CLibXML2, CMalloc (glibc's malloc.h),
+//                  CWebKitGTK (the WebKit helper's only)
 //   pure values    Errors, Locking, JSON, Clocks, Cryptography, JOSE, OAuthCore, HTTPCore, YAML
 //   engines        AppleID (simulated Sign in with Apple), Issuer (OpenID provider, in process
 //                  or served; its Apple connection talks to AppleID)
 //   models         SignInSDK (the app's SDK, ports only), Device (keychain, lifecycle, network)
-//   IO adapters    HTTPClient (libcurl), HTTPServer (libmicrohttpd), WebAuthSession (browser model)
+//   IO adapters    HTTPClient (libcurl), HTTPServer (libmicrohttpd), WebAuthSession (the sheet, the
+//                  person, the lite engine), WebKitSession (the webkit engine: drives the helper
+//                  signinsim-webkit over WebKitHelperProtocol, proxies its requests)
 //   scenarios      Scenario (format, results), ScenarioRunner (drives a Simulator world),
 //                  ScenarioReports (console, JSON, JUnit, HAR, redaction), Recordings (HAR captures
 //                  read back, redacted with ScenarioReports' rules, replayed)
-//   product        SignInSimCLI (commands), signinsim (thin executable)
+//   product        SignInSimCLI (commands), signinsim (thin executable), signinsim-webkit (WebKitGTK
+//                  in a process of its own)
 //   fuzzing        signinsim-fuzz (libFuzzer targets, Sources/Fuzz): only with SIGNINSIM_FUZZ=1
 import PackageDescription
 
@@ -153,7 +157,8 @@ let package = Package(
         .target(
             name: "WebKitSession",
             dependencies: [
-                "Errors", "Locking", "HTTPCore", "HTTPClient", "HTTPServer", "WebAuthSession", "WebKitHelperProtocol",
+                "Errors", "Locking", "HTTPCore", "HTTPClient", "HTTPServer", "WebAuthSession",
+                "WebKitHelperProtocol",
                 "CTLS",
             ],
             swiftSettings: strictSettings),
@@ -163,7 +168,8 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
-                "Locking", "SignInSDK", "Device", "WebAuthSession", "WebKitSession", "HTTPClient", "HTTPServer",
+                "Locking", "SignInSDK", "Device", "WebAuthSession", "WebKitSession", "HTTPClient",
+                "HTTPServer",
                 "AppleID", "Issuer", "Clocks", "Cryptography", "JSON", "HTTPCore",
             ],
             swiftSettings: strictSettings),
@@ -182,7 +188,8 @@ let package = Package(
         .target(
             name: "ScenarioRunner",
             dependencies: [
-                "Locking", "Scenario", "Simulator", "SignInSDK", "Device", "WebAuthSession", "WebKitSession", "AppleID",
+                "Locking", "Scenario", "Simulator", "SignInSDK", "Device", "WebAuthSession", "WebKitSession",
+                "AppleID",
                 "Issuer",
                 "Clocks", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
             ],
@@ -232,7 +239,7 @@ let package = Package(
             dependencies: [
                 "Locking", "Cryptography", "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer",
                 "AppleID", "Issuer", "Clocks", "SignInSDK", "Simulator", "Device", "CLibXML2", "Scenario",
-                "ScenarioRunner", "ScenarioReports",
+                "ScenarioRunner", "ScenarioReports", "WebAuthSession", "WebKitSession",
             ],
             path: "Sources/Benchmarks",
             swiftSettings: strictSettings),
@@ -275,7 +282,8 @@ let package = Package(
         .testTarget(
             name: "WebKitSessionTests",
             dependencies: [
-                "Locking", "WebKitSession", "WebAuthSession", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport",
+                "Locking", "WebKitSession", "WebAuthSession", "HTTPCore", "HTTPClient", "HTTPServer",
+                "TestSupport",
             ]),
         .testTarget(
             name: "IssuerTests",
@@ -296,7 +304,8 @@ let package = Package(
         .testTarget(
             name: "SimulatorTests",
             dependencies: [
-                "Simulator", "SignInSDK", "Device", "WebAuthSession", "WebKitSession", "AppleID", "Issuer", "Clocks",
+                "Simulator", "SignInSDK", "Device", "WebAuthSession", "WebKitSession", "AppleID", "Issuer",
+                "Clocks",
                 "JSON",
                 "HTTPCore", "HTTPClient", "TestSupport",
             ]),

@@ -4,6 +4,7 @@
 //        signinsim-bench apple --issuer URL --apple URL [--seconds S] [--workers N]
 //        signinsim-bench client [--seconds S] [--devices N] [--concurrency C] [--rows R,...]
 //        signinsim-bench report [--rounds R] [--output FILE]
+//        signinsim-bench browser [--rounds R] [--sign-ins N] [--sheets K] [--sequential M]
 // scripts/bench runs them (and the suites that need a server or wrk); docs/benchmarks.md says
 // what each one measures. One file per benchmark, shared helpers in Measurement.swift.
 import Foundation
@@ -54,6 +55,17 @@ case "issuer-core":
         FileHandle.standardError.write(Data("signinsim-bench: \(error)\n".utf8))
         exit(1)
     }
+case "browser":
+    do {
+        try await benchBrowser(
+            rounds: option("--rounds").flatMap { Int($0) } ?? 5,
+            signIns: option("--sign-ins").flatMap { Int($0) } ?? 20,
+            openSheets: option("--sheets").flatMap { Int($0) } ?? 5,
+            sequential: option("--sequential").flatMap { Int($0) } ?? 200)
+    } catch {
+        FileHandle.standardError.write(Data("signinsim-bench: \(error)\n".utf8))
+        exit(1)
+    }
 case "report":
     do {
         try await benchReport(
@@ -72,6 +84,6 @@ case "crypto":
     }
 default:
     FileHandle.standardError.write(
-        Data("usage: signinsim-bench crypto|issuer-core|apple|client|report [--seconds S]\n".utf8))
+        Data("usage: signinsim-bench crypto|issuer-core|apple|client|report|browser [--seconds S]\n".utf8))
     exit(64)
 }

@@ -34,7 +34,8 @@ public enum ScenarioLoader {
         let header = try reader.mapping(
             root, "the scenario",
             allowed: [
-                "name", "description", "tags", "env", "seed", "issuer", "device", "apps", "profile", "browser",
+                "name", "description", "tags", "env", "seed", "issuer", "device", "apps", "profile",
+                "browser",
                 "steps", "timeout",
             ])
         var env: [String: String] = [:]

@@ -1,4 +1,5 @@
 public import HTTPCore
+
 /// What running one scenario gave: the values every report (console, JSON, JUnit, HAR index)
 /// is written from. Pure data; durations are the only part that differs between two runs with
 /// one seed.

@@ -174,7 +174,8 @@ final class ScenarioExecution: Sendable {
                     pages.append(
                         SheetPage(
                             app: id, engine: sheet.engine, method: visit.method.rawValue,
-                            url: URLParts.stripQueryAndFragment(visit.url), status: visit.status, title: visit.title,
+                            url: URLParts.stripQueryAndFragment(visit.url), status: visit.status,
+                            title: visit.title,
                             action: visit.action.description, failed: visit.action.isFailure,
                             isRedirect: visit.action.isRedirect, rules: visit.rules,
                             screenshot: visit.screenshot.map {

@@ -78,9 +78,13 @@ public enum ScenarioRunner {
         let signedIn = ending.isFinished ? await world.signedInAtEnd() : [:]
         let exchanges = world.exchanges(pages: execution.pageStarts())
         var recorded = execution.recordedSteps()
-        if !screenshots.keeps(status: result.status, embeddedIssuer: scenario.issuer.isEmbedded && replay == nil) {
+        if !screenshots.keeps(
+            status: result.status, embeddedIssuer: scenario.issuer.isEmbedded && replay == nil)
+        {
             result.steps = result.steps.map { $0.withoutScreenshots() }
-            for index in recorded.indices { recorded[index].record = recorded[index].record.withoutScreenshots() }
+            for index in recorded.indices {
+                recorded[index].record = recorded[index].record.withoutScreenshots()
+            }
         }
         let recording = RunRecording(scenario: scenario, seed: seed, steps: recorded, signedInAtEnd: signedIn)
         // Terminating the apps cancels SDK calls still in flight (a timed-out step).

@@ -238,7 +238,9 @@ struct HTMLPageReader {
         case .script:
             scriptCount += 1
         case .label:
-            if let target = attributes.value("for"), !target.isEmpty { startCapture(&element, .label(target)) }
+            if let target = attributes.value("for"), !target.isEmpty {
+                startCapture(&element, .label(target))
+            }
         case .form:
             formStarted(attributes)
             element.isForm = true
@@ -485,7 +487,9 @@ struct HTMLPageReader {
     /// A field with the text of the `<label for>` that names its id, which wins over the
     /// `aria-label` or placeholder it was read with.
     private func labelled(_ control: HTMLForm.Control) -> HTMLForm.Control {
-        guard case .field(var field) = control, let id = field.id, let text = labels[id] else { return control }
+        guard case .field(var field) = control, let id = field.id, let text = labels[id] else {
+            return control
+        }
         field.label = text
         return .field(field)
     }
@@ -501,7 +505,9 @@ struct HTMLPageReader {
 
     /// What the reader does with an element, looked up once per start tag.
     private struct ElementTraits {
-        enum Kind { case other, title, body, form, fieldset, input, button, select, textarea, option, script, label }
+        enum Kind {
+            case other, title, body, form, fieldset, input, button, select, textarea, option, script, label
+        }
         var kind = Kind.other
         /// Text inside is not visible: `<script>`, `<style>`, `<template>`, `<noscript>`, `<head>`.
         var isHidden = false

@@ -227,7 +227,8 @@ struct WebNavigation: Sendable {
             let button = act.press.flatMap { pressed in
                 form.submitButtons.indices.contains(pressed.ref) ? form.submitButtons[pressed.ref] : nil
             }
-            return .success(.submit(Self.withBrowserHeaders(form.request(filling: values, pressing: button)), act))
+            return .success(
+                .submit(Self.withBrowserHeaders(form.request(filling: values, pressing: button)), act))
         case .close:
             return .success(.close)
         case .interrupt(let interruption):

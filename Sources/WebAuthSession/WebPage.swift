@@ -29,7 +29,8 @@ public struct WebPage: Hashable, Sendable {
     public var overrideMatches: [WebPageOverrideMatch]
 
     public init(
-        url: String, title: String? = nil, forms: [WebPageForm] = [], alerts: [String] = [], text: String = "",
+        url: String, title: String? = nil, forms: [WebPageForm] = [], alerts: [String] = [],
+        text: String = "",
         scriptCount: Int = 0, isRendered: Bool = false, overrideMatches: [WebPageOverrideMatch] = []
     ) {
         self.url = url
@@ -164,12 +165,16 @@ public struct WebPageButton: Hashable, Sendable {
         return words.contains { word in
             let wanted = WebPage.words(in: word)
             guard !wanted.isEmpty, wanted.count <= spoken.count else { return false }
-            return (0...(spoken.count - wanted.count)).contains { Array(spoken[$0..<$0 + wanted.count]) == wanted }
+            return (0...(spoken.count - wanted.count)).contains {
+                Array(spoken[$0..<$0 + wanted.count]) == wanted
+            }
         }
     }
 
     /// How a report names it: its text, else its value.
-    public var displayName: String { label.isEmpty ? (value.isEmpty ? "an unlabelled button" : value) : label }
+    public var displayName: String {
+        label.isEmpty ? (value.isEmpty ? "an unlabelled button" : value) : label
+    }
 }
 
 extension WebPage {

@@ -71,11 +71,13 @@ extension WebPage {
                 switch override {
                 case .fill(let target, _):
                     if let field = form.fields.first(where: { Self.liteMatches(target, field: $0) }) {
-                        matches.append(WebPageOverrideMatch(override: index, form: form.index, ref: field.ref))
+                        matches.append(
+                            WebPageOverrideMatch(override: index, form: form.index, ref: field.ref))
                     }
                 case .click(let target):
                     if let button = form.buttons.first(where: { Self.liteMatches(target, button: $0) }) {
-                        matches.append(WebPageOverrideMatch(override: index, form: form.index, ref: button.ref))
+                        matches.append(
+                            WebPageOverrideMatch(override: index, form: form.index, ref: button.ref))
                     }
                 }
             }

@@ -50,7 +50,8 @@ public struct WebPageVisit: Hashable, Sendable {
     public var screenshot: WebPageScreenshot?
 
     public init(
-        method: HTTPMethod, url: String, status: Int?, title: String? = nil, action: Action, rules: [String] = [],
+        method: HTTPMethod, url: String, status: Int?, title: String? = nil, action: Action,
+        rules: [String] = [],
         screenshot: WebPageScreenshot? = nil
     ) {
         self.method = method
@@ -96,7 +97,8 @@ extension WebPageVisit.Action: CustomStringConvertible {
     /// What the person or the browser did, as a report says it.
     public var description: String {
         switch self {
-        case .followedRedirect(let location): "followed the redirect to \(URLParts.stripQueryAndFragment(location))"
+        case .followedRedirect(let location):
+            "followed the redirect to \(URLParts.stripQueryAndFragment(location))"
         case .submittedLogin(let fields): "submitted the login form (\(fields.joined(separator: ", ")))"
         case .submittedIdentifier(let fields): "gave the identifier (\(fields.joined(separator: ", ")))"
         case .approvedConsent(let button): "approved consent (\(button))"

@@ -22,7 +22,8 @@ public struct WebPerson: Sendable {
     /// Whether the person answered a consent page in this sheet.
     public private(set) var answeredConsent = false
 
-    public init(user: WebUserScript, purpose: WebAuthenticationSession.Purpose, maximumSubmissions: Int = 10) {
+    public init(user: WebUserScript, purpose: WebAuthenticationSession.Purpose, maximumSubmissions: Int = 10)
+    {
         self.user = user
         self.purpose = purpose
         self.maximumSubmissions = maximumSubmissions
@@ -77,7 +78,8 @@ public struct WebPerson: Sendable {
         if let (form, button) = continueButton(on: page) {
             return .act(
                 WebPageAct(
-                    form: form.index, fills: [], press: button, action: .continued(button: button.displayName),
+                    form: form.index, fills: [], press: button,
+                    action: .continued(button: button.displayName),
                     rules: ["pressed \"\(button.displayName)\": the page asks nothing but to go on"],
                     sendsPassword: false))
         }
@@ -140,7 +142,8 @@ public struct WebPerson: Sendable {
                         + Self.reason(page), url: page.url, status: status))
         }
         let identifierOnly = !form.hasPasswordField && identifierField(in: form, beforePassword: false) != nil
-        if identifierOnly, identifierSubmissions > passwordSubmissions, identifierSubmissions > user.retries.count,
+        if identifierOnly, identifierSubmissions > passwordSubmissions,
+            identifierSubmissions > user.retries.count,
             !page.alerts.isEmpty
         {
             return .fail(
@@ -149,7 +152,9 @@ public struct WebPerson: Sendable {
                     "\(here) showed the identifier page again after the username was submitted: "
                         + Self.reason(page), url: page.url, status: status))
         }
-        if let interruption = user.interruption, interruption.point == .login { return .interrupt(interruption) }
+        if let interruption = user.interruption, interruption.point == .login {
+            return .interrupt(interruption)
+        }
 
         var fills: [Fill] = []
         var rules: [String] = []
@@ -166,7 +171,8 @@ public struct WebPerson: Sendable {
             fill(field, value, "named \"\(field.name)\" in the script")
         }
         // The username where a password manager would put it.
-        if let name = user.usernameField, let username = typed[name], !form.fields.contains(where: { $0.name == name }),
+        if let name = user.usernameField, let username = typed[name],
+            !form.fields.contains(where: { $0.name == name }),
             let (field, rule) = identifierField(in: form, beforePassword: form.hasPasswordField)
         {
             fill(field, username, rule)
@@ -230,13 +236,16 @@ public struct WebPerson: Sendable {
             if names.contains(where: { name in Self.identifierNames.contains(name) }) {
                 return (field, "named \"\(field.name.isEmpty ? field.id ?? "" : field.name)\"")
             }
-            if let label = field.label, WebPage.words(in: label).contains(where: {
-                ["email", "username", "user", "login", "phone"].contains($0)
-            }) {
+            if let label = field.label,
+                WebPage.words(in: label).contains(where: {
+                    ["email", "username", "user", "login", "phone"].contains($0)
+                })
+            {
                 return (field, "labelled \"\(label)\"")
             }
         }
-        if beforePassword, let password = form.fields.firstIndex(where: { $0.kind == .password && $0.isVisible }),
+        if beforePassword,
+            let password = form.fields.firstIndex(where: { $0.kind == .password && $0.isVisible }),
             let field = form.fields[..<password].last(where: { $0.kind == .text && $0.isVisible })
         {
             return (field, "the text input before the password")
@@ -254,13 +263,16 @@ public struct WebPerson: Sendable {
         "facebook", "microsoft", "github", "passkey", "help", "not you", "change", "language",
     ]
     /// Words of the button that logs in or moves to the next step.
-    static let loginWords = ["sign in", "signin", "log in", "login", "continue", "next", "submit", "verify", "ok"]
+    static let loginWords = [
+        "sign in", "signin", "log in", "login", "continue", "next", "submit", "verify", "ok",
+    ]
 
     /// The button a person presses to log in: one that says so, else the first that leads to no
     /// other flow, else the first.
     private func primaryButton(in form: WebPageForm) -> WebPageButton? {
         let candidates = form.buttons.filter { !$0.mentions(any: Self.otherFlowWords) }
-        return candidates.first { $0.mentions(any: Self.loginWords) } ?? candidates.first ?? form.buttons.first
+        return candidates.first { $0.mentions(any: Self.loginWords) } ?? candidates.first
+            ?? form.buttons.first
     }
 
     private static func buttonRule(_ button: WebPageButton, _ form: WebPageForm) -> String {
@@ -278,7 +290,9 @@ public struct WebPerson: Sendable {
     }
 
     private func consentMove(on page: WebPage, form: WebPageForm, status: Int?) -> Move {
-        if let interruption = user.interruption, interruption.point == .consent { return .interrupt(interruption) }
+        if let interruption = user.interruption, interruption.point == .consent {
+            return .interrupt(interruption)
+        }
         let button: WebPageButton? =
             switch user.consent {
             case .approve:
@@ -312,13 +326,15 @@ public struct WebPerson: Sendable {
             fills = boxes.map { Fill(field: $0, value: "true") }
             if !boxes.isEmpty {
                 rules.append(
-                    "ticked \(boxes.map(\.displayName).joined(separator: ", ")): approving grants what is asked")
+                    "ticked \(boxes.map(\.displayName).joined(separator: ", ")): approving grants what is asked"
+                )
             }
         }
         rules.append("pressed \"\(button.displayName)\": it says \(user.consent.rawValue)")
         return .act(
             WebPageAct(
-                form: form.index, fills: fills, press: button, action: action, rules: rules, sendsPassword: false))
+                form: form.index, fills: fills, press: button, action: action, rules: rules,
+                sendsPassword: false))
     }
 
     /// On a page that asks nothing else: the button that moves on, if exactly what it says.
@@ -338,7 +354,8 @@ public struct WebPerson: Sendable {
     /// Signing out, the person only confirms; any other page ends what there is to do.
     private func signOutMove(on page: WebPage, status: Int?) -> Move {
         for form in page.forms where !form.hasPasswordField {
-            guard let button = form.buttons.first(where: { $0.mentions(any: WebUserScript.signOutWords) }) else {
+            guard let button = form.buttons.first(where: { $0.mentions(any: WebUserScript.signOutWords) })
+            else {
                 continue
             }
             return .act(signOutAct(form, button, rule: "it says sign out"))
@@ -409,7 +426,9 @@ public struct WebPerson: Sendable {
                 rules.append("\(field.displayName): the override \(target)")
                 form = form ?? group.index
             case .click(let target):
-                guard press == nil, let button = group.buttons.first(where: { $0.ref == match.ref }) else { continue }
+                guard press == nil, let button = group.buttons.first(where: { $0.ref == match.ref }) else {
+                    continue
+                }
                 press = button
                 rules.append("pressed \"\(button.displayName)\": the override \(target)")
                 form = group.index
@@ -424,7 +443,8 @@ public struct WebPerson: Sendable {
             fills.append(Fill(field: field, value: username))
             rules.append("\(field.displayName): \(rule)")
         }
-        if let name = user.passwordField, let password = typed[name], let field = currentPasswordField(in: group),
+        if let name = user.passwordField, let password = typed[name],
+            let field = currentPasswordField(in: group),
             !fills.contains(where: { $0.field.ref == field.ref })
         {
             fills.append(Fill(field: field, value: password))

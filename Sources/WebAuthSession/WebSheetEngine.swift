@@ -12,10 +12,11 @@ public protocol WebSheetEngine: Sendable {
     /// Runs one presentation: the callback URL as the server sent it, the error that ended it,
     /// or `nil` when the person walked away and the sheet stays up. Records each page in
     /// `handle`. Cancelling the task (the sheet was dismissed) stops the navigation.
-    func navigate(_ session: WebAuthenticationSession, as user: WebUserScript, handle: WebAuthenticationHandle)
+    func navigate(
+        _ session: WebAuthenticationSession, as user: WebUserScript, handle: WebAuthenticationHandle
+    )
         async -> Result<String, WebAuthenticationError>?
 
     /// The cookies of the shared (non-ephemeral) store, as a check reads them.
     func cookies() async -> [Cookie]
 }
-

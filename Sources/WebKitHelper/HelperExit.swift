@@ -3,7 +3,9 @@ import Foundation
 /// How the helper ends before its main loop runs.
 enum HelperExit {
     static func usage() -> Never {
-        fail("usage: signinsim-webkit [--lifeline-fd N] (started by signinsim; see docs/browser.md)", status: 64)
+        fail(
+            "usage: signinsim-webkit [--lifeline-fd N] (started by signinsim; see docs/browser.md)",
+            status: 64)
     }
 
     /// Writes `message` to standard error (the driver keeps it for its own error) and exits.

@@ -30,7 +30,8 @@ final class HelperHost {
                 guard let data else { return 0 }
                 return Unmanaged<HelperHost>.fromOpaque(data).takeUnretainedValue().readInput() ? 1 : 0
             }, Unmanaged.passUnretained(self).toOpaque())
-        let version = "\(webkit_get_major_version()).\(webkit_get_minor_version()).\(webkit_get_micro_version())"
+        let version =
+            "\(webkit_get_major_version()).\(webkit_get_minor_version()).\(webkit_get_micro_version())"
         send(.event(.ready(wire: HelperWireVersion.current, webKitVersion: version, display: display.name)))
         g_main_loop_run(loop)
         for sheet in sheets.values { sheet.close() }
@@ -112,15 +113,21 @@ final class HelperHost {
         let id = request.id
         switch request.command {
         case .openStore(let name, let directory, let proxy, let tunnel):
-            guard stores[name] == nil else { return reply(id, .failed(message: "store \(name) is open already")) }
+            guard stores[name] == nil else {
+                return reply(id, .failed(message: "store \(name) is open already"))
+            }
             stores[name] = BrowserStore(directory: directory, proxy: proxy, tunnel: tunnel)
             reply(id, .done)
         case .closeStore(let name):
             stores[name] = nil
             reply(id, .done)
         case .openSheet(let name, let storeName, let userAgent, let width, let height):
-            guard sheets[name] == nil else { return reply(id, .failed(message: "sheet \(name) is open already")) }
-            guard let store = stores[storeName] else { return reply(id, .failed(message: "no store \(storeName)")) }
+            guard sheets[name] == nil else {
+                return reply(id, .failed(message: "sheet \(name) is open already"))
+            }
+            guard let store = stores[storeName] else {
+                return reply(id, .failed(message: "no store \(storeName)"))
+            }
             sheets[name] = Sheet(
                 name: name, host: self, store: store, userAgent: userAgent, width: width, height: height)
             reply(id, .done)

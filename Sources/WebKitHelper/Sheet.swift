@@ -122,11 +122,13 @@ final class Sheet {
     private func decidePolicy(
         _ decision: UnsafeMutablePointer<WebKitPolicyDecision>, _ type: WebKitPolicyDecisionType
     ) -> Bool {
-        guard type == WEBKIT_POLICY_DECISION_TYPE_NAVIGATION_ACTION
-            || type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION
+        guard
+            type == WEBKIT_POLICY_DECISION_TYPE_NAVIGATION_ACTION
+                || type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION
         else { return false }
-        guard let action = webkit_navigation_policy_decision_get_navigation_action(
-            signinsim_navigation_decision(decision)),
+        guard
+            let action = webkit_navigation_policy_decision_get_navigation_action(
+                signinsim_navigation_decision(decision)),
             let request = webkit_navigation_action_get_request(action)
         else { return false }
         let url = webkit_uri_request_get_uri(request).map { String(cString: $0) } ?? ""
@@ -148,7 +150,8 @@ final class Sheet {
                 .navigation(
                     sheet: name, decision: token,
                     request: NavigationRequest(
-                        url: url, method: method, isRedirect: webkit_navigation_action_is_redirect(action) != 0,
+                        url: url, method: method,
+                        isRedirect: webkit_navigation_action_is_redirect(action) != 0,
                         kind: kind, newWindow: type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION))))
         return true
     }
@@ -215,7 +218,8 @@ final class Sheet {
                 let completion = Unmanaged<CompletionBox>.fromOpaque(data).takeRetainedValue().completion
                 var error: UnsafeMutablePointer<GError>?
                 let value = webkit_web_view_call_async_javascript_function_finish(
-                    source.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: WebKitWebView.self) }, result,
+                    source.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: WebKitWebView.self) },
+                    result,
                     &error)
                 if let error {
                     completion(.failed(message: String(cString: error.pointee.message)))
@@ -248,7 +252,8 @@ final class Sheet {
                 let completion = Unmanaged<CompletionBox>.fromOpaque(box).takeRetainedValue().completion
                 var error: UnsafeMutablePointer<GError>?
                 let texture = webkit_web_view_get_snapshot_finish(
-                    source.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: WebKitWebView.self) }, result,
+                    source.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: WebKitWebView.self) },
+                    result,
                     &error)
                 if let error {
                     completion(.failed(message: String(cString: error.pointee.message)))
@@ -306,7 +311,9 @@ final class SnapshotContext {
     }
 
     func jpeg(of texture: OpaquePointer) -> HelperResult {
-        guard let full = gdk_pixbuf_get_from_texture(texture) else { return .failed(message: "cannot read the picture") }
+        guard let full = gdk_pixbuf_get_from_texture(texture) else {
+            return .failed(message: "cannot read the picture")
+        }
         defer { g_object_unref(UnsafeMutableRawPointer(full)) }
         var pixbuf = full
         let width = Int(gdk_pixbuf_get_width(full))
@@ -316,8 +323,9 @@ final class SnapshotContext {
         if width > maximumWidth, maximumWidth > 0 {
             scaledWidth = maximumWidth
             scaledHeight = max(1, height * maximumWidth / width)
-            guard let scaled = gdk_pixbuf_scale_simple(
-                full, Int32(scaledWidth), Int32(scaledHeight), GDK_INTERP_BILINEAR)
+            guard
+                let scaled = gdk_pixbuf_scale_simple(
+                    full, Int32(scaledWidth), Int32(scaledHeight), GDK_INTERP_BILINEAR)
             else { return .failed(message: "cannot scale the picture") }
             pixbuf = scaled
         }

@@ -20,10 +20,13 @@ final class XvfbDisplay: Sendable {
     /// Starts Xvfb and waits (at most 10 s) until it says which display it took.
     static func start() throws(StartError) -> XvfbDisplay {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw StartError(description: "pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&fds) == 0 else {
+            throw StartError(description: "pipe: \(String(cString: strerror(errno)))")
+        }
         let (readEnd, writeEnd) = (fds[0], fds[1])
         let argv = [
-            "Xvfb", "-displayfd", "\(writeEnd)", "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset",
+            "Xvfb", "-displayfd", "\(writeEnd)", "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
+            "-noreset",
         ]
         var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for argument in cArguments { free(argument) } }
@@ -38,7 +41,8 @@ final class XvfbDisplay: Sendable {
             let remaining = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
             guard remaining > 0, Glibc.poll(&poll, 1, remaining) > 0 else {
                 kill(pid, SIGKILL)
-                throw StartError(description: "Xvfb named no display within 10 s (is the xvfb package installed?)")
+                throw StartError(
+                    description: "Xvfb named no display within 10 s (is the xvfb package installed?)")
             }
             var buffer = [UInt8](repeating: 0, count: 64)
             let count = read(readEnd, &buffer, buffer.count)
@@ -46,7 +50,9 @@ final class XvfbDisplay: Sendable {
                 var status: Int32 = 0
                 waitpid(pid, &status, 0)
                 throw StartError(
-                    description: "Xvfb exited before naming a display (status \(status)); is the xvfb package installed?")
+                    description:
+                        "Xvfb exited before naming a display (status \(status)); is the xvfb package installed?"
+                )
             }
             text += String(decoding: buffer[..<count], as: UTF8.self)
         }

@@ -17,7 +17,9 @@ enum PageScripts {
             case .label(let label): ["kind": override.isClick ? "click" : "fill", "label": label]
             }
         }
-        let json = (try? JSONSerialization.data(withJSONObject: targets)).map { String(decoding: $0, as: UTF8.self) }
+        let json = (try? JSONSerialization.data(withJSONObject: targets)).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         return "const targets = \(json ?? "[]");\n" + reader
     }
 
@@ -127,7 +129,9 @@ enum PageScripts {
     /// navigation it starts cannot cut the answer off.
     static func act(fills: [(ref: Int, value: String)], press: Int?, submitForm: Bool) -> String {
         let fillList = fills.map { ["ref": $0.ref, "value": $0.value] as [String: Any] }
-        let json = (try? JSONSerialization.data(withJSONObject: fillList)).map { String(decoding: $0, as: UTF8.self) }
+        let json = (try? JSONSerialization.data(withJSONObject: fillList)).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         return """
             const fills = \(json ?? "[]");
             const press = \(press.map(String.init) ?? "null");

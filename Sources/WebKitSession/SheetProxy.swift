@@ -50,7 +50,8 @@ final class SheetProxy: Sendable {
         } catch {
             throw WebKitEngineError(.cannotStart, "the sheet proxy cannot listen: \(error)")
         }
-        tunnels = try TLSTunnelProxy { request in await Self.forward(request, network: network, table: table) }
+        tunnels = try TLSTunnelProxy { request in await Self.forward(request, network: network, table: table)
+        }
     }
 
     /// `http://127.0.0.1:PORT`, as WebKit's proxy settings take it, for `http` URLs.

@@ -32,7 +32,9 @@ struct SpawnedHelper {
         let lifeline = try pipePair()
         let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard log >= 0 else {
-            for fd in [commands.read, commands.write, messages.read, messages.write, lifeline.read, lifeline.write] {
+            for fd in [
+                commands.read, commands.write, messages.read, messages.write, lifeline.read, lifeline.write,
+            ] {
                 close(fd)
             }
             throw SpawnError(description: "cannot write \(logPath): \(String(cString: strerror(errno)))")
@@ -69,7 +71,43 @@ struct SpawnedHelper {
             for fd in [commands.write, messages.read, lifeline.write] { close(fd) }
             throw SpawnError(description: String(cString: strerror(status)))
         }
-        return SpawnedHelper(pid: pid, commands: commands.write, messages: messages.read, lifeline: lifeline.write)
+        return SpawnedHelper(
+            pid: pid, commands: commands.write, messages: messages.read, lifeline: lifeline.write)
+    }
+
+    /// Runs `path` with `arguments` to its end and returns its exit status (-1 when it could not
+    /// start, or died of a signal) and what it wrote to standard error (the first 4 KB). With
+    /// `posix_spawn` and `waitpid` rather than Foundation's `Process`, whose wait needs a
+    /// Dispatch thread of the same pool its caller may be holding.
+    static func probe(path: String, arguments: [String]) -> (status: Int32, errors: String) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return (-1, String(cString: strerror(errno))) }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let started = posix_spawn(&pid, path, &actions, nil, &argv, environ)
+        close(fds[1])
+        defer { close(fds[0]) }
+        guard started == 0 else { return (-1, String(cString: strerror(started))) }
+        var errors: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fds[0], &chunk, chunk.count)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            if errors.count < 4096 { errors += chunk[..<count] }
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let exited = (status & 0x7f) == 0
+        return (exited ? (status >> 8) & 0xff : -1, String(decoding: errors.prefix(4096), as: UTF8.self))
     }
 
     /// Ends the helper and its group at once.

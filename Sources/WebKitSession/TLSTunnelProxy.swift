@@ -32,7 +32,9 @@ final class TLSTunnelProxy: Sendable {
         self.context = TLSContext(pointer: context)
         self.forward = forward
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw WebKitEngineError(.cannotStart, "socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw WebKitEngineError(.cannotStart, "socket: \(String(cString: strerror(errno)))")
+        }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -106,7 +108,9 @@ final class TLSTunnelProxy: Sendable {
         var plain = PlainStream(fd: fd)
         guard let head = HTTPHead.read(from: &plain, limit: Self.maximumHeadSize) else { return }
         guard head.method == "CONNECT", let authority = head.target.split(separator: " ").first else {
-            plain.write(Array("HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+            plain.write(
+                Array(
+                    "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
             return
         }
         plain.write(Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8))
@@ -122,7 +126,8 @@ final class TLSTunnelProxy: Sendable {
         while let request = HTTPHead.read(from: &stream, limit: Self.maximumHeadSize) {
             guard let body = request.body(from: &stream, limit: Self.maximumBodySize) else { return }
             var message = HTTPRequest(
-                method: HTTPMethod(rawValue: request.method), url: origin + request.target, headers: request.headers,
+                method: HTTPMethod(rawValue: request.method), url: origin + request.target,
+                headers: request.headers,
                 body: body)
             message.headers.remove(name: "Transfer-Encoding")
             let forwarded = message
@@ -141,7 +146,8 @@ final class TLSTunnelProxy: Sendable {
 
     static func serialized(_ response: HTTPResponse) -> [UInt8] {
         var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
-        for field in response.headers where !["content-length", "transfer-encoding", "connection"].contains(
+        for field in response.headers
+        where !["content-length", "transfer-encoding", "connection"].contains(
             field.name.lowercased())
         {
             head += "\(field.name): \(field.value)\r\n"
@@ -152,10 +158,12 @@ final class TLSTunnelProxy: Sendable {
 
     /// The reason phrase: clients ignore it (RFC 9112 §4), so a few common ones, else none.
     private static func reason(_ status: Int) -> String {
-        [200: "OK", 204: "No Content", 301: "Moved Permanently", 302: "Found", 303: "See Other",
-         304: "Not Modified", 307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request",
-         401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error",
-         502: "Bad Gateway", 503: "Service Unavailable"][status] ?? ""
+        [
+            200: "OK", 204: "No Content", 301: "Moved Permanently", 302: "Found", 303: "See Other",
+            304: "Not Modified", 307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request",
+            401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error",
+            502: "Bad Gateway", 503: "Service Unavailable",
+        ][status] ?? ""
     }
 
     /// Runs `body` on Swift's task pool and waits for it on this (non-pool) thread.
@@ -278,7 +286,8 @@ struct HTTPHead {
             guard bytes.count < limit, let byte = stream.next() else { return nil }
             bytes.append(byte)
         }
-        let lines = String(decoding: bytes.dropLast(4), as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
+        let lines = String(decoding: bytes.dropLast(4), as: UTF8.self).split(
+            separator: "\r\n", omittingEmptySubsequences: false)
         guard let first = lines.first else { return nil }
         let parts = first.split(separator: " ", maxSplits: 2)
         guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else { return nil }

@@ -76,8 +76,10 @@ public final class WebKitBrowser: WebSheetEngine {
         let (helper, proxy) = prepared
         proxy.register(sheet: sheet, app: RequestInitiator.current?.app)
         var navigation = WebKitNavigation(
-            session: session, person: WebPerson(
-                user: user, purpose: session.purpose, maximumSubmissions: session.limits.maximumFormSubmissions),
+            session: session,
+            person: WebPerson(
+                user: user, purpose: session.purpose,
+                maximumSubmissions: session.limits.maximumFormSubmissions),
             sheet: sheet, helper: helper, proxy: proxy, handle: handle, patience: patience)
         let ephemeral = session.prefersEphemeralWebBrowserSession
         // The sheet stays up until the session ends (an abandoned one too); then it goes.
@@ -96,7 +98,8 @@ public final class WebKitBrowser: WebSheetEngine {
                     width: Self.viewport.width, height: Self.viewport.height))
         } catch {
             return .failure(
-                WebAuthenticationError(.browserCrashed, "the WebKit engine cannot open a sheet: \(error.message)"))
+                WebAuthenticationError(
+                    .browserCrashed, "the WebKit engine cannot open a sheet: \(error.message)"))
         }
         return await navigation.run()
     }
@@ -140,7 +143,8 @@ public final class WebKitBrowser: WebSheetEngine {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw WebKitEngineError(.cannotStart, "cannot make the shared store's directory \(directory): \(error)")
+            throw WebKitEngineError(
+                .cannotStart, "cannot make the shared store's directory \(directory): \(error)")
         }
         state.withLock { $0.directory = directory }
         return directory

@@ -47,11 +47,18 @@ public final class WebKitEngine: Sendable {
             path = explicit
         } else {
             let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-            let sibling = executable.deletingLastPathComponent().appendingPathComponent("signinsim-webkit").path
-            let fromProc = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map {
-                URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("signinsim-webkit").path
+            let sibling = executable.deletingLastPathComponent().appendingPathComponent("signinsim-webkit")
+                .path
+            let fromProc = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map
+            {
+                URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent(
+                    "signinsim-webkit"
+                ).path
             }
-            path = [fromProc, sibling].compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
+            path =
+                [fromProc, sibling].compactMap { $0 }.first {
+                    FileManager.default.isExecutableFile(atPath: $0)
+                }
                 ?? fromProc ?? sibling
         }
         let install =
@@ -59,7 +66,8 @@ public final class WebKitEngine: Sendable {
             + "\(buildPackages.joined(separator: " ")); scripts/setup does) and build the helper "
             + "(swift build --product signinsim-webkit)"
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw WebKitEngineError(.notInstalled, "the WebKit engine is not installed: no \(path); \(install)")
+            throw WebKitEngineError(
+                .notInstalled, "the WebKit engine is not installed: no \(path); \(install)")
         }
         let searchPath = environment["PATH"] ?? "/usr/bin:/bin"
         let hasXvfb = searchPath.split(separator: ":").contains {
@@ -72,23 +80,11 @@ public final class WebKitEngine: Sendable {
                     + " (apt-get install -y \(runtimePackages.joined(separator: " ")))")
         }
         // The helper links WebKitGTK: `--version` fails to load without its libraries.
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: path)
-        probe.arguments = ["--version"]
-        let errors = Pipe()
-        probe.standardError = errors
-        probe.standardOutput = FileHandle.nullDevice
-        do {
-            try probe.run()
-        } catch {
-            throw WebKitEngineError(.notInstalled, "cannot run \(path): \(error); \(install)")
-        }
-        probe.waitUntilExit()
-        guard probe.terminationStatus == 0 else {
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let probe = SpawnedHelper.probe(path: path, arguments: ["--version"])
+        guard probe.status == 0 else {
             throw WebKitEngineError(
                 .notInstalled,
-                "\(path) does not run (\(text.trimmingCharacters(in: .whitespacesAndNewlines))): install "
+                "\(path) does not run (\(probe.errors.trimmingCharacters(in: .whitespacesAndNewlines))): install "
                     + "\(runtimePackages.joined(separator: " ")) (apt-get install -y "
                     + "\(runtimePackages.joined(separator: " ")))")
         }
@@ -101,6 +97,11 @@ public final class WebKitEngine: Sendable {
     /// The running helper's process id, if one runs.
     public var helperPID: Int32? { state.withLock { $0.helper?.isAlive == true ? $0.helper?.pid : nil } }
 
+    /// Starts the helper now, rather than at the first sheet.
+    public func start() async throws(WebKitEngineError) {
+        _ = try await helper()
+    }
+
     /// The helper, started now if none runs (or the last one died).
     func helper() async throws(WebKitEngineError) -> WebKitHelperProcess {
         let current: WebKitHelperProcess? = state.withLock { state in
@@ -108,7 +109,9 @@ public final class WebKitEngine: Sendable {
             return helper
         }
         if let current { return current }
-        if state.withLock({ $0.closed }) { throw WebKitEngineError(.crashed, "the WebKit engine was shut down") }
+        if state.withLock({ $0.closed }) {
+            throw WebKitEngineError(.crashed, "the WebKit engine was shut down")
+        }
         // One start at a time: sheets that ask together share it.
         let task: Task<WebKitHelperProcess, any Error> = startup.withLock { startup in
             if let running = startup { return running }

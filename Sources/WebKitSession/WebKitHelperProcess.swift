@@ -61,7 +61,8 @@ final class WebKitHelperProcess: Sendable {
     static func launch(
         path: String, startTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(30)
     ) async throws(WebKitEngineError) -> WebKitHelperProcess {
-        let logPath = NSTemporaryDirectory() + "signinsim-webkit-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
+        let logPath =
+            NSTemporaryDirectory() + "signinsim-webkit-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         let spawned: SpawnedHelper
         do {
             spawned = try SpawnedHelper.spawn(path: path, logPath: logPath)
@@ -70,7 +71,15 @@ final class WebKitHelperProcess: Sendable {
         }
         // The first line is the ready event, read here before the reader thread takes over.
         let reader = LineReader(fd: spawned.messages)
-        guard let first = reader.nextLine(deadline: .now + startTimeout) else {
+        // Read on a thread of its own: the wait (a quarter of a second, more on a busy machine)
+        // must not hold one of the few threads of Swift's task pool.
+        let deadline = ContinuousClock.now + startTimeout
+        let ready: Data? = await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: reader.nextLine(deadline: deadline)) }
+            thread.name = "signinsim-webkit start"
+            thread.start()
+        }
+        guard let first = ready else {
             spawned.kill()
             let tail = Self.logTail(logPath)
             try? FileManager.default.removeItem(atPath: logPath)
@@ -79,8 +88,9 @@ final class WebKitHelperProcess: Sendable {
                 "signinsim-webkit did not start within \(startTimeout)"
                     + (tail.isEmpty ? "" : ": \(tail)"))
         }
-        guard case .event(.ready(let wire, let version, let display)) = try? HelperWire.decode(
-            HelperMessage.self, from: first)
+        guard
+            case .event(.ready(let wire, let version, let display)) = try? HelperWire.decode(
+                HelperMessage.self, from: first)
         else {
             spawned.kill()
             throw WebKitEngineError(.cannotStart, "signinsim-webkit said something other than ready")
@@ -143,7 +153,8 @@ final class WebKitHelperProcess: Sendable {
                 try? await Task.sleep(for: timeout)
                 // A helper that stops answering is as good as crashed: end it so everyone hears.
                 if self.state.withLock({ $0.pending[id] != nil }) {
-                    self.fail(id, WebKitEngineError(.crashed, "signinsim-webkit did not answer within \(timeout)"))
+                    self.fail(
+                        id, WebKitEngineError(.crashed, "signinsim-webkit did not answer within \(timeout)"))
                     self.kill()
                 }
             }
@@ -205,7 +216,8 @@ final class WebKitHelperProcess: Sendable {
             guard let message = try? HelperWire.decode(HelperMessage.self, from: line) else { continue }
             switch message {
             case .response(let response):
-                state.withLock { $0.pending.removeValue(forKey: response.id) }?.resume(returning: response.result)
+                state.withLock { $0.pending.removeValue(forKey: response.id) }?.resume(
+                    returning: response.result)
             case .event(let event):
                 guard let sheet = event.sheet else { continue }
                 state.withLock { $0.listeners[sheet] }?(.event(event))
@@ -274,7 +286,8 @@ extension HelperEvent {
         switch self {
         case .ready: nil
         case .navigation(let sheet, _, _), .loadChanged(let sheet, _, _), .loadFailed(let sheet, _, _, _),
-            .webProcessTerminated(let sheet, _), .closeRequested(let sheet), .scriptDialog(let sheet, _, _, _):
+            .webProcessTerminated(let sheet, _), .closeRequested(let sheet),
+            .scriptDialog(let sheet, _, _, _):
             sheet
         }
     }
@@ -304,7 +317,8 @@ final class LineReader: @unchecked Sendable {
                 let left = deadline - .now
                 guard left > .zero else { return nil }
                 let (seconds, attoseconds) = left.components
-                let milliseconds = Int32(min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+                let milliseconds = Int32(
+                    min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000))
                 var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let ready = Glibc.poll(&poll, 1, max(1, milliseconds))
                 if ready < 0, errno == EINTR { continue }

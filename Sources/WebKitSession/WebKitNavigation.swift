@@ -8,9 +8,9 @@ import WebKitHelperProtocol
 /// pages' scripts; this loop rules on each navigation (the callback is stopped, never loaded),
 /// reads the page when it has settled, lets the person act, and records every step.
 ///
-/// A page has settled when two readings in a row (`readingInterval` apart) find it unchanged
-/// after its load finished: a page that renders its form late, by script, is read again until
-/// it shows one. The person waits at most `patience` for a page to offer what they came for,
+/// A page has settled when its load finished and two readings in a row (`readingInterval`
+/// apart) find it unchanged, or at once when it has no script (nothing can change it): a page
+/// that renders its form late, by script, is read again until it shows one. The person waits at most `patience` for a page to offer what they came for,
 /// and for a press to change anything.
 struct WebKitNavigation {
     let session: WebAuthenticationSession
@@ -24,8 +24,11 @@ struct WebKitNavigation {
     /// How often a loaded page is read while the person waits for it.
     static let readingInterval: Duration = .milliseconds(100)
     /// How long an unchanged page with nothing to do is given before the person gives up (a
-    /// script may still be about to render it).
+    /// script may still be about to render it), and how many readings of it that must be at
+    /// least: each reading runs in the page's own process, so on a machine busy enough to hold
+    /// back the page's scripts the readings come slower too, and the wait grows with them.
     static let quietPeriod: Duration = .seconds(3)
+    static let quietReadings = 12
     /// The width and JPEG quality of a screenshot: 220 pixels at 55 keep a page's text legible at
     /// about 8 KB, so the bundled library's HTML report with every picture stays under 10 MB
     /// (`scripts/interop/webkit.sh` checks it).
@@ -141,7 +144,8 @@ struct WebKitNavigation {
             }
             let cause = proxy.failure(of: url, sheet: sheet) ?? message
             return fail(
-                .network, "\(current.method) \(WebPerson.describe(url)) failed: \(cause)", status: nil, url: url)
+                .network, "\(current.method) \(WebPerson.describe(url)) failed: \(cause)", status: nil,
+                url: url)
         case .event(.closeRequested):
             record(status: nil, title: lastPage?.title, .closed)
             return .end(
@@ -166,7 +170,9 @@ struct WebKitNavigation {
             if let refusal = consentNeverShown(callback: request.url) {
                 return .end(fail(refusal, status: proxy.status(of: current.url, sheet: sheet)))
             }
-            record(status: request.isRedirect ? proxy.status(of: current.url, sheet: sheet) : nil, title: nil, .reachedCallback)
+            record(
+                status: request.isRedirect ? proxy.status(of: current.url, sheet: sheet) : nil, title: nil,
+                .reachedCallback)
             return .end(.success(request.url))
         }
         let scheme = URLParts(request.url)?.scheme ?? ""
@@ -197,7 +203,9 @@ struct WebKitNavigation {
                         + "\(WebPerson.describe(current.url)) to \(WebPerson.describe(request.url))",
                     status: proxy.status(of: current.url, sheet: sheet))
             }
-            record(status: proxy.status(of: current.url, sheet: sheet), title: nil, .followedRedirect(to: request.url))
+            record(
+                status: proxy.status(of: current.url, sheet: sheet), title: nil,
+                .followedRedirect(to: request.url))
         } else {
             redirectsInARow = 0
         }
@@ -240,10 +248,13 @@ struct WebKitNavigation {
             }
             return .goOn
         }
-        let settled = unchangedReadings >= 1 && !loading
+        // A page without scripts cannot change by itself once loaded: one reading is enough.
+        let settled = !loading && (unchangedReadings >= 1 || page.scriptCount == 0)
         if let status, status >= 400, settled {
-            let shown = page.alerts.isEmpty ? [page.title, String(page.text.prefix(200))].compactMap { $0 }
-                .filter { !$0.isEmpty }.joined(separator: " — ") : page.alerts.joined(separator: " / ")
+            let shown =
+                page.alerts.isEmpty
+                ? [page.title, String(page.text.prefix(200))].compactMap { $0 }
+                    .filter { !$0.isEmpty }.joined(separator: " — ") : page.alerts.joined(separator: " / ")
             return await failWithPicture(
                 .errorPage,
                 "\(WebPerson.describe(page.url)) answered \(status) with an error page: "
@@ -252,7 +263,8 @@ struct WebKitNavigation {
         page.isRendered = true
         switch person.move(on: page, status: status) {
         case .act(let act):
-            guard settled || (unchangedReadings >= 1 && ContinuousClock.now - lastNavigation > .seconds(2)) else {
+            guard settled || (unchangedReadings >= 1 && ContinuousClock.now - lastNavigation > .seconds(2))
+            else {
                 return .goOn
             }
             if let limit = person.submissionLimitReached(on: page, status: status) {
@@ -274,7 +286,7 @@ struct WebKitNavigation {
                             + "and did not redirect back to the app", url: page.url, status: status)))
         case .nothingToDo(let error):
             let now = ContinuousClock.now
-            if !loading, now - lastChange >= Self.quietPeriod {
+            if !loading, now - lastChange >= Self.quietPeriod, unchangedReadings >= Self.quietReadings {
                 return await failWithPicture(error.code, error.message, page: page, status: status)
             }
             if now - lastNavigation >= patience {
@@ -295,11 +307,14 @@ struct WebKitNavigation {
         -> LoopStep
     {
         let fills = act.fills.map { (ref: $0.field.ref, value: $0.value) }
-        if !fills.isEmpty, !(await evaluateAct(PageScripts.act(fills: fills, press: nil, submitForm: false))) {
+        if !fills.isEmpty, !(await evaluateAct(PageScripts.act(fills: fills, press: nil, submitForm: false)))
+        {
             return .goOn
         }
         let picture = await screenshot()
-        record(status: status, title: page.title, act.action, rules: dialogRules + act.rules, screenshot: picture)
+        record(
+            status: status, title: page.title, act.action, rules: dialogRules + act.rules, screenshot: picture
+        )
         dialogRules = []
         person.performed(act)
         let pressed = await evaluateAct(
@@ -375,7 +390,8 @@ struct WebKitNavigation {
             record(status: nil, title: page?.title, .canceled)
             return .failure(
                 WebAuthenticationError(
-                    .canceledLogin, "the user cancelled the sheet (\(point.rawValue))", url: page?.url ?? current.url))
+                    .canceledLogin, "the user cancelled the sheet (\(point.rawValue))",
+                    url: page?.url ?? current.url))
         case .abandon:
             record(status: nil, title: page?.title, .abandoned)
             return nil
@@ -393,7 +409,8 @@ struct WebKitNavigation {
     ) -> LoopStep {
         .end(
             fail(
-                WebAuthenticationError(code, message, url: url ?? current.url, status: status), status: status,
+                WebAuthenticationError(code, message, url: url ?? current.url, status: status),
+                status: status,
                 screenshot: screenshot))
     }
 
@@ -511,7 +528,8 @@ private struct PageReading: Decodable {
                     fields: form.fields.map { field in
                         WebPageField(
                             ref: field.ref, name: field.name, id: field.id,
-                            kind: HTMLFormField.Kind(rawValue: field.kind) ?? .text, inputType: field.inputType,
+                            kind: HTMLFormField.Kind(rawValue: field.kind) ?? .text,
+                            inputType: field.inputType,
                             autocomplete: field.autocomplete, label: field.label, isVisible: field.isVisible,
                             isChecked: field.isChecked)
                     },
@@ -520,6 +538,8 @@ private struct PageReading: Decodable {
                     })
             },
             alerts: alerts, text: text, scriptCount: scriptCount, isRendered: true,
-            overrideMatches: overrides.map { WebPageOverrideMatch(override: $0.override, form: $0.form, ref: $0.ref) })
+            overrideMatches: overrides.map {
+                WebPageOverrideMatch(override: $0.override, form: $0.form, ref: $0.ref)
+            })
     }
 }

@@ -14,14 +14,19 @@ struct WebKitProcessTests {
           - signIn: {abandon: login}
         """
 
-    @Test("a signal while a sheet is up ends every process of the engine", arguments: [SIGINT, SIGTERM, SIGKILL])
+    @Test(
+        "a signal while a sheet is up ends every process of the engine",
+        arguments: [SIGINT, SIGTERM, SIGKILL])
     func noProcessOutlivesTheRun(signal: Int32) async throws {
         let folder = try RunCommandTests.folder(["sheet.yaml": Self.abandoned])
         let run = try RunningProcess.signInSim(["run", folder.url.path + "/sheet.yaml", "--timeout", "60"])
         // The sheet is up once the helper has a web process showing the login page.
-        let group = try await ProcessTable.wait(within: .seconds(60), "a WebKit web process of the run's helper") {
+        let group = try await ProcessTable.wait(
+            within: .seconds(60), "a WebKit web process of the run's helper"
+        ) {
             ProcessTable.helperGroup(of: run.process.pid).flatMap { group in
-                ProcessTable.members(of: group).contains { $0.name.hasPrefix("WebKitWebProces") } ? group : nil
+                ProcessTable.members(of: group).contains { $0.name.hasPrefix("WebKitWebProces") }
+                    ? group : nil
             }
         }
         let started = ProcessTable.members(of: group)
@@ -48,7 +53,8 @@ enum ProcessTable {
     }
 
     static func all() -> [Entry] {
-        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap(Int32.init) ?? []
+        let pids =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap(Int32.init) ?? []
         return pids.compactMap { pid in
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                 let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
@@ -56,7 +62,8 @@ enum ProcessTable {
             let name = String(stat[stat.index(after: open)..<close])
             let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
             // state, ppid, pgrp; a zombie has ended already.
-            guard fields.count > 2, fields[0] != "Z", let parent = Int32(fields[1]), let group = Int32(fields[2])
+            guard fields.count > 2, fields[0] != "Z", let parent = Int32(fields[1]),
+                let group = Int32(fields[2])
             else { return nil }
             return Entry(pid: pid, parent: parent, group: group, name: name)
         }

@@ -211,7 +211,8 @@ struct WebAuthenticationSessionTests {
                 as: .signIn(username: "alice", password: "secret", otherFields: ["otp": "123456"]),
                 in: WebPresentationContext())
             #expect(try outcome.callbackURL() == "com.Example.App://auth/callback?code=a%20b&state=s+1")
-            let login = try #require(outcome.trace.first { if case .submittedLogin = $0.action { true } else { false } })
+            let login = try #require(
+                outcome.trace.first { if case .submittedLogin = $0.action { true } else { false } })
             #expect(login.rules.contains("pass: the form's password input"))
             #expect(login.rules.contains("login: named \"login\""))
         }

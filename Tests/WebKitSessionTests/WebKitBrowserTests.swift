@@ -74,7 +74,8 @@ struct WebKitBrowserTests {
             let outcome = await Self.session(server, "/login", browser: Self.browser(engine))
                 .run(as: Self.alice, in: WebPresentationContext())
             #expect(outcome.result == .success("com.example.app://cb?code=c1"))
-            let login = try #require(outcome.trace.first { if case .submittedLogin = $0.action { true } else { false } })
+            let login = try #require(
+                outcome.trace.first { if case .submittedLogin = $0.action { true } else { false } })
             #expect(login.rules.contains("#e: autocomplete=username"), "\(login.rules)")
             #expect(login.rules.contains("#p: the form's password input"), "\(login.rules)")
             #expect(login.screenshot.map { Array($0.jpeg.prefix(2)) } == [0xFF, 0xD8])
@@ -121,16 +122,23 @@ struct WebKitBrowserTests {
         let log = RequestLog()
         var router = Router()
         router.add(.get, "/set") { _ in
-            HTTPResponse(status: 302, headers: ["Location": "/form", "Set-Cookie": "sso=s1; Path=/; HttpOnly"])
+            HTTPResponse(
+                status: 302, headers: ["Location": "/form", "Set-Cookie": "sso=s1; Path=/; HttpOnly"])
         }
         router.add(.get, "/form") { _ in
-            .html("<title>f</title><form method=post action=/done><input name=username><button>Next</button></form>")
+            .html(
+                "<title>f</title><form method=post action=/done><input name=username><button>Next</button></form>"
+            )
         }
         router.add(.post, "/done") { request in
-            .redirect(to: "com.example.app://cb?cookie=" + FormURLEncoding.escape(request.headers["Cookie"] ?? "none"))
+            .redirect(
+                to: "com.example.app://cb?cookie="
+                    + FormURLEncoding.escape(request.headers["Cookie"] ?? "none"))
         }
         router.add(.get, "/check") { request in
-            .redirect(to: "com.example.app://cb?cookie=" + FormURLEncoding.escape(request.headers["Cookie"] ?? "none"))
+            .redirect(
+                to: "com.example.app://cb?cookie="
+                    + FormURLEncoding.escape(request.headers["Cookie"] ?? "none"))
         }
         try await withTestServer(limit: .seconds(60), router: router) { server in
             let browser = Self.browser(engine, log: log)
@@ -169,7 +177,9 @@ struct WebKitBrowserTests {
         }
         try await withTestServer(limit: .seconds(60), router: router) { server in
             var user = Self.alice
-            user.overrides = [.fill(WebElementTarget("#code"), value: "424242"), .click(WebElementTarget(".go"))]
+            user.overrides = [
+                .fill(WebElementTarget("#code"), value: "424242"), .click(WebElementTarget(".go")),
+            ]
             let outcome = await Self.session(server, "/otp", browser: Self.browser(engine))
                 .run(as: user, in: WebPresentationContext())
             #expect(outcome.result == .success("com.example.app://cb?otp=424242"))
@@ -194,8 +204,10 @@ struct WebKitBrowserTests {
                 """)
         }
         try await withTestServer(limit: .seconds(60), router: router) { server in
-            let outcome = await Self.session(server, "/logout", browser: Self.browser(engine), purpose: .signOut)
-                .run(as: Self.alice, in: WebPresentationContext())
+            let outcome = await Self.session(
+                server, "/logout", browser: Self.browser(engine), purpose: .signOut
+            )
+            .run(as: Self.alice, in: WebPresentationContext())
             #expect(outcome.result == .success("com.example.app://out?state=s"))
         }
         await engine.shutdown()
@@ -210,7 +222,8 @@ struct WebKitBrowserTests {
         var router = Router()
         router.add(.get, "/forever") { _ in
             loaded.withLock { $0 += 1 }
-            return .html("<title>Still loading</title><div>Loading…</div><script>/* never renders */</script>")
+            return .html(
+                "<title>Still loading</title><div>Loading…</div><script>/* never renders */</script>")
         }
         router.add(.get, "/ok") { _ in .redirect(to: "com.example.app://cb?code=after") }
         try await withTestServer(limit: .seconds(60), router: router) { server in
@@ -257,8 +270,10 @@ struct WebKitBrowserTests {
         }
         try await withTestServer(limit: .seconds(60), router: router) { server in
             let started = ContinuousClock.now
-            let outcome = await Self.session(server, "/spinner", browser: Self.browser(engine, patience: .seconds(3)))
-                .run(as: Self.alice, in: WebPresentationContext())
+            let outcome = await Self.session(
+                server, "/spinner", browser: Self.browser(engine, patience: .seconds(3))
+            )
+            .run(as: Self.alice, in: WebPresentationContext())
             guard case .failure(let error) = outcome.result else {
                 Issue.record("the sheet did not fail: \(outcome.result)")
                 return
@@ -325,7 +340,8 @@ struct WebKitHTTPSTests {
             HTTPResponse(
                 status: 200,
                 headers: [
-                    "Content-Type": "text/html; charset=utf-8", "Set-Cookie": "sid=t1; Path=/; Secure; HttpOnly",
+                    "Content-Type": "text/html; charset=utf-8",
+                    "Set-Cookie": "sid=t1; Path=/; Secure; HttpOnly",
                 ],
                 body: Array(
                     """
@@ -336,14 +352,16 @@ struct WebKitHTTPSTests {
         }
         router.add(.post, "/session") { request in
             .redirect(
-                to: "com.example.app://cb?cookie=" + FormURLEncoding.escape(request.headers["Cookie"] ?? "none"))
+                to: "com.example.app://cb?cookie="
+                    + FormURLEncoding.escape(request.headers["Cookie"] ?? "none"))
         }
         try await withTestServer(limit: .seconds(60), router: router) { server in
             let internet = HostRewritingTransport(
                 from: "https://issuer.test", to: server.baseURL, inner: CurlTransport(cookieJar: nil))
             let browser = WebKitBrowser(webKit: engine, network: LoggingTransport(inner: internet, log: log))
             let outcome = await WebAuthenticationSession(
-                url: "https://issuer.test/login", callback: .customScheme("com.example.app"), browser: browser,
+                url: "https://issuer.test/login", callback: .customScheme("com.example.app"),
+                browser: browser,
                 prefersEphemeralWebBrowserSession: true
             ).run(as: WebKitBrowserTests.alice, in: WebPresentationContext())
             #expect(outcome.result == .success("com.example.app://cb?cookie=sid%3Dt1"))

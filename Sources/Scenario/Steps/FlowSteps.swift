@@ -344,7 +344,9 @@ extension StepDecoder {
             let name = try reader.string(value, "expect.sheet")
             guard let ending = SheetEnding(name: name) else {
                 throw reader.error(
-                    value, "expect.sheet has no \"\(name)\"" + NearMiss.alternatives(for: name, among: SheetEnding.names))
+                    value,
+                    "expect.sheet has no \"\(name)\""
+                        + NearMiss.alternatives(for: name, among: SheetEnding.names))
             }
             kind = .sheet(ending, app: app)
         case .requests:

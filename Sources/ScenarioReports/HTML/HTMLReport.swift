@@ -228,12 +228,14 @@ public enum HTMLReport {
             html += "<ol class=\"sheet\" aria-label=\"web sheet pages\">"
             for page in shownPages {
                 let status = page.status.map { " → \($0)" } ?? ""
-                html += "<li class=\"\(page.failed ? "failed" : "page")\"><span class=\"engine\">\(page.engine.rawValue)</span> "
+                html +=
+                    "<li class=\"\(page.failed ? "failed" : "page")\"><span class=\"engine\">\(page.engine.rawValue)</span> "
                 html += "\(text(page.method)) \(text(page.url))\(status)"
                 if let title = page.title, !title.isEmpty { html += " <q>\(text(title))</q>" }
                 html += ": \(text(page.action))"
                 if !page.rules.isEmpty {
-                    html += "<ul class=\"rules\">" + page.rules.map { "<li>\(text($0))</li>" }.joined() + "</ul>"
+                    html +=
+                        "<ul class=\"rules\">" + page.rules.map { "<li>\(text($0))</li>" }.joined() + "</ul>"
                 }
                 html += "</li>"
             }

@@ -122,11 +122,13 @@ public struct SequenceDiagram: Sendable {
                 let left = lifelinesWidth + index * (Self.thumbnailWidth + Self.thumbnailGap)
                 let top = y + Self.bandTitleHeight - 4
                 out += "<g class=\"sheet-page\(picture.failed ? " failed" : "")\" role=\"img\" "
-                out += "aria-label=\"\(attribute("Web sheet: " + picture.caption))\"><title>\(escaped(picture.caption))</title>"
+                out +=
+                    "aria-label=\"\(attribute("Web sheet: " + picture.caption))\"><title>\(escaped(picture.caption))</title>"
                 out += "<image x=\"\(left)\" y=\"\(top)\" width=\"\(Self.thumbnailWidth)\" "
                 out += "height=\"\(picture.drawnHeight)\" href=\"data:image/jpeg;base64,"
                 out += Base64.encode(picture.jpeg) + "\"/>"
-                out += "<rect x=\"\(left)\" y=\"\(top)\" width=\"\(Self.thumbnailWidth)\" height=\"\(picture.drawnHeight)\"/></g>\n"
+                out +=
+                    "<rect x=\"\(left)\" y=\"\(top)\" width=\"\(Self.thumbnailWidth)\" height=\"\(picture.drawnHeight)\"/></g>\n"
             }
             y += height
         }

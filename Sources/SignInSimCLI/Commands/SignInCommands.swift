@@ -46,7 +46,8 @@ extension SignInSimCLI {
             ),
             .option(
                 "click", value: "selector",
-                help: "A button to press (CSS selector or label:TEXT) where the person's choice is wrong (repeatable).",
+                help:
+                    "A button to press (CSS selector or label:TEXT) where the person's choice is wrong (repeatable).",
                 repeatable: true),
             SignInSimCLI.browserOption,
         ]
@@ -212,7 +213,8 @@ struct SignInRun {
             return (.webkit, try WebKitEngine.locate(environment: context.environment))
         } catch {
             guard automatic else { throw CommandFailure(error.message, exitCode: .invalidInput) }
-            context.writeError("signinsim: the sheet runs in lite, which runs no JavaScript: \(error.message)\n")
+            context.writeError(
+                "signinsim: the sheet runs in lite, which runs no JavaScript: \(error.message)\n")
             return (.lite, nil)
         }
     }
@@ -340,19 +342,22 @@ extension SignInSimCLI {
 /// real issuer, `state`, `nonce` and PKCE values must differ from run to run (RFC 6749 §10.12,
 /// RFC 7636 §7.1), and a QA run must not replay yesterday's.
 enum OneShotWorld {
-    static func start(issuer: String?, apple: String?, seed: UInt64?, webKit: WebKitEngine? = nil) async throws
+    static func start(issuer: String?, apple: String?, seed: UInt64?, webKit: WebKitEngine? = nil)
+        async throws
         -> SimulationWorld
     {
         if issuer != nil { return SimulationWorld.external(seed: seed, webKit: webKit) }
         do {
-            return try await SimulationWorld.embedded(seed: seed, epoch: SystemWallClock().now(), webKit: webKit)
+            return try await SimulationWorld.embedded(
+                seed: seed, epoch: SystemWallClock().now(), webKit: webKit)
         } catch {
             throw CommandFailure("cannot start the embedded issuer: \(error.message)")
         }
     }
 
     static func launchApp(
-        in world: SimulationWorld, options: SignInOptions, appleURL: String? = nil, browser: BrowserEngine = .lite
+        in world: SimulationWorld, options: SignInOptions, appleURL: String? = nil,
+        browser: BrowserEngine = .lite
     ) async throws -> SimulatedApp {
         do {
             let phone = try world.addPhone(appleURL: appleURL)
