@@ -92,3 +92,52 @@ enum ProcessTable {
         var description: String
     }
 }
+
+/// What a run says when the WebKit engine is missing: exit 2 and the packages to install when a
+/// sheet needs it; a note and the lite engine when only the automatic choice wanted it.
+@Suite("signinsim without the WebKit engine")
+struct WebKitMissingTests {
+    static let pinned = """
+        name: needs webkit
+        browser: webkit
+        steps:
+          - launch
+          - signIn
+        """
+
+    @Test("a scenario that names webkit, with no helper: exit 2 naming the packages")
+    func noHelper() throws {
+        let folder = try RunCommandTests.folder(["a.yaml": Self.pinned])
+        let run = try SignInSimBinary.run(
+            ["run", folder.url.path], environment: ["SIGNINSIM_WEBKIT_HELPER": folder.url.path + "/none"])
+        #expect(run.status == 2, "\(run.standardError)")
+        #expect(run.standardError.contains("libwebkitgtk-6.0-dev xvfb xauth"), "\(run.standardError)")
+        #expect(run.standardError.contains("not installed"), "\(run.standardError)")
+    }
+
+    @Test("sign-in --browser webkit with no Xvfb on PATH: exit 2 naming xvfb")
+    func noXvfb() throws {
+        let run = try SignInSimBinary.run(
+            ["sign-in", "--browser", "webkit"], environment: ["PATH": "/nonexistent"])
+        #expect(run.status == 2, "\(run.standardError)")
+        #expect(run.standardError.contains("Xvfb"), "\(run.standardError)")
+        #expect(run.standardError.contains("xvfb xauth"), "\(run.standardError)")
+    }
+
+    @Test("a real issuer without WebKit runs in lite and says why")
+    func fallsBackToLite() throws {
+        let scenario = """
+            name: real issuer
+            issuer: http://127.0.0.1:9
+            steps:
+              - launch
+            """
+        let folder = try RunCommandTests.folder(["a.yaml": scenario])
+        let run = try SignInSimBinary.run(
+            ["run", folder.url.path], environment: ["SIGNINSIM_WEBKIT_HELPER": folder.url.path + "/none"])
+        #expect(
+            run.standardError.contains("sheets run in lite, which runs no JavaScript"), "\(run.standardError)"
+        )
+        #expect(run.status != 2)
+    }
+}
