@@ -118,7 +118,8 @@ let package = Package(
         .target(
             name: "Issuer",
             dependencies: [
-                "Locking", "AppleID", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
+                "Errors", "Locking", "AppleID", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore",
+                "HTTPCore",
                 "YAML",
             ],
             swiftSettings: strictSettings),
@@ -254,6 +255,7 @@ let package = Package(
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography"]),
         .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "ErrorsTests", dependencies: ["Errors"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
         .testTarget(

@@ -1,4 +1,5 @@
 import Clocks
+import Errors
 import JSON
 import YAML
 

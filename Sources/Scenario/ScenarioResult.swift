@@ -1,4 +1,5 @@
 public import HTTPCore
+public import WebAuthSession
 
 /// What running one scenario gave: the values every report (console, JSON, JUnit, HAR index)
 /// is written from. Pure data; durations are the only part that differs between two runs with
@@ -234,22 +235,13 @@ public struct SheetPage: Hashable, Sendable {
     /// What the sheet showed (a JPEG; `webkit` only).
     public var screenshot: Screenshot?
 
-    public struct Screenshot: Hashable, Sendable {
-        public var jpeg: [UInt8]
-        public var width: Int
-        public var height: Int
-
-        public init(jpeg: [UInt8], width: Int, height: Int) {
-            self.jpeg = jpeg
-            self.width = width
-            self.height = height
-        }
-    }
+    /// The picture as the sheet took it.
+    public typealias Screenshot = WebPageScreenshot
 
     public init(
         app: String, engine: BrowserEngine, method: String, url: String, status: Int?, title: String?,
         action: String, failed: Bool = false, isRedirect: Bool = false, rules: [String] = [],
-        screenshot: Screenshot? = nil
+        screenshot: WebPageScreenshot? = nil
     ) {
         self.app = app
         self.engine = engine

@@ -1,3 +1,4 @@
+import Errors
 import YAML
 
 /// Steps: a bare name (`launch`) or a mapping with one key, the step's name, whose value holds

@@ -178,9 +178,7 @@ final class ScenarioExecution: Sendable {
                             title: visit.title,
                             action: visit.action.description, failed: visit.action.isFailure,
                             isRedirect: visit.action.isRedirect, rules: visit.rules,
-                            screenshot: visit.screenshot.map {
-                                SheetPage.Screenshot(jpeg: $0.jpeg, width: $0.width, height: $0.height)
-                            }))
+                            screenshot: visit.screenshot))
                 }
             }
         }

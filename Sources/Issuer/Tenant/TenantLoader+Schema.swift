@@ -1,4 +1,5 @@
 import Cryptography
+import Errors
 import HTTPCore
 import JOSE
 import OAuthCore
@@ -109,7 +110,7 @@ extension TenantDecoder {
         guard let style = LoginPageStyle(rawValue: name) else {
             throw failure(
                 "unknown pages \"\(name.prefix(32))\""
-                    + TenantNearMiss.alternatives(for: name, among: LoginPageStyle.allCases.map(\.rawValue)),
+                    + NearMiss.alternatives(for: name, among: LoginPageStyle.allCases.map(\.rawValue)),
                 at: node.mark)
         }
         return style

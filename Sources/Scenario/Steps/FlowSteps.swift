@@ -1,4 +1,5 @@
 import Device
+import Errors
 import JSON
 import YAML
 

@@ -1,3 +1,4 @@
+import Errors
 import Scenario
 
 /// What the command line asked for.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Scenario
+@testable import Errors
 
 @Suite struct NearMissTests {
     @Test(

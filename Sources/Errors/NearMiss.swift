@@ -1,14 +1,14 @@
-/// "Did you mean" for the tenant loader: the known value a mistyped one was most likely meant
-/// to be.
+/// "Did you mean": the known name a mistyped one was most likely meant to be.
 ///
-/// The same rule as the scenario reader's `NearMiss` (module `Scenario`), which this module
-/// cannot import, since `Scenario` depends on `Issuer`: a candidate is close when its optimal
-/// string alignment distance (insertions, deletions, substitutions, swaps of two neighbours) is
-/// at most a third of the longer name, and at least 1; case is ignored; ties go to the
-/// candidate listed first.
-enum TenantNearMiss {
-    /// The closest known value, or nil when none is close enough to suggest.
-    static func suggestion(for name: String, among candidates: [String]) -> String? {
+/// A candidate is close when its edit distance (insertions, deletions, substitutions and swaps
+/// of two neighbours: the optimal string alignment distance) is at most a third of the longer
+/// name, and at least 1; case is ignored, so `signin` finds `signIn`. Ties go to the candidate
+/// listed first. Used for step names, argument keys and every closed set a scenario names
+/// (profiles, faults, error codes, app phases), the keys and names of tenant files, and the
+/// CLI's subcommands and options.
+public enum NearMiss {
+    /// The closest known name, or nil when none is close enough to suggest.
+    public static func suggestion(for name: String, among candidates: some Sequence<String>) -> String? {
         let typed = Array(name.lowercased().unicodeScalars)
         guard !typed.isEmpty else { return nil }
         var best: (candidate: String, distance: Int)?
@@ -22,11 +22,13 @@ enum TenantNearMiss {
         return best?.candidate
     }
 
-    /// What a message about an unknown value adds: `; did you mean "x"?` when a known value is
-    /// close, else `; expected one of: a, b`.
-    static func alternatives(for name: String, among candidates: [String]) -> String {
+    /// What a message about an unknown name adds: `; did you mean "x"?` when a known name is
+    /// close, else `; expected one of: a, b, c` (`listing` names the list: "known", "apps").
+    public static func alternatives(
+        for name: String, among candidates: [String], listing: String = "expected one of"
+    ) -> String {
         if let close = suggestion(for: name, among: candidates) { return "; did you mean \"\(close)\"?" }
-        return "; expected one of: " + candidates.joined(separator: ", ")
+        return "; \(listing): " + candidates.joined(separator: ", ")
     }
 
     /// Optimal string alignment distance, by rows (Damerau 1964; Wagner and Fischer 1974).
