@@ -199,7 +199,7 @@ struct CurlTransportTests {
     func cancellation() async throws {
         var router = Router()
         router.add(.get, "/slow") { _ in
-            try? await Task.sleep(for: .seconds(5))
+            try? await Task.sleep(for: .seconds(60))
             return .text("late")
         }
         var configuration = HTTPServerConfiguration()
@@ -213,7 +213,8 @@ struct CurlTransportTests {
             task.cancel()
             let error = await task.value
             #expect(error?.code == .cancelled)
-            #expect(ContinuousClock.now - started < .seconds(3))  // far below the handler's 5 s
+            // Far below the handler's 60 s, with room for a busy machine.
+            #expect(ContinuousClock.now - started < .seconds(30))
 
             let already = Task { () -> HTTPError? in
                 withUnsafeCurrentTask { $0?.cancel() }

@@ -292,7 +292,8 @@ struct MicroHTTPServerTests {
             }
             return .text("outer+" + (inner.bodyText ?? ""))
         }
-        try await withTestServer(limit: .seconds(10), router: router) { server in
+        // A deadlock would hang for ever; 60 s tells one from a busy machine.
+        try await withTestServer(limit: .seconds(60), router: router) { server in
             let bodies = try await withThrowingTaskGroup(of: String?.self) { group in
                 for _ in 0..<16 {
                     group.addTask {

@@ -12,8 +12,8 @@ struct ClientSettingsCommandTests {
     /// The embedded issuer's app is public: a secret it sends is refused, and the error names
     /// the method the SDK used (Basic, the discovery default; Post when asked).
     @Test("a token error names the client authentication method", arguments: ["", "client_secret_post"])
-    func errorNamesTheMethod(method: String) throws {
-        let result = try SignInSimBinary.run(
+    func errorNamesTheMethod(method: String) async throws {
+        let result = try await SignInSimBinary.run(
             ["sign-in", "--client-secret", "not-registered", "--client-auth-method", method])
         #expect(result.status == 1)
         #expect(result.standardError.contains("token_request_failed"), "\(result.standardError)")
@@ -26,8 +26,8 @@ struct ClientSettingsCommandTests {
 
     /// The Apple exchange is a token request too: its error names the method.
     @Test("apple-sign-in names the client authentication method")
-    func appleErrorNamesTheMethod() throws {
-        let result = try SignInSimBinary.run([
+    func appleErrorNamesTheMethod() async throws {
+        let result = try await SignInSimBinary.run([
             "apple-sign-in", "--email", "ann@example.com", "--client-secret", "not-registered",
             "--client-auth-method", "client_secret_post",
         ])
@@ -39,8 +39,8 @@ struct ClientSettingsCommandTests {
 
     /// The authorization request's options are taken and the sign-in goes through.
     @Test("authorization request options")
-    func authorizationOptions() throws {
-        let result = try SignInSimBinary.run([
+    func authorizationOptions() async throws {
+        let result = try await SignInSimBinary.run([
             "sign-in", "--prompt", "login consent", "--login-hint", "alice@example.com", "--ui-locales",
             "fr-CA",
             "--max-age", "600", "--acr-values", "urn:acr:silver", "--organization", "org_1", "--auth-param",
@@ -63,8 +63,8 @@ struct ClientSettingsCommandTests {
             (["--max-age", "-5"], "expected a non-negative integer"),
             (["--client-key", "/nonexistent/key.pem"], "cannot read the file"),
         ])
-    func usageErrors(arguments: [String], fragment: String) throws {
-        let result = try SignInSimBinary.run(["sign-in"] + arguments)
+    func usageErrors(arguments: [String], fragment: String) async throws {
+        let result = try await SignInSimBinary.run(["sign-in"] + arguments)
         #expect(result.status == 64 || result.status == 1, "\(result.standardError)")
         #expect(result.standardError.contains(fragment), "\(result.standardError)")
     }
@@ -75,10 +75,14 @@ struct ClientSettingsCommandTests {
     @Test("private_key_jwt against a served issuer")
     func privateKeyJWT() async throws {
         let directory = try TemporaryDirectory()
-        let generated = try SignInSimBinary.run(["jwk", "generate", "--alg", "ES256", "--kid", "cli-key"])
+        let generated = try await SignInSimBinary.run([
+            "jwk", "generate", "--alg", "ES256", "--kid", "cli-key",
+        ])
         let keyFile = try directory.write(generated.standardOutput, named: "client-key.json")
-        let publicKey = try SignInSimBinary.run(["jwk", "public"], input: generated.standardOutput)
-        let stranger = try SignInSimBinary.run(["jwk", "generate", "--alg", "ES256", "--kid", "cli-key"])
+        let publicKey = try await SignInSimBinary.run(["jwk", "public"], input: generated.standardOutput)
+        let stranger = try await SignInSimBinary.run([
+            "jwk", "generate", "--alg", "ES256", "--kid", "cli-key",
+        ])
         let strangerFile = try directory.write(stranger.standardOutput, named: "stranger-key.json")
         let tenant = try directory.write(
             """
@@ -92,11 +96,12 @@ struct ClientSettingsCommandTests {
             "--issuer", issuer, "--client-id", "com.example.signed", "--redirect-uri",
             "com.example.signed://auth/callback",
         ]
-        let signed = try SignInSimBinary.run(["sign-in"] + client + ["--client-key", keyFile, "--refresh"])
+        let signed = try await SignInSimBinary.run(
+            ["sign-in"] + client + ["--client-key", keyFile, "--refresh"])
         #expect(signed.status == 0, "\(signed.standardError)")
         #expect(try JSONValue.parse(signed.standardOutput)["refreshed"] == true)
 
-        let refused = try SignInSimBinary.run(["sign-in"] + client + ["--client-key", strangerFile])
+        let refused = try await SignInSimBinary.run(["sign-in"] + client + ["--client-key", strangerFile])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("invalid_client"), "\(refused.standardError)")
         #expect(refused.standardError.contains("(client authentication: private_key_jwt)"))
@@ -110,15 +115,15 @@ struct ClientSettingsCommandTests {
     @Test("--deny-consent without a consent page fails")
     func denyWithoutConsentPage() async throws {
         let (serve, issuer) = try await ServeTests.startServe()
-        let approved = try SignInSimBinary.run(["sign-in", "--issuer", issuer])
+        let approved = try await SignInSimBinary.run(["sign-in", "--issuer", issuer])
         #expect(approved.status == 0, "\(approved.standardError)")
-        let denied = try SignInSimBinary.run([
+        let denied = try await SignInSimBinary.run([
             "sign-in", "--issuer", issuer, "--prompt", "omit", "--deny-consent",
         ])
         #expect(denied.status == 1)
         #expect(denied.standardError.contains("consent_not_shown"), "\(denied.standardError)")
         #expect(denied.standardOutput.isEmpty)
-        let asked = try SignInSimBinary.run(["sign-in", "--issuer", issuer, "--deny-consent"])
+        let asked = try await SignInSimBinary.run(["sign-in", "--issuer", issuer, "--deny-consent"])
         #expect(asked.status == 1)
         #expect(asked.standardError.contains("access_denied"), "\(asked.standardError)")
         serve.send(SIGTERM)

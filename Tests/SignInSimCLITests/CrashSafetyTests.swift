@@ -58,9 +58,11 @@ struct CrashSafetyTests {
         for delay in delays {
             let out = try TemporaryDirectory()
             let folder = out.url.path
+            // The scenarios whose sheets run in WebKit are left out: they add an engine's start-up
+            // to each of the 24 runs and nothing to what is checked (how report files are written).
             let arguments = [
-                "run", Self.library, "--jobs", "2", "--har-dir", folder + "/har", "--report-json",
-                folder + "/report.json", "--junit", folder + "/junit.xml",
+                "run", Self.library, "--jobs", "2", "--exclude-tags", "webkit", "--har-dir", folder + "/har",
+                "--report-json", folder + "/report.json", "--junit", folder + "/junit.xml",
             ]
             let run = try RunningProcess.signInSim(arguments)
             try await Task.sleep(for: .milliseconds(delay))

@@ -15,9 +15,9 @@ struct MatrixCommandTests {
     }
 
     @Test("each faulty profile is exposed to its own field bug, the default to none")
-    func diagonal() throws {
+    func diagonal() async throws {
         let out = try TemporaryDirectory()
-        let result = try SignInSimBinary.run(
+        let result = try await SignInSimBinary.run(
             ["matrix"] + Self.bugs + [
                 "--profiles", "default,naive,drop-refresh-token", "--json", out.url.path + "/m.json",
                 "--html",
@@ -39,7 +39,7 @@ struct MatrixCommandTests {
     }
 
     @Test("a default profile exposed to a scenario exits 1 with the reason; a bad profile name exits 64")
-    func defaultExposed() throws {
+    func defaultExposed() async throws {
         let folder = try TemporaryDirectory()
         _ = try folder.write(
             """
@@ -50,13 +50,13 @@ struct MatrixCommandTests {
               - launch
               - expect: {session: present}
             """, named: "01-impossible.yaml")
-        let result = try SignInSimBinary.run(["matrix", folder.url.path, "--profiles", "default"])
+        let result = try await SignInSimBinary.run(["matrix", folder.url.path, "--profiles", "default"])
         #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.contains("default: exposed to 1"))
         #expect(
             result.standardOutput.contains("no session is stored")
                 || result.standardOutput.contains("session"))
-        let typo = try SignInSimBinary.run(["matrix", folder.url.path, "--profiles", "naiv"])
+        let typo = try await SignInSimBinary.run(["matrix", folder.url.path, "--profiles", "naiv"])
         #expect(typo.status == 64)
         #expect(typo.standardError.contains("did you mean \"naive\""), "\(typo.standardError)")
     }

@@ -28,12 +28,12 @@ struct MergeReportsCommandTests {
     }
 
     @Test("three shards joined are the run on one machine, in JSON and JUnit")
-    func joinsShards() throws {
+    func joinsShards() async throws {
         let folder = try Self.scenarios(["a", "b", "c", "d", "e"])
         let reports = try TemporaryDirectory()
         let out = reports.url.path
         for index in 1...3 {
-            let shard = try SignInSimBinary.run([
+            let shard = try await SignInSimBinary.run([
                 "run", folder.url.path, "--shard-split", "\(index)/3", "--report-json",
                 "\(out)/s\(index).json", "--har-dir", "\(out)/har\(index)",
             ])
@@ -48,14 +48,16 @@ struct MergeReportsCommandTests {
                     atPath: "\(out)/har\(index)/\(name)", toPath: "\(downloaded)/\(name)")
             }
         }
-        let merged = try SignInSimBinary.run([
+        let merged = try await SignInSimBinary.run([
             "merge-reports", "\(out)/s3.json", "\(out)/s1.json", "\(out)/s2.json",
             "--report-json", "\(out)/all.json", "--junit", "\(out)/all.xml", "--html", "\(out)/all.html",
             "--har-dir", downloaded,
         ])
         #expect(merged.status == 0, "\(merged.standardError)")
         #expect(merged.standardOutput.contains("5 passed, 0 failed"))
-        let whole = try SignInSimBinary.run(["run", folder.url.path, "--report-json", "\(out)/whole.json"])
+        let whole = try await SignInSimBinary.run([
+            "run", folder.url.path, "--report-json", "\(out)/whole.json",
+        ])
         #expect(whole.status == 0)
         #expect(try Self.statuses("\(out)/all.json") == Self.statuses("\(out)/whole.json"))
         let junit = try String(contentsOfFile: "\(out)/all.xml", encoding: .utf8)
@@ -66,17 +68,17 @@ struct MergeReportsCommandTests {
     }
 
     @Test("a shard missing or given twice, a report of no shard, a broken file: exit 2, nothing written")
-    func refusals() throws {
+    func refusals() async throws {
         let folder = try Self.scenarios(["a", "b", "c", "d"])
         let reports = try TemporaryDirectory()
         let out = reports.url.path
         for index in 1...2 {
-            _ = try SignInSimBinary.run([
+            _ = try await SignInSimBinary.run([
                 "run", folder.url.path, "--shard-split", "\(index)/2", "--report-json",
                 "\(out)/s\(index).json",
             ])
         }
-        _ = try SignInSimBinary.run(["run", folder.url.path, "--report-json", "\(out)/whole.json"])
+        _ = try await SignInSimBinary.run(["run", folder.url.path, "--report-json", "\(out)/whole.json"])
         try Data("{\"version\": 1,".utf8).write(to: URL(fileURLWithPath: "\(out)/broken.json"))
         let cases: [([String], String)] = [
             (["\(out)/s1.json"], "in no report"),
@@ -86,13 +88,13 @@ struct MergeReportsCommandTests {
             (["\(out)/s1.json", "\(out)/absent.json"], "absent.json"),
         ]
         for (reports, reason) in cases {
-            let result = try SignInSimBinary.run(
+            let result = try await SignInSimBinary.run(
                 ["merge-reports"] + reports + ["--junit", "\(out)/merged.xml"])
             #expect(result.status == 2, "\(reports): \(result.standardError)")
             #expect(result.standardError.contains(reason), "\(result.standardError)")
             #expect(!FileManager.default.fileExists(atPath: "\(out)/merged.xml"))
         }
-        let noOutput = try SignInSimBinary.run(["merge-reports", "\(out)/s1.json", "\(out)/s2.json"])
+        let noOutput = try await SignInSimBinary.run(["merge-reports", "\(out)/s1.json", "\(out)/s2.json"])
         #expect(noOutput.status == 64)
     }
 }

@@ -36,14 +36,14 @@ struct RunCommandTests {
     }
 
     @Test("all passing exits 0; a failure exits 1 naming the step, place, expected and actual")
-    func exitCodes() throws {
+    func exitCodes() async throws {
         let good = try Self.folder(["a.yaml": Self.passing])
-        let passed = try SignInSimBinary.run(["run", good.url.path], environment: ["NO_COLOR": "1"])
+        let passed = try await SignInSimBinary.run(["run", good.url.path], environment: ["NO_COLOR": "1"])
         #expect(passed.status == 0, "\(passed.standardOutput)\(passed.standardError)")
         #expect(passed.standardOutput.contains("1 passed, 0 failed"))
 
         let mixed = try Self.folder(["a.yaml": Self.passing, "b.yaml": Self.failing])
-        let failed = try SignInSimBinary.run(["run", mixed.url.path])
+        let failed = try await SignInSimBinary.run(["run", mixed.url.path])
         #expect(failed.status == 1)
         #expect(failed.standardOutput.contains("b.yaml:7:7"), "\(failed.standardOutput)")
         #expect(failed.standardOutput.contains("bob@example.com"))
@@ -52,17 +52,17 @@ struct RunCommandTests {
     }
 
     @Test("an invalid scenario exits 2 before anything runs")
-    func invalid() throws {
+    func invalid() async throws {
         let folder = try Self.folder([
             "a.yaml": Self.passing, "b.yaml": "name: b\nsteps:\n  - signIn: {pasword: x}\n",
         ])
-        let result = try SignInSimBinary.run([
+        let result = try await SignInSimBinary.run([
             "run", folder.url.path, "--report-json", folder.url.path + "/r.json",
         ])
         #expect(result.status == 2)
         #expect(result.standardError.contains("b.yaml:3:14: unknown key \"pasword\" in signIn"))
         #expect(!FileManager.default.fileExists(atPath: folder.url.path + "/r.json"))
-        let validate = try SignInSimBinary.run(["validate", folder.url.path])
+        let validate = try await SignInSimBinary.run(["validate", folder.url.path])
         #expect(validate.status == 2)
         #expect(validate.standardOutput.contains("1 valid, 1 invalid"))
     }
@@ -73,17 +73,17 @@ struct RunCommandTests {
             ["--shard-split", "3/2"], ["--jobs", "0"], ["--seed", "x"], ["-e", "NOEQUALS"],
             ["--timeout", "9223372036854775807"],
         ])
-    func usage(arguments: [String]) throws {
+    func usage(arguments: [String]) async throws {
         let folder = try Self.folder(["a.yaml": Self.passing])
-        let result = try SignInSimBinary.run(["run", folder.url.path] + arguments)
+        let result = try await SignInSimBinary.run(["run", folder.url.path] + arguments)
         #expect(result.status == 64, "\(result.standardError)")
     }
 
     @Test("JSON, JUnit and HAR reports are written")
-    func reports() throws {
+    func reports() async throws {
         let folder = try Self.folder(["a.yaml": Self.passing, "b.yaml": Self.failing])
         let out = folder.url.path
-        let result = try SignInSimBinary.run([
+        let result = try await SignInSimBinary.run([
             "run", out, "--jobs", "2", "--report-json", out + "/reports/run.json", "--junit",
             out + "/reports/junit.xml",
             "--har-dir", out + "/har",
@@ -113,7 +113,7 @@ struct RunCommandTests {
     /// The next run removes the temporary files of dead writers from the folders it writes to,
     /// and leaves alone those of live processes and every other file.
     @Test("a run removes stale temporary files from its output folders")
-    func staleTemporaryFiles() throws {
+    func staleTemporaryFiles() async throws {
         let folder = try Self.folder(["a.yaml": Self.passing])
         let out = folder.url.path
         // No process has an id this large (Linux caps pid_max at 2^22).
@@ -132,7 +132,7 @@ struct RunCommandTests {
                 atPath: out + "/" + name.split(separator: "/")[0], withIntermediateDirectories: true)
             _ = FileManager.default.createFile(atPath: out + "/" + name, contents: Data("partial".utf8))
         }
-        let result = try SignInSimBinary.run([
+        let result = try await SignInSimBinary.run([
             "run", out + "/a.yaml", "--har-dir", out + "/har", "--report-json", out + "/reports/run.json",
         ])
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
@@ -150,17 +150,17 @@ struct RunCommandTests {
     }
 
     @Test("tags select any-of; shards split the files with no overlap")
-    func selection() throws {
+    func selection() async throws {
         let folder = try Self.folder(["a.yaml": Self.passing, "b.yaml": Self.failing, "c.yaml": Self.passing])
-        let smoke = try SignInSimBinary.run(["run", folder.url.path, "--include-tags", "smoke"])
+        let smoke = try await SignInSimBinary.run(["run", folder.url.path, "--include-tags", "smoke"])
         #expect(smoke.status == 0)
         #expect(smoke.standardOutput.contains("2 passed, 0 failed"))
-        let notWeb = try SignInSimBinary.run(["run", folder.url.path, "--exclude-tags", "web,other"])
+        let notWeb = try await SignInSimBinary.run(["run", folder.url.path, "--exclude-tags", "web,other"])
         #expect(notWeb.status == 0)
         var listed: [String] = []
         let reports = try TemporaryDirectory()  // not among the scenarios: a .json there is read as one
         for index in 1...2 {
-            let shard = try SignInSimBinary.run([
+            let shard = try await SignInSimBinary.run([
                 "run", folder.url.path, "--shard-split", "\(index)/2", "--report-json",
                 reports.url.path + "/s\(index).json",
             ])
@@ -178,7 +178,7 @@ struct RunCommandTests {
             name: slow
             steps:
               - launch
-              - issuer: {fault: http-delay, delay_ms: 20000, path: /oauth/token}
+              - issuer: {fault: http-delay, delay_ms: 120000, path: /oauth/token}
               - signIn
             """
         let folder = try Self.folder(["a.yaml": Self.passing, "b.yaml": slow, "c.yaml": slow])
@@ -187,7 +187,7 @@ struct RunCommandTests {
             "run", path, "--jobs", "1", "--report-json", path + "/r.json",
         ])
         _ = try await run.firstLine()  // the first scenario finished
-        // Time for the second to start (it then waits 20 s on the token endpoint); one that has
+        // Time for the second to start (it then waits 120 s on the token endpoint); one that has
         // not started when the signal comes is reported as skipped. 300 ms was too short on a
         // machine saturated by builds.
         try await Task.sleep(for: .milliseconds(1500))
@@ -201,24 +201,24 @@ struct RunCommandTests {
     }
 
     @Test("list and schema")
-    func listAndSchema() throws {
+    func listAndSchema() async throws {
         let folder = try Self.folder(["a.yaml": Self.passing, "flows/x.yaml": "steps: [launch]"])
-        let list = try SignInSimBinary.run(["list", folder.url.path])
+        let list = try await SignInSimBinary.run(["list", folder.url.path])
         #expect(list.status == 0)
         #expect(list.standardOutput.contains("a.yaml: passes [smoke]"))
         #expect(!list.standardOutput.contains("x.yaml"), "flows/ holds includes, not scenarios")
-        let schema = try SignInSimBinary.run(["schema"])
+        let schema = try await SignInSimBinary.run(["schema"])
         #expect(schema.status == 0)
         #expect(
             try JSONValue.parse(schema.standardOutput)["title"]?.stringValue == "SignInSim scenario or flow")
     }
 
     @Test("list prints the names a scenario may use, from their declarations")
-    func listNames() throws {
-        let faults = try SignInSimBinary.run(["list", "--faults"])
+    func listNames() async throws {
+        let faults = try await SignInSimBinary.run(["list", "--faults"])
         #expect(faults.status == 0)
         #expect(faults.standardOutput == IssuerFault.allCases.map { $0.rawValue + "\n" }.joined())
-        let both = try SignInSimBinary.run(["list", "--steps", "--errors"])
+        let both = try await SignInSimBinary.run(["list", "--steps", "--errors"])
         let lines = both.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines == ScenarioVocabulary.steps + ScenarioVocabulary.outcomes)
         #expect(lines.contains("signIn") && lines.contains("session_expired") && lines.contains("none"))
@@ -229,30 +229,30 @@ struct RunCommandTests {
 /// refresh race (exit 0), the default SDK diverges (exit 1), a file that is not HAR exits 2.
 @Suite("signinsim replay")
 struct ReplayCommandTests {
-    @Test func replaysARecordedRace() throws {
+    @Test func replaysARecordedRace() async throws {
         let folder = try RunCommandTests.folder([
             "field.yaml": try TestCaptures.raceScenario
         ])
         let hars = try TemporaryDirectory()
-        let run = try SignInSimBinary.run(["run", folder.url.path, "--har-dir", hars.url.path])
+        let run = try await SignInSimBinary.run(["run", folder.url.path, "--har-dir", hars.url.path])
         #expect(run.status == 0, "\(run.standardOutput)")
         let capture = try #require(try FileManager.default.contentsOfDirectory(atPath: hars.url.path).first)
         let path = hars.url.path + "/" + capture
         // The HAR names the naive profile it ran with; the replay plays it unless told otherwise.
-        let naive = try SignInSimBinary.run(["replay", path])
+        let naive = try await SignInSimBinary.run(["replay", path])
         #expect(naive.status == 0, "\(naive.standardOutput)\(naive.standardError)")
         #expect(naive.standardOutput.contains("the app behaves as recorded"))
-        let correct = try SignInSimBinary.run(["replay", path, "--sdk-profile", "default"])
+        let correct = try await SignInSimBinary.run(["replay", path, "--sdk-profile", "default"])
         #expect(correct.status == 1)
         #expect(correct.standardOutput.contains("the replayed app did not make this request"))
-        let json = try SignInSimBinary.run(["replay", path, "--format", "json"])
+        let json = try await SignInSimBinary.run(["replay", path, "--format", "json"])
         #expect(json.status == 0)
         let report = try JSONValue.parse(Array(json.standardOutput.utf8))
         #expect(report["behaves_as_recorded"] == true)
         #expect(report["entry_numbering"]?.stringValue == "from 1, in the file's order")
         #expect(report["exchanges"]?.arrayValue?.first?["sender"] == "app")
         let broken = try hars.write("{\"log\":", named: "broken.har")
-        let refused = try SignInSimBinary.run(["replay", broken])
+        let refused = try await SignInSimBinary.run(["replay", broken])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("broken.har:1:8"))
     }
@@ -260,23 +260,25 @@ struct ReplayCommandTests {
     /// The session capture with its last refresh left out: strict refuses that request,
     /// `--mode new-episodes` sends it to the embedded issuer's token endpoint; the
     /// new-episodes issuer without that mode is a usage error.
-    @Test func newEpisodes() throws {
+    @Test func newEpisodes() async throws {
         let path = try Self.edited { entries in
             let last = entries.lastIndex {
                 $0["request"]?["postData"]?["text"]?.stringValue?.contains("grant_type=refresh_token") == true
             }
             if let last { entries.remove(at: last) }
         }
-        let strict = try SignInSimBinary.run(["replay", path])
+        let strict = try await SignInSimBinary.run(["replay", path])
         #expect(strict.status == 1)
         #expect(
             strict.standardOutput.contains("the capture has no answer for it"), "\(strict.standardOutput)")
-        let episodes = try SignInSimBinary.run(["replay", path, "--mode", "new-episodes"])
+        let episodes = try await SignInSimBinary.run(["replay", path, "--mode", "new-episodes"])
         #expect(episodes.status == 1)
         #expect(
             episodes.standardOutput.contains("/oauth/token, which answered"),
             "\(episodes.standardOutput)\(episodes.standardError)")
-        let misused = try SignInSimBinary.run(["replay", path, "--new-episodes-issuer", "http://127.0.0.1:9"])
+        let misused = try await SignInSimBinary.run([
+            "replay", path, "--new-episodes-issuer", "http://127.0.0.1:9",
+        ])
         #expect(misused.status == 64)
         #expect(misused.standardError.contains("--new-episodes-issuer needs --mode new-episodes"))
     }
@@ -284,7 +286,7 @@ struct ReplayCommandTests {
     /// `--ignore-value` and `--match-value` move a parameter between matched and presence-only:
     /// a capture whose last refresh presented another refresh token matches once refresh_token
     /// counts by presence; a state that must match never does (the app draws its own).
-    @Test func matchingIsConfigurable() throws {
+    @Test func matchingIsConfigurable() async throws {
         let path = try Self.edited { entries in
             guard
                 let last = entries.lastIndex(where: {
@@ -301,11 +303,11 @@ struct ReplayCommandTests {
             entry["request"] = .object(request)
             entries[last] = .object(entry)
         }
-        let plain = try SignInSimBinary.run(["replay", path])
+        let plain = try await SignInSimBinary.run(["replay", path])
         #expect(plain.status == 1, "\(plain.standardOutput)")
-        let ignored = try SignInSimBinary.run(["replay", path, "--ignore-value", "refresh_token"])
+        let ignored = try await SignInSimBinary.run(["replay", path, "--ignore-value", "refresh_token"])
         #expect(ignored.status == 0, "\(ignored.standardOutput)")
-        let strict = try SignInSimBinary.run(["replay", path, "--match-value", "state"])
+        let strict = try await SignInSimBinary.run(["replay", path, "--match-value", "state"])
         #expect(strict.status == 1, "\(strict.standardOutput)")
     }
 

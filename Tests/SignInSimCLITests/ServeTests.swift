@@ -185,18 +185,18 @@ struct ServeTests {
 
     /// A bad tenant file is refused with its place before anything listens: exit 1, no URL.
     @Test("a bad tenant file exits 1 with file and line")
-    func badTenant() throws {
+    func badTenant() async throws {
         let path = try TemporaryDirectory.shared.write(
             "clients:\n  - client_id: com.partner.app\n    redirect_uri: []\n", named: "serve-bad-tenant.yaml"
         )
-        let result = try SignInSimBinary.run(["serve", "--tenant", path], timeout: .seconds(30))
+        let result = try await SignInSimBinary.run(["serve", "--tenant", path], timeout: .seconds(30))
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
         #expect(
             result.standardError.hasPrefix(
                 "Error: \(path):3:5: unknown key \"redirect_uri\" in a client; allowed keys: client_id"))
 
-        let missing = try SignInSimBinary.run(["serve", "--tenant", path + ".missing.json"])
+        let missing = try await SignInSimBinary.run(["serve", "--tenant", path + ".missing.json"])
         #expect(missing.status == 1)
         #expect(
             missing.standardError
@@ -210,8 +210,8 @@ struct ServeTests {
             ["--port", "http"], ["--port", "65536"], ["--port", "-1"], ["--host", "0.0.0.0"],
             ["--host", "localhost"], ["--host", "192.168.1.1"], ["extra"],
         ])
-    func badOptions(_ options: [String]) throws {
-        let result = try SignInSimBinary.run(["serve"] + options)
+    func badOptions(_ options: [String]) async throws {
+        let result = try await SignInSimBinary.run(["serve"] + options)
         #expect(result.status == 64, "\(result.standardError)")
         #expect(result.standardError.hasPrefix("Error: "))
         #expect(result.standardError.contains("Usage: signinsim serve"))
@@ -223,7 +223,8 @@ struct ServeTests {
         let occupant = MicroHTTPServer { _ in .text("occupied") }
         try occupant.start()
         let taken = occupant.port
-        let refused = try SignInSimBinary.run(["serve", "--port", String(taken)], timeout: .seconds(30))
+        let refused = try await SignInSimBinary.run(
+            ["serve", "--port", String(taken)], timeout: .seconds(30))
         #expect(refused.status == 1)
         #expect(
             refused.standardError == "Error: cannot listen on 127.0.0.1:\(taken): Address already in use\n")

@@ -10,8 +10,8 @@ struct SignInCommandTests {
     /// The full web flow, a refresh and a sign-out print the session and exit 0; the sign-out
     /// is confirmed by the post-logout redirect coming back with the state sent.
     @Test("sign-in --refresh --sign-out")
-    func signInRefreshSignOut() throws {
-        let result = try SignInSimBinary.run([
+    func signInRefreshSignOut() async throws {
+        let result = try await SignInSimBinary.run([
             "sign-in", "--refresh", "--sign-out", "--post-logout-redirect-uri",
             "com.example.app://auth/logout",
         ])
@@ -31,8 +31,8 @@ struct SignInCommandTests {
     /// redirect ends on the issuer's own page, so nothing confirms it; a shared one sees the
     /// issuer's cookie cleared.
     @Test("sign-out evidence", arguments: [false, true])
-    func signOutEvidence(shared: Bool) throws {
-        let result = try SignInSimBinary.run(
+    func signOutEvidence(shared: Bool) async throws {
+        let result = try await SignInSimBinary.run(
             ["sign-in", "--sign-out"] + (shared ? ["--shared-session"] : []))
         #expect(result.status == 0, "\(result.standardError)")
         let session = try JSONValue.parse(result.standardOutput)
@@ -46,8 +46,8 @@ struct SignInCommandTests {
     /// A refused end-session (a post-logout redirect URI the issuer never registered) exits 1
     /// with the issuer's answer, after printing the session.
     @Test("a refused sign-out exits 1 with the issuer's answer")
-    func refusedSignOut() throws {
-        let result = try SignInSimBinary.run([
+    func refusedSignOut() async throws {
+        let result = try await SignInSimBinary.run([
             "sign-in", "--sign-out", "--post-logout-redirect-uri", "com.example.app://not-registered",
         ])
         #expect(result.status == 1)
@@ -60,27 +60,27 @@ struct SignInCommandTests {
     /// Fresh randomness unless seeded: the ID token's `nonce` (drawn by the phone) differs
     /// between two runs, and repeats between two runs with one `--seed`, which the output names.
     @Test("fresh randomness by default, reproducible with --seed")
-    func freshUnlessSeeded() throws {
-        func nonce(_ extra: [String]) throws -> (String?, JSONValue?) {
-            let result = try SignInSimBinary.run(["sign-in"] + extra)
+    func freshUnlessSeeded() async throws {
+        func nonce(_ extra: [String]) async throws -> (String?, JSONValue?) {
+            let result = try await SignInSimBinary.run(["sign-in"] + extra)
             #expect(result.status == 0, "\(result.standardError)")
             let session = try JSONValue.parse(result.standardOutput)
             return (session["claims"]?["nonce"]?.stringValue, session["seed"])
         }
-        let (first, firstSeed) = try nonce([])
-        let (second, _) = try nonce([])
+        let (first, firstSeed) = try await nonce([])
+        let (second, _) = try await nonce([])
         #expect(first != nil && first != second)
         #expect(firstSeed == nil)
-        let (seeded, seed) = try nonce(["--seed", "5"])
-        let (again, _) = try nonce(["--seed", "5"])
+        let (seeded, seed) = try await nonce(["--seed", "5"])
+        let (again, _) = try await nonce(["--seed", "5"])
         #expect(seeded != nil && seeded == again)
         #expect(seed == .int(5))
     }
 
     /// Another user, by the login form.
     @Test("sign-in as bob")
-    func signInAsBob() throws {
-        let result = try SignInSimBinary.run([
+    func signInAsBob() async throws {
+        let result = try await SignInSimBinary.run([
             "sign-in", "--username", "bob@example.com", "--password", "bob-password",
         ])
         #expect(result.status == 0, "\(result.standardError)")
@@ -89,8 +89,8 @@ struct SignInCommandTests {
 
     /// A wrong password exits 1 naming the step, the reason and the pages, without secrets.
     @Test("a wrong password exits 1 with the step")
-    func wrongPassword() throws {
-        let result = try SignInSimBinary.run(["sign-in", "--password", "wrong"])
+    func wrongPassword() async throws {
+        let result = try await SignInSimBinary.run(["sign-in", "--password", "wrong"])
         #expect(result.status == 1)
         #expect(result.standardError.hasPrefix("Error: step sign-in: web_session_failed: login_rejected"))
         #expect(result.standardError.contains("Wrong email or password."))
@@ -100,24 +100,24 @@ struct SignInCommandTests {
 
     /// An unreachable issuer fails at configure.
     @Test("an unreachable issuer exits 1")
-    func unreachableIssuer() throws {
-        let result = try SignInSimBinary.run(["sign-in", "--issuer", "http://127.0.0.1:9"])
+    func unreachableIssuer() async throws {
+        let result = try await SignInSimBinary.run(["sign-in", "--issuer", "http://127.0.0.1:9"])
         #expect(result.status == 1)
         #expect(result.standardError.hasPrefix("Error: step configure: transport"))
     }
 
     /// An unknown SDK profile is a usage error.
     @Test("an unknown profile exits 64")
-    func unknownProfile() throws {
-        let result = try SignInSimBinary.run(["sign-in", "--profile", "sloppy"])
+    func unknownProfile() async throws {
+        let result = try await SignInSimBinary.run(["sign-in", "--profile", "sloppy"])
         #expect(result.status == 64)
         #expect(result.standardError.contains("unknown SDK profile \"sloppy\""))
     }
 
     /// Native Apple: the exchange carries the name, which lands in the issuer's ID token.
     @Test("apple-sign-in")
-    func appleSignIn() throws {
-        let result = try SignInSimBinary.run([
+    func appleSignIn() async throws {
+        let result = try await SignInSimBinary.run([
             "apple-sign-in", "--email", "ann@example.com", "--given-name", "Ann", "--family-name", "Lee",
         ])
         #expect(result.status == 0, "\(result.standardError)")
@@ -128,8 +128,8 @@ struct SignInCommandTests {
 
     /// Without user_profile (the faulty profile) the name never reaches the issuer.
     @Test("apple-sign-in with never-send-user-profile")
-    func appleSignInWithoutProfile() throws {
-        let result = try SignInSimBinary.run([
+    func appleSignInWithoutProfile() async throws {
+        let result = try await SignInSimBinary.run([
             "apple-sign-in", "--email", "ann@example.com", "--given-name", "Ann", "--family-name", "Lee",
             "--profile", "never-send-user-profile",
         ])
@@ -139,8 +139,10 @@ struct SignInCommandTests {
 
     /// `--issuer` without `--apple` is a usage error.
     @Test("apple-sign-in --issuer needs --apple")
-    func appleNeedsApple() throws {
-        let result = try SignInSimBinary.run(["apple-sign-in", "--issuer", "http://x", "--email", "a@b.c"])
+    func appleNeedsApple() async throws {
+        let result = try await SignInSimBinary.run([
+            "apple-sign-in", "--issuer", "http://x", "--email", "a@b.c",
+        ])
         #expect(result.status == 64)
     }
 }
@@ -184,16 +186,16 @@ struct SignInLeewayTests {
 
     /// A negative or non-numeric leeway is a usage error.
     @Test("a bad --leeway exits 64", arguments: ["-5", "soon"])
-    func badLeeway(value: String) throws {
-        let result = try SignInSimBinary.run(["sign-in", "--leeway", value])
+    func badLeeway(value: String) async throws {
+        let result = try await SignInSimBinary.run(["sign-in", "--leeway", value])
         #expect(result.status == 64)
         #expect(result.standardError.contains("is invalid for '--leeway <seconds>'"))
     }
 
     /// End to end: a sign-in with a leeway of its own signs in.
     @Test("sign-in --leeway 0")
-    func signInWithLeeway() throws {
-        let result = try SignInSimBinary.run(["sign-in", "--leeway", "0", "--profile", "appauth-clock"])
+    func signInWithLeeway() async throws {
+        let result = try await SignInSimBinary.run(["sign-in", "--leeway", "0", "--profile", "appauth-clock"])
         #expect(result.status == 0, "\(result.standardError)")
     }
 }

@@ -76,14 +76,14 @@ enum ProcessTable {
 
     static func members(of group: Int32) -> [Entry] { all().filter { $0.group == group } }
 
-    /// Polls `condition` every 50 ms until it gives a value, or fails naming `what` after `limit`.
+    /// Polls `condition` every 200 ms until it gives a value, or fails naming `what` after `limit`.
     static func wait<Value>(
         within limit: Duration, _ what: String, _ condition: () -> Value?
     ) async throws -> Value {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if let value = condition() { return value }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(200))
         }
         throw WaitFailure(description: "gave up waiting \(limit) for \(what)")
     }
@@ -106,9 +106,9 @@ struct WebKitMissingTests {
         """
 
     @Test("a scenario that names webkit, with no helper: exit 2 naming the packages")
-    func noHelper() throws {
+    func noHelper() async throws {
         let folder = try RunCommandTests.folder(["a.yaml": Self.pinned])
-        let run = try SignInSimBinary.run(
+        let run = try await SignInSimBinary.run(
             ["run", folder.url.path], environment: ["SIGNINSIM_WEBKIT_HELPER": folder.url.path + "/none"])
         #expect(run.status == 2, "\(run.standardError)")
         #expect(run.standardError.contains("libwebkitgtk-6.0-dev xvfb xauth"), "\(run.standardError)")
@@ -116,8 +116,8 @@ struct WebKitMissingTests {
     }
 
     @Test("sign-in --browser webkit with no Xvfb on PATH: exit 2 naming xvfb")
-    func noXvfb() throws {
-        let run = try SignInSimBinary.run(
+    func noXvfb() async throws {
+        let run = try await SignInSimBinary.run(
             ["sign-in", "--browser", "webkit"], environment: ["PATH": "/nonexistent"])
         #expect(run.status == 2, "\(run.standardError)")
         #expect(run.standardError.contains("Xvfb"), "\(run.standardError)")
@@ -125,7 +125,7 @@ struct WebKitMissingTests {
     }
 
     @Test("a real issuer without WebKit runs in lite and says why")
-    func fallsBackToLite() throws {
+    func fallsBackToLite() async throws {
         let scenario = """
             name: real issuer
             issuer: http://127.0.0.1:9
@@ -133,7 +133,7 @@ struct WebKitMissingTests {
               - launch
             """
         let folder = try RunCommandTests.folder(["a.yaml": scenario])
-        let run = try SignInSimBinary.run(
+        let run = try await SignInSimBinary.run(
             ["run", folder.url.path], environment: ["SIGNINSIM_WEBKIT_HELPER": folder.url.path + "/none"])
         #expect(
             run.standardError.contains("sheets run in lite, which runs no JavaScript"), "\(run.standardError)"

@@ -25,8 +25,8 @@ public enum SignInSimBinary {
     public static func run(
         _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
         timeout: Duration = .seconds(60)
-    ) throws -> ProcessResult {
-        try ProcessRunner.run(url, arguments, input: input, environment: environment, timeout: timeout)
+    ) async throws -> ProcessResult {
+        try await ProcessRunner.run(url, arguments, input: input, environment: environment, timeout: timeout)
     }
 }
 
@@ -36,10 +36,13 @@ public enum ProcessRunner {
         public let description: String
     }
 
+    /// Waits by sleeping the task, not the thread: a test that runs a program for seconds must
+    /// not hold one of the few threads of Swift's task pool (two on this machine), or every
+    /// other test's timers wait with it.
     public static func run(
         _ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
         timeout: Duration = .seconds(60)
-    ) throws -> ProcessResult {
+    ) async throws -> ProcessResult {
         let outputFile = try TemporaryDirectory.shared.file(named: "out-\(UUID().uuidString)")
         let errorFile = try TemporaryDirectory.shared.file(named: "err-\(UUID().uuidString)")
         let output = open(outputFile.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -80,7 +83,7 @@ public enum ProcessRunner {
                 throw Timeout(
                     description: "\(executable.lastPathComponent) \(arguments) ran longer than \(timeout)")
             }
-            Thread.sleep(forTimeInterval: 0.005)
+            try await Task.sleep(for: .milliseconds(5))
             exit = process.exit
         }
         return ProcessResult(

@@ -87,13 +87,14 @@ struct ScenarioFilesTests {
     /// End to end: the password the issuer accepts reaches the sign-in only from the
     /// environment of the `signinsim` process.
     @Test("run -e PASSWORD signs in with the password from the environment")
-    func runTakesTheEnvironment() throws {
+    func runTakesTheEnvironment() async throws {
         let folder = try TemporaryDirectory()
         let file = try folder.write(Self.scenario, named: "a.yaml")
-        let accepted = try SignInSimBinary.run(
+        let accepted = try await SignInSimBinary.run(
             ["run", file, "-e", "PASSWORD"], environment: ["PASSWORD": "alice-password", "NO_COLOR": "1"])
         #expect(accepted.status == 0, "\(accepted.standardOutput)\(accepted.standardError)")
-        let refused = try SignInSimBinary.run(["run", file], environment: ["PASSWORD": "alice-password"])
+        let refused = try await SignInSimBinary.run(
+            ["run", file], environment: ["PASSWORD": "alice-password"])
         #expect(refused.status == 1, "without -e the file's own value is used: \(refused.standardOutput)")
     }
 }

@@ -87,41 +87,43 @@ struct CompletionScriptTests {
             (["signinsim", "--ver"], ["--version"]),
             (["signinsim", "run", "--jobs", ""], []),
         ])
-    func bash(words: [String], expected: [String]) throws {
-        #expect(try BashSession.complete(words) == expected)
+    func bash(words: [String], expected: [String]) async throws {
+        #expect(try await BashSession.complete(words) == expected)
     }
 
     /// File and folder values complete from the disk.
     @Test(
         "bash completes file and folder names",
         .enabled(if: ExecutableSearch.path(named: "bash") != nil, "bash is not installed"))
-    func bashFiles() throws {
+    func bashFiles() async throws {
         let folder = try TemporaryDirectory()
         _ = try folder.write("name: x\nsteps: [launch]\n", named: "smoke.yaml")
         try FileManager.default.createDirectory(
             atPath: folder.url.path + "/snapshots", withIntermediateDirectories: true)
         let prefix = folder.url.path + "/s"
         #expect(
-            try BashSession.complete(["signinsim", "run", prefix]).sorted()
+            try await BashSession.complete(["signinsim", "run", prefix]).sorted()
                 == [prefix + "moke.yaml", prefix + "napshots"])
-        #expect(try BashSession.complete(["signinsim", "run", "--har-dir", prefix]) == [prefix + "napshots"])
-        #expect(try BashSession.complete(["signinsim", "jwt", "decode", prefix]) == [])
+        #expect(
+            try await BashSession.complete(["signinsim", "run", "--har-dir", prefix]) == [prefix + "napshots"]
+        )
+        #expect(try await BashSession.complete(["signinsim", "jwt", "decode", prefix]) == [])
     }
 
     /// zsh and fish are checked by their own parsers where they are installed.
     @Test(
         "the zsh script parses",
         .enabled(if: ExecutableSearch.path(named: "zsh") != nil, "zsh is not installed"))
-    func zshSyntax() throws {
-        let result = try ShellCheck.parse(.zsh, flag: "-n")
+    func zshSyntax() async throws {
+        let result = try await ShellCheck.parse(.zsh, flag: "-n")
         #expect(result.status == 0, "\(result.standardError)")
     }
 
     @Test(
         "the fish script parses",
         .enabled(if: ExecutableSearch.path(named: "fish") != nil, "fish is not installed"))
-    func fishSyntax() throws {
-        let result = try ShellCheck.parse(.fish, flag: "--no-execute")
+    func fishSyntax() async throws {
+        let result = try await ShellCheck.parse(.fish, flag: "--no-execute")
         #expect(result.status == 0, "\(result.standardError)")
     }
 }
@@ -138,7 +140,7 @@ enum ExecutableSearch {
 /// The bash script sourced in a `bash -c`, its function called as bash's completion calls it.
 enum BashSession {
     /// The completions offered for the last of `words` (the word under the cursor).
-    static func complete(_ words: [String]) throws -> [String] {
+    static func complete(_ words: [String]) async throws -> [String] {
         let bash = try #require(ExecutableSearch.path(named: "bash"))
         let script = try TemporaryDirectory.shared.write(
             CompletionShell.bash.script(for: SignInSimCLI.root), named: "signinsim-\(UUID().uuidString).bash")
@@ -151,7 +153,7 @@ enum BashSession {
             (( ${#COMPREPLY[@]} )) && printf '%s\\n' "${COMPREPLY[@]}"
             exit 0
             """
-        let result = try ProcessRunner.run(
+        let result = try await ProcessRunner.run(
             URL(fileURLWithPath: bash), ["-c", program, "bash", script, String(words.count - 1)] + words)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.isEmpty, "\(result.standardError)")
@@ -161,10 +163,10 @@ enum BashSession {
 
 /// A shell's own parser run over its script, executing nothing.
 enum ShellCheck {
-    static func parse(_ shell: CompletionShell, flag: String) throws -> ProcessResult {
+    static func parse(_ shell: CompletionShell, flag: String) async throws -> ProcessResult {
         let executable = try #require(ExecutableSearch.path(named: shell.rawValue))
         let script = try TemporaryDirectory.shared.write(
             shell.script(for: SignInSimCLI.root), named: "signinsim-\(UUID().uuidString).\(shell.rawValue)")
-        return try ProcessRunner.run(URL(fileURLWithPath: executable), [flag, script])
+        return try await ProcessRunner.run(URL(fileURLWithPath: executable), [flag, script])
     }
 }
