@@ -148,7 +148,12 @@ public enum HTMLReport {
         }
         if let failure = result.failure { html += failureBox(failure, status: result.status) }
         if !result.steps.isEmpty {
-            html += "<h3>Steps</h3>\n<ol class=\"steps\">\(result.steps.map(stepItem).joined())</ol>\n"
+            // The sheet's pages are listed where someone will look: a scenario that did not pass,
+            // or one whose pictures the run kept (a real issuer's); the JSON report has them all.
+            let detailed = result.status != .passed || result.steps.contains(where: \.hasSheetPictures)
+            html +=
+                "<h3>Steps</h3>\n<ol class=\"steps\">"
+                + result.steps.map { stepItem($0, sheetPages: detailed) }.joined() + "</ol>\n"
         }
         guard let trace else { return html + "</section>\n" }
         html += "<h3>Sequence</h3>\n" + diagramBlock(trace, index: index, marks: [:], bodies: &bodies)
@@ -216,14 +221,14 @@ public enum HTMLReport {
         return html + "</div>\n"
     }
 
-    private static func stepItem(_ record: StepRecord) -> String {
+    private static func stepItem(_ record: StepRecord, sheetPages: Bool) -> String {
         var html =
             "<li class=\"\(record.outcome.rawValue)\"><span class=\"outcome\">\(stepMark(record.outcome)) "
         html += "\(record.outcome.rawValue)</span> <code>\(text(record.step))</code> "
         html += "<span class=\"where\">\(text(record.location.description))</span>"
         if let call = record.callOutcome { html += " <span class=\"call\">→ \(text(call))</span>" }
         if let note = record.note { html += " <span class=\"note\">\(text(note))</span>" }
-        let shownPages = record.sheetPages.filter { !$0.isRedirect }
+        let shownPages = sheetPages ? record.sheetPages.filter { !$0.isRedirect } : []
         if !shownPages.isEmpty {
             html += "<ol class=\"sheet\" aria-label=\"web sheet pages\">"
             for page in shownPages {
@@ -241,20 +246,31 @@ public enum HTMLReport {
             }
             html += "</ol>"
         }
-        if !record.children.isEmpty { html += "<ol>\(record.children.map(stepItem).joined())</ol>" }
+        if !record.children.isEmpty {
+            html += "<ol>" + record.children.map { stepItem($0, sheetPages: sheetPages) }.joined() + "</ol>"
+        }
         return html + "</li>"
     }
 
     // MARK: The JSON island
 
-    /// Each distinct body once for the whole page, by its position: a run sends the same
-    /// discovery document, key set and login page in every scenario.
+    /// Each distinct body, and each distinct header field, once for the whole page, by its
+    /// position: a run sends the same discovery document, key set and login page, and the same
+    /// dozen header fields, in every scenario. (Fields alone were a third of the exchanges'
+    /// bytes in the bundled library's report.)
     struct BodyTable {
         var texts: [String] = [""]
         private var positions: [String: Int] = ["": 0]
 
-        mutating func position(of bytes: [UInt8]) -> JSONValue {
-            let text = HTMLReport.body(bytes)
+        mutating func position(of bytes: [UInt8]) -> JSONValue { position(ofText: HTMLReport.body(bytes)) }
+
+        /// A header field as `Name: value`, which the page's script splits at the first colon (a
+        /// field name has none, RFC 9110 §5.1).
+        mutating func position(of field: HeaderField) -> JSONValue {
+            position(ofText: field.name + ": " + field.value)
+        }
+
+        private mutating func position(ofText text: String) -> JSONValue {
             if let known = positions[text] { return .int(Int64(known)) }
             positions[text] = texts.count
             texts.append(text)
@@ -277,8 +293,10 @@ public enum HTMLReport {
                 "app": exchange.app.map(JSONValue.string) ?? .null,
                 "started": .string(
                     UTCTimestamp.iso8601(millisecondsSinceEpoch: exchange.startedAtMilliseconds)),
-                "requestHeaders": headers(exchange.requestHeaders), "requestBody": requestBody,
-                "responseHeaders": headers(exchange.responseHeaders), "responseBody": responseBody,
+                "requestHeaders": .array(exchange.requestHeaders.map { bodies.position(of: $0) }),
+                "requestBody": requestBody,
+                "responseHeaders": .array(exchange.responseHeaders.map { bodies.position(of: $0) }),
+                "responseBody": responseBody,
                 "tokens": .array(inspection.tokens(in: exchange)),
             ]
         }
@@ -289,10 +307,6 @@ public enum HTMLReport {
     /// once written `<\/`, which JSON reads as `</` (RFC 8259 §7).
     private static func scriptSafe(_ value: JSONValue) -> String {
         value.serializedString().replacingOccurrences(of: "</", with: "<\\/")
-    }
-
-    private static func headers(_ fields: [HeaderField]) -> JSONValue {
-        .array(fields.map { [.string($0.name), .string($0.value)] })
     }
 
     static func body(_ bytes: [UInt8]) -> String {
@@ -338,4 +352,11 @@ public enum HTMLReport {
 
     static func text(_ value: String) -> String { XMLWriter.escapedText(value) }
     static func attribute(_ value: String) -> String { XMLWriter.escapedAttribute(value) }
+}
+
+extension StepRecord {
+    /// Whether a sheet page of the step, or of a step inside it, kept its picture.
+    var hasSheetPictures: Bool {
+        sheetPages.contains { $0.screenshot != nil } || children.contains(where: \.hasSheetPictures)
+    }
 }

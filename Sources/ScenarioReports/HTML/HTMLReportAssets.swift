@@ -113,10 +113,11 @@ enum HTMLReportAssets {
             var table = add(parent, "table");
             add(table, "caption", caption);
             var body = add(table, "tbody");
-            headers.forEach(function (header) {
+            headers.forEach(function (position) {
+              var field = bodies[position], colon = field.indexOf(":");
               var row = add(body, "tr");
-              add(row, "th", header[0]).scope = "row";
-              add(row, "td", header[1]);
+              add(row, "th", field.slice(0, colon)).scope = "row";
+              add(row, "td", field.slice(colon + 2));
             });
           }
           function show(index, number, arrow) {
