@@ -171,7 +171,7 @@ let package = Package(
             dependencies: [
                 "Locking", "SignInSDK", "Device", "WebAuthSession", "WebKitSession", "HTTPClient",
                 "HTTPServer",
-                "AppleID", "Issuer", "Clocks", "Cryptography", "JSON", "HTTPCore",
+                "AppleID", "Issuer", "Clocks", "Cryptography", "JSON", "HTTPCore", "OAuthCore",
             ],
             swiftSettings: strictSettings),
 

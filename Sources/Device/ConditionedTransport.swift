@@ -59,6 +59,8 @@ public final class ConditionedTransport: HTTPTransport {
     private struct State {
         var conditions: NetworkConditions
         var log: [Exchange] = []
+        /// The requests of the simulator's own checks, kept apart from the app's.
+        var checkLog: [Exchange] = []
         var nextSequence = 0
         /// Paths of requests sent, counted when sent rather than when answered.
         var sentPaths: [String: Int] = [:]
@@ -150,6 +152,10 @@ public final class ConditionedTransport: HTTPTransport {
     /// The exchanges seen so far (at most `logLimit`, the latest), in completion order.
     public var log: [Exchange] { state.withLock { $0.log } }
 
+    /// The exchanges of the simulator's checks (`RequestInitiator.isCheck`), oldest first, at
+    /// most `logLimit`.
+    public var checkLog: [Exchange] { state.withLock { $0.checkLog } }
+
     /// Returns the log and empties it.
     public func drainLog() -> [Exchange] {
         state.withLock { state in
@@ -164,6 +170,7 @@ public final class ConditionedTransport: HTTPTransport {
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         let path = request.path
         let initiator = RequestInitiator.current
+        if let initiator, initiator.isCheck { return try await sendForCheck(request, initiator: initiator) }
         let (condition, latency, portal, sequence) = state.withLock { state in
             let sequence = state.nextSequence
             state.nextSequence += 1
@@ -248,6 +255,41 @@ public final class ConditionedTransport: HTTPTransport {
                 sequence: sequence, request: sent, outcome: outcome, condition: condition,
                 reachedServer: reachedServer, startedAtMilliseconds: startedAt,
                 durationMilliseconds: elapsed(), sentAt: started, initiator: initiator))
+        return try outcome.get()
+    }
+
+    /// A check's request: straight to the server, past the device's conditions and faults (a
+    /// check observes the issuer; it must not use up a fault a later step armed), logged apart.
+    private func sendForCheck(_ request: HTTPRequest, initiator: RequestInitiator) async throws(HTTPError)
+        -> HTTPResponse
+    {
+        let sequence = state.withLock { state in
+            defer { state.nextSequence += 1 }
+            return state.nextSequence
+        }
+        let startedAt = now()
+        let started = ContinuousClock.now
+        let outcome: Result<HTTPResponse, HTTPError>
+        do throws(HTTPError) {
+            outcome = .success(try await inner.send(request))
+        } catch {
+            outcome = .failure(error)
+        }
+        let (seconds, attoseconds) = (ContinuousClock.now - started).components
+        var sent = request
+        if case .success(let response) = outcome {
+            for field in response.addedRequestHeaders { sent.headers.add(name: field.name, value: field.value) }
+        }
+        let exchange = Exchange(
+            sequence: sequence, request: sent, outcome: outcome, condition: .none,
+            reachedServer: (try? outcome.get()) != nil,
+            startedAtMilliseconds: startedAt,
+            durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15, sentAt: started,
+            initiator: initiator)
+        state.withLock { state in
+            state.checkLog.append(exchange)
+            if state.checkLog.count > logLimit { state.checkLog.removeFirst(state.checkLog.count - logLimit) }
+        }
         return try outcome.get()
     }
 

@@ -18,11 +18,23 @@ public struct RequestInitiator: Hashable, Sendable {
     public var app: String?
     /// The engine of the sheet, for `.browser`.
     public var engine: BrowserEngine?
+    /// Sent for a check the simulator makes after the fact (whether a sign-out ended the
+    /// issuer's session), not by the app: such requests meet no network fault and stay out of
+    /// the app's log, its expectations and its HAR.
+    public var isCheck: Bool
 
-    public init(agent: Agent, app: String?, engine: BrowserEngine? = nil) {
+    public init(agent: Agent, app: String?, engine: BrowserEngine? = nil, isCheck: Bool = false) {
         self.agent = agent
         self.app = app
         self.engine = engine
+        self.isCheck = isCheck
+    }
+
+    /// The initiator of the page loads of a sheet in `engine` presented under `presenter`: the
+    /// browser, on behalf of the same app and for the same purpose.
+    public static func sheet(presentedBy presenter: RequestInitiator?, engine: BrowserEngine) -> RequestInitiator {
+        RequestInitiator(
+            agent: .browser, app: presenter?.app, engine: engine, isCheck: presenter?.isCheck ?? false)
     }
 
     /// The initiator of the requests the current task sends.

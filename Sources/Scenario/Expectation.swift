@@ -40,8 +40,9 @@ public struct Expectation: Hashable, Sendable {
         case issuerRefreshTokens(RefreshTokenVerdict)
         /// Apple's credential state for the phone's Apple ID and the app.
         case appleCredential(AppleCredentialStateName, app: String?)
-        /// Whether the app's last sign-out has evidence that the issuer ended its session (the
-        /// post-logout redirect with the `state` sent, RP-Initiated Logout 1.0 §3).
+        /// Whether the app's last sign-out is proved to have ended the issuer's session, by a
+        /// check made when the expectation runs (the runner's `SignOutCheck`); the post-logout
+        /// redirect with the `state` (RP-Initiated Logout 1.0 §3) is only an acknowledgement.
         case signedOutAtIssuer(Bool, app: String?)
         /// How many login forms the person has submitted in the app's web sheets: whether the
         /// issuer asked for the password again, without knowing the path its form posts to.

@@ -6,15 +6,24 @@ import Scenario
 import SignInSDK
 import Simulator
 
+/// What an `expect` item came to, when it did not fail.
+enum ExpectationResult: Equatable {
+    case passed
+    /// Passed, on evidence the report names.
+    case passedOn(evidence: String)
+    /// The target cannot make this check, for this reason.
+    case notChecked(String)
+}
+
 /// Checks `expect` items against the world. A failed check throws `StepStop` with what was
 /// expected and what was found; a check the target cannot make returns the reason.
 struct ExpectationChecker {
     let world: ScenarioWorld
     let lastError: SignInError.Code?
     /// Each app's last sign-out, by bundle id.
-    var signOuts: [String: SignOutOutcome] = [:]
+    var signOuts: [String: SignOutRecord] = [:]
 
-    func check(_ expectation: Expectation, step: Step) async throws -> String? {
+    func check(_ expectation: Expectation, step: Step) async throws -> ExpectationResult {
         func fail(_ message: String, expected: String, actual: String) -> StepStop {
             let location = expectation.location
             return StepStop(
@@ -118,7 +127,7 @@ struct ExpectationChecker {
             }
         case .issuerUser(let email, let fields):
             guard let issuer = world.world.identity?.issuer else {
-                return "issuer_user needs the embedded issuer"
+                return .notChecked("issuer_user needs the embedded issuer")
             }
             // The user's fields as the admin API lists them, by their claim names.
             guard let account = issuer.user(email: email), let user = Issuer.userJSON(account).objectValue
@@ -134,7 +143,7 @@ struct ExpectationChecker {
             }
         case .issuerRefreshTokens(let verdict):
             guard let issuer = world.world.identity?.issuer else {
-                return "issuer_refresh_tokens needs the embedded issuer"
+                return .notChecked("issuer_refresh_tokens needs the embedded issuer")
             }
             let tokens = receivedRefreshTokens()
             guard let newest = tokens.last else {
@@ -161,7 +170,7 @@ struct ExpectationChecker {
             }
         case .appleCredential(let state, let app):
             guard let apple = world.world.identity?.apple else {
-                return "apple_credential needs the embedded Apple"
+                return .notChecked("apple_credential needs the embedded Apple")
             }
             guard let account = world.phone.appleAccount else {
                 throw fail(
@@ -179,16 +188,19 @@ struct ExpectationChecker {
                 throw fail("the app's phase", expected: phase.rawValue, actual: actual.rawValue)
             }
         case .signedOutAtIssuer(let ended, let app):
-            guard let outcome = signOuts[world.app(app).bundleID] else {
+            let target = world.app(app)
+            guard let record = signOuts[target.bundleID] else {
                 throw fail(
                     "signed_out_at_issuer needs a signOut before it", expected: "\(ended)",
                     actual: "no sign-out")
             }
-            guard outcome.endedAtIssuer == ended else {
+            let check = await target.checkSignOut(record)
+            guard check.signedOutAtIssuer == ended else {
                 throw fail(
-                    "whether the issuer ended its session at the last sign-out", expected: "\(ended)",
-                    actual: Self.describe(outcome.endSession))
+                    "whether the issuer's session ended at the last sign-out", expected: "\(ended)",
+                    actual: check.statement)
             }
+            return .passedOn(evidence: "sign-out \(check.statement)")
         case .loginForms(let expected, let app):
             let actual = world.app(app).loginFormsSubmitted
             guard actual == expected else {
@@ -213,17 +225,7 @@ struct ExpectationChecker {
                 throw fail("how the app's last web sheet ended", expected: expected.name, actual: actual)
             }
         }
-        return nil
-    }
-
-    /// A sign-out's end-session fate, for reports.
-    static func describe(_ endSession: SignOutOutcome.EndSession) -> String {
-        switch endSession {
-        case .notRequested: "no end-session request"
-        case .ended: "ended (the post-logout redirect came back)"
-        case .unconfirmed(let why): "unconfirmed: \(why)"
-        case .failed(let why): "failed: \(why)"
-        }
+        return .passed
     }
 
     private func storedSession(_ app: String?, step: Step, location: SourceLocation) async throws -> Session?

@@ -27,7 +27,7 @@ final class ScenarioExecution: Sendable {
     /// Apps whose starting session (a replay of a capture that begins mid-session) is stored.
     private let restoredApps = Mutex<Set<String>>([])
     /// Each app's last sign-out (by bundle id), for `expect: {signed_out_at_issuer: …}`.
-    private let signOuts = Mutex<[String: SignOutOutcome]>([:])
+    private let signOuts = Mutex<[String: SignOutRecord]>([:])
     /// Top-level steps finished so far and the one running, for a report cut short.
     /// Top-level steps finished so far, the one running, and the first failure inside a
     /// `parallel` block still running, for a report cut short.
@@ -279,13 +279,19 @@ final class ScenarioExecution: Sendable {
             let checker = ExpectationChecker(
                 world: world, lastError: lastError.withLock { $0 }, signOuts: signOuts.withLock { $0 })
             var skipped: [String] = []
+            var evidence: [String] = []
             for expectation in expectations {
-                if let reason = try await checker.check(expectation, step: step) { skipped.append(reason) }
+                switch try await checker.check(expectation, step: step) {
+                case .passed: break
+                case .passedOn(let seen): evidence.append(seen)
+                case .notChecked(let reason): skipped.append(reason)
+                }
             }
             if !skipped.isEmpty, skipped.count == expectations.count {
                 throw StepSkip(reason: skipped.joined(separator: "; "))
             }
-            return skipped.isEmpty ? nil : "not checked: " + skipped.joined(separator: "; ")
+            let notes = evidence + (skipped.isEmpty ? [] : ["not checked: " + skipped.joined(separator: "; ")])
+            return notes.isEmpty ? nil : notes.joined(separator: "; ")
         case .flow(.wait(let condition)):
             do {
                 try await wait(for: condition, step: step)
@@ -624,10 +630,15 @@ final class ScenarioExecution: Sendable {
         case .renewSession:
             _ = try await app.perform { try await $0.renewSession() }
         case .signOut(let callEndSession):
-            let outcome = try await app.perform { try await $0.signOut(callEndSession: callEndSession) }
-            signOuts.withLock { $0[app.bundleID] = outcome }
-            switch outcome.endSession {
-            case .notRequested, .ended: return CallResult(note: nil)
+            let record = try await app.signOut(callEndSession: callEndSession)
+            signOuts.withLock { $0[app.bundleID] = record }
+            switch record.outcome.endSession {
+            case .notRequested: return CallResult(note: nil)
+            case .acknowledged:
+                // What the app saw; whether the issuer's session ended is for
+                // `expect: {signed_out_at_issuer: …}` to prove.
+                return CallResult(
+                    note: "acknowledged by the issuer (the post-logout redirect came back), not verified")
             case .unconfirmed(let why):
                 return CallResult(note: "signed out locally; the issuer's sign-out is unconfirmed: \(why)")
             case .failed(let why):

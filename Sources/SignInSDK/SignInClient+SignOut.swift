@@ -1,7 +1,11 @@
 import HTTPCore
 import OAuthCore
 
-/// What became of a sign-out at the issuer. Local tokens are cleared in every case.
+/// What came back to the app from a sign-out at the issuer. Local tokens are cleared in every
+/// case.
+///
+/// The app sees only what the issuer sends back, so none of these says that the issuer's session
+/// ended: an issuer may redirect back with the `state` whether or not it ended anything.
 public struct SignOutOutcome: Sendable, Hashable {
     /// The end-session request's fate (OpenID Connect RP-Initiated Logout 1.0).
     public enum EndSession: Sendable, Hashable {
@@ -9,10 +13,12 @@ public struct SignOutOutcome: Sendable, Hashable {
         /// advertises no `end_session_endpoint`.
         case notRequested
         /// The issuer redirected to the post-logout redirect URI with the `state` the app sent
-        /// (or none: field bug 8), the evidence RP-Initiated Logout §3 gives that it ended its
-        /// session.
-        case ended
-        /// No evidence either way: the person closed the sheet on the issuer's own page (no
+        /// (or with none: field bug 8). RP-Initiated Logout §3 makes that redirect the OP's
+        /// answer once it has logged the End-User out, but it proves nothing by itself: an
+        /// issuer that ended no session (the request carried no cookie, or it ignores the
+        /// request) answers the same way.
+        case acknowledged
+        /// No answer either way: the person closed the sheet on the issuer's own page (no
         /// post-logout redirect URI), or the back-channel request was answered without error.
         case unconfirmed(String)
         /// The issuer refused (an error page or status), the network failed, or the redirect
@@ -24,8 +30,8 @@ public struct SignOutOutcome: Sendable, Hashable {
 
     public init(endSession: EndSession) { self.endSession = endSession }
 
-    /// Whether there is evidence that the issuer ended its session.
-    public var endedAtIssuer: Bool { endSession == .ended }
+    /// Whether the issuer answered the end-session request as one it carried out.
+    public var acknowledgedByIssuer: Bool { endSession == .acknowledged }
 }
 
 extension SignInClient {
@@ -38,8 +44,8 @@ extension SignInClient {
     /// cookie, so the issuer can end that session and clear the cookie; an ephemeral one has no
     /// cookie to send or clear. The person confirms the sign-out if the issuer asks. With a
     /// post-logout redirect URI the request carries a fresh `state`, and the sheet closes when the
-    /// issuer redirects there (§3); a redirect with another `state` is not evidence of an ended
-    /// session, one without `state` is (field bug 8: issuers that relay the logout through
+    /// issuer redirects there (§3); a redirect with another `state` is a failure, one without
+    /// `state` an acknowledgement all the same (field bug 8: issuers that relay the logout through
     /// another hop drop it, and AppAuth-iOS failed such sign-outs, #956). Without one the issuer
     /// shows its own page and the person closes the sheet.
     ///
@@ -124,24 +130,24 @@ extension SignInClient {
     }
 
     /// What a post-logout redirect says (RP-Initiated Logout §3): the `state` sent comes back,
-    /// or none does, which counts as ended except under `logoutStateRequired` (field bug 8):
+    /// or none does, which counts as acknowledged except under `logoutStateRequired` (field bug 8):
     /// that throws `missingState`, so the sign-out fails and the app keeps its session.
     private static func logoutRedirectOutcome(
         _ location: String, sentState: String?, profile: BehaviorProfile
     )
         throws(SignInError) -> SignOutOutcome.EndSession
     {
-        guard let sentState else { return .ended }
+        guard let sentState else { return .acknowledged }
         guard let returned = (try? URLParts.queryParameters(of: location))?[OAuthParameter.state] else {
             if profile.has(.logoutStateRequired) {
                 throw SignInError(
                     .missingState, "state mismatch: expected \(sentState) but the logout response has none")
             }
-            return .ended
+            return .acknowledged
         }
         guard returned == sentState else {
             return .failed("the post-logout redirect carried a state the app did not send")
         }
-        return .ended
+        return .acknowledged
     }
 }

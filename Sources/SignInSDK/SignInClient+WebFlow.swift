@@ -67,6 +67,24 @@ extension SignInClient {
         return try await handleRedirect(url: callback)
     }
 
+    /// The authorization request URL this client would open for `request`, with a fresh
+    /// `state`, `nonce` and PKCE verifier that it keeps nowhere: a request whose answer the app
+    /// will never redeem (OpenID Connect Core §3.1.2.1 `prompt=none` asks whether the issuer
+    /// still holds a session, and its code, if any, is left to expire), as AppAuth's
+    /// `OIDAuthorizationRequest.authorizationRequestURL` builds one without presenting it.
+    public func unredeemedAuthorizationURL(_ request: SignInRequestOptions) async throws(SignInError) -> String
+    {
+        let options = try configuredOptions()
+        try SignInOptions.checkAuthorizationParameters(request.additionalParameters)
+        let metadata = try await providerMetadata()
+        let record = PendingAuthorization(
+            state: randomToken(), nonce: randomToken(), codeVerifier: randomToken(),
+            redirectURI: options.redirectURI, scopes: request.scopes ?? options.scopes,
+            createdAt: environment.clock.now())
+        return Self.authorizeURL(
+            options: options, record: record, request: request, endpoint: metadata.authorizationEndpoint)
+    }
+
     /// The authorization request URL (RFC 6749 §4.1.1, RFC 7636 §4.3, OpenID Connect Core
     /// §3.1.2.1): the parameters the SDK owns, then `audience`, `prompt` (the configured rule or
     /// the call's), `login_hint`, `ui_locales`, `organization`, `max_age`, `acr_values` when

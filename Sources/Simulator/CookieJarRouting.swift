@@ -36,7 +36,7 @@ struct BrowserSessionTransport: HTTPTransport {
         // Cookies expired at the phone's clock are not sent (RFC 6265 §5.4).
         jar.removeExpired()
         // The sheet's page loads are the browser's, on behalf of the app that presented it.
-        let initiator = RequestInitiator(agent: .browser, app: RequestInitiator.current?.app, engine: .lite)
+        let initiator = RequestInitiator.sheet(presentedBy: RequestInitiator.current, engine: .lite)
         let result = await CookieJarRoutingTransport.$sessionTransport.withValue(scoped) {
             () async -> Result<HTTPResponse, HTTPError> in
             await RequestInitiator.$current.withValue(initiator) {

@@ -31,6 +31,7 @@ public final class SimulatedApp: Sendable {
         var lastSheetResult: Result<String, WebAuthenticationError>?
         /// Every sheet this app presented, with its engine, in order.
         var sheets: [(engine: BrowserEngine, trace: [WebPageVisit])] = []
+        var lastSignInStore: WebSheetStore?
         var loginFormsSubmitted = 0
         var operations: [UInt64: Task<Void, Never>] = [:]
         var nextOperation: UInt64 = 0
@@ -73,6 +74,9 @@ public final class SimulatedApp: Sendable {
 
     /// The pages the last web sheet visited.
     public var lastWebTrace: [WebPageVisit] { runtime.withLock { $0.lastTrace } }
+
+    /// The store of the app's last web sign-in sheet, as the SDK asked for it; `nil` before one.
+    public var lastSignInStore: WebSheetStore? { runtime.withLock { $0.lastSignInStore } }
 
     /// How many sheets the app has presented (a mark for ``sheets(since:)``).
     public var sheetCount: Int { runtime.withLock { $0.sheets.count } }
@@ -320,7 +324,12 @@ public final class SimulatedApp: Sendable {
         } catch {
             throw Self.failure(error)
         }
-        runtime.withLock { $0.activeSession = handle }
+        runtime.withLock {
+            $0.activeSession = handle
+            if request.purpose == .signIn {
+                $0.lastSignInStore = request.prefersEphemeralSession ? .ephemeral : .shared
+            }
+        }
         let outcome = await handle.outcome()
         runtime.withLock {
             if $0.activeSession === handle { $0.activeSession = nil }

@@ -28,7 +28,9 @@ final class SheetProxy: Sendable {
 
     /// What the proxy saw of one sheet's documents.
     struct SheetTraffic: Sendable {
-        var app: String?
+        /// Whom the sheet's requests are sent for: the app that presented it, and whether for a
+        /// check.
+        var initiator: RequestInitiator
         /// The status of the last response to each URL, newest last (a bounded list).
         var responses: [(url: String, status: Int)] = []
         /// Requests that got no response (the phone's network failed them), by URL.
@@ -62,8 +64,8 @@ final class SheetProxy: Sendable {
     /// The text a sheet's `User-Agent` ends with.
     static func marker(for sheet: String) -> String { " SignInSimSheet/\(sheet)" }
 
-    func register(sheet: String, app: String?) {
-        table.sheets.withLock { $0[sheet] = SheetTraffic(app: app) }
+    func register(sheet: String, presentedBy presenter: RequestInitiator?) {
+        table.sheets.withLock { $0[sheet] = SheetTraffic(initiator: .sheet(presentedBy: presenter, engine: .webkit)) }
     }
 
     func unregister(sheet: String) {
@@ -111,8 +113,9 @@ final class SheetProxy: Sendable {
             request.headers.replaceOrAdd(name: "User-Agent", value: String(agent[..<range.lowerBound]))
         }
         for name in removedRequestFields { request.headers.remove(name: name) }
-        let app = sheet.flatMap { name in table.sheets.withLock { $0[name]?.app } }
-        let initiator = RequestInitiator(agent: .browser, app: app, engine: .webkit)
+        let initiator =
+            sheet.flatMap { name in table.sheets.withLock { $0[name]?.initiator } }
+            ?? RequestInitiator.sheet(presentedBy: nil, engine: .webkit)
         let forwarded = request
         let result = await RequestInitiator.$current.withValue(initiator) {
             () async -> Result<HTTPResponse, HTTPError> in

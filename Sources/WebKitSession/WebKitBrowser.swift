@@ -74,7 +74,7 @@ public final class WebKitBrowser: WebSheetEngine {
                     "the WebKit engine cannot show the sheet: \(error.message)", url: session.url))
         }
         let (helper, proxy) = prepared
-        proxy.register(sheet: sheet, app: RequestInitiator.current?.app)
+        proxy.register(sheet: sheet, presentedBy: RequestInitiator.current)
         var navigation = WebKitNavigation(
             session: session,
             person: WebPerson(

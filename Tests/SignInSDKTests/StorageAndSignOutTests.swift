@@ -83,7 +83,7 @@ final class LockableStorage: TokenStorage {
         case .failed(let why): #expect(status == 500 && why.contains("500"), "\(why)")
         default: Issue.record("unexpected \(outcome)")
         }
-        #expect(!outcome.endedAtIssuer)
+        #expect(!outcome.acknowledgedByIssuer)
         #expect(harness.issuer.count("logout") == 1)
         #expect(harness.storage.keys.isEmpty)
     }
@@ -96,7 +96,7 @@ final class LockableStorage: TokenStorage {
         ).configured()
         _ = try await harness.client.signIn()
         let outcome = try await harness.client.signOut()
-        #expect(outcome.endSession == .ended)
+        #expect(outcome.endSession == .acknowledged)
         let sheets = harness.agent.presented.withLock { $0 }
         let signOut = try #require(sheets.last)
         #expect(signOut.purpose == .signOut)
@@ -123,21 +123,21 @@ final class LockableStorage: TokenStorage {
         ).configured()
         _ = try await harness.client.signIn()
         let outcome = try await harness.client.signOut()
-        #expect(outcome.endSession == .ended)
+        #expect(outcome.endSession == .acknowledged)
         #expect(seen.withLock { $0 }.contains("/logout"))
         #expect(harness.agent.presented.withLock { $0 }.allSatisfy { $0.purpose == .signIn })
     }
 
     /// RP-Initiated Logout §3 with a post-logout redirect URI: the request carries a `state`;
-    /// an echoed one or none (field bug 8) ends the session at the issuer, a foreign one does
+    /// an echoed one or none (field bug 8) is the issuer's acknowledgement, a foreign one is
     /// not, and local tokens are cleared in every case.
     @Test(arguments: [(LogoutState.echo, true), (.none, true), (.other("forged"), false)])
-    func signOutChecksTheLogoutState(returned: LogoutState, endedAtIssuer: Bool) async throws {
+    func signOutChecksTheLogoutState(returned: LogoutState, acknowledged: Bool) async throws {
         let harness = try await SDKHarness(postLogoutRedirectURI: "com.example.app://auth/logout")
             .configured()
         _ = try await harness.client.signIn()
         harness.issuer.update { $0.logoutState = returned }
-        #expect(try await harness.client.signOut().endedAtIssuer == endedAtIssuer)
+        #expect(try await harness.client.signOut().acknowledgedByIssuer == acknowledged)
         let sent = try #require(harness.agent.presented.withLock { $0 }.last)
         let query = try URLParts.queryParameters(of: sent.url)
         #expect(query["post_logout_redirect_uri"] == "com.example.app://auth/logout")

@@ -7,8 +7,10 @@ import Testing
 /// The one-shot QA commands, run through the built binary against the embedded issuer.
 @Suite("signinsim sign-in and apple-sign-in")
 struct SignInCommandTests {
-    /// The full web flow, a refresh and a sign-out print the session and exit 0; the sign-out
-    /// is confirmed by the post-logout redirect coming back with the state sent.
+    /// The full web flow, a refresh and a sign-out print the session and exit 0. The sign-out is
+    /// acknowledged (the post-logout redirect came back with the state) and no more: the sheet
+    /// was ephemeral, so no browser store can show the issuer's session, and the refresh token
+    /// the app held still refreshes (the embedded issuer ends browser sessions, not grants).
     @Test("sign-in --refresh --sign-out")
     func signInRefreshSignOut() async throws {
         let result = try await SignInSimBinary.run([
@@ -22,14 +24,25 @@ struct SignInCommandTests {
         #expect(session["id_token_alg"]?.stringValue == "ES256")
         #expect(session["has_refresh_token"]?.boolValue == true)
         #expect(session["refreshed"]?.boolValue == true)
-        #expect(session["signed_out_at_issuer"]?.boolValue == true)
-        #expect(session["sign_out"]?.stringValue == "ended at the issuer")
+        #expect(session["signed_out_at_issuer"]?.boolValue == false)
+        #expect(session["sign_out_status"]?.stringValue == "acknowledged")
+        #expect(session["sign_out"]?.stringValue?.hasPrefix("acknowledged by the issuer") == true)
+        let evidence = session["sign_out_evidence"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(
+            evidence == [
+                "the post-logout redirect came back to the app with the state it sent",
+                "the app's sign-in sheets were ephemeral: their cookies went with them, so no browser store on the "
+                    + "phone can show whether the issuer's session ended",
+                "the refresh token the app held before the sign-out still refreshed: the issuer kept the grant",
+            ])
+        // Discovery and keys for the check's own client, then the refresh.
+        #expect(session["sign_out_check_requests"]?.int64Value == 3)
         #expect(!result.standardOutput.contains("access_token"))
     }
 
-    /// "Signed out at the issuer" only on evidence: an ephemeral sheet without a post-logout
-    /// redirect ends on the issuer's own page, so nothing confirms it; a shared one sees the
-    /// issuer's cookie cleared.
+    /// "Signed out at the issuer" only on proof: a shared sheet's store is asked afterwards with
+    /// prompt=none, which the issuer answers login_required; an ephemeral one leaves nothing to
+    /// ask and no refresh token to try, so the sign-out stays unconfirmed.
     @Test("sign-out evidence", arguments: [false, true])
     func signOutEvidence(shared: Bool) async throws {
         let result = try await SignInSimBinary.run(
@@ -37,10 +50,20 @@ struct SignInCommandTests {
         #expect(result.status == 0, "\(result.standardError)")
         let session = try JSONValue.parse(result.standardOutput)
         #expect(session["signed_out_at_issuer"]?.boolValue == shared)
+        #expect(session["sign_out_status"]?.stringValue == (shared ? "verified" : "unconfirmed"))
+        let statement = session["sign_out"]?.stringValue ?? ""
         #expect(
-            session["sign_out"]?.stringValue?.hasPrefix("unconfirmed: the person closed the sheet") == true)
+            statement.hasPrefix(shared ? "ended at the issuer (verified: " : "unconfirmed (the person closed the sheet"),
+            "\(statement)")
         let evidence = session["sign_out_evidence"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        #expect(evidence == (shared ? ["the issuer's cookies in the browser were cleared"] : []))
+        #expect(evidence.first?.hasPrefix("nothing came back to the app: the person closed the sheet") == true)
+        #expect(
+            evidence.dropFirst().first
+                == (shared
+                    ? "an authorization request with prompt=none in the browser store of the app's sign-ins was "
+                        + "answered login_required"
+                    : "the app's sign-in sheets were ephemeral: their cookies went with them, so no browser store on "
+                        + "the phone can show whether the issuer's session ended"))
     }
 
     /// A refused end-session (a post-logout redirect URI the issuer never registered) exits 1

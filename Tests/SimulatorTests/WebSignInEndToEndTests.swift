@@ -23,7 +23,7 @@ import WebAuthSession
             let refreshed = try #require(try await app.perform { try await $0.getSession() })
             #expect(refreshed.accessToken != session.accessToken)
             #expect(refreshed.refreshToken != session.refreshToken)
-            #expect(try await app.perform { try await $0.signOut() }.endSession == .ended)
+            #expect(try await app.perform { try await $0.signOut() }.endSession == .acknowledged)
             #expect(phone.device.keychain.count == 0)
         }
     }

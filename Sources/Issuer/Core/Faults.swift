@@ -3,7 +3,8 @@
 /// The `rp-…` faults are the OpenID Foundation RP conformance tests (`docs/conformance.md`): each
 /// makes the issuer send what a correct relying party must refuse (or, for `kid-absent-single`,
 /// accept). The `http-…` faults break the transport instead. `logout-without-state` is a
-/// lapse of real issuers that a relying party should tolerate.
+/// lapse of real issuers that a relying party should tolerate; `logout-ends-nothing` one that
+/// only a check after the sign-out can see.
 public enum IssuerFault: String, Sendable, Hashable, CaseIterable {
     case idTokenIssuerMismatch = "rp-id_token-issuer-mismatch"
     case idTokenSubjectMissing = "rp-id_token-sub"
@@ -37,6 +38,12 @@ public enum IssuerFault: String, Sendable, Hashable, CaseIterable {
     /// The next post-logout redirects leave out the `state` the client sent, as issuers that
     /// relay a logout through another hop do (field bug 8; AppAuth-iOS#956).
     case logoutWithoutState = "logout-without-state"
+    /// The next logouts end nothing: the browser's session stays, its cookie is not cleared,
+    /// and the browser is redirected back with the `state` all the same, as an issuer that
+    /// ignores the request (or cannot tie it to a session) does. RP-Initiated Logout 1.0 §3
+    /// makes the redirect the answer to a logout carried out; this one proves the redirect is
+    /// only an acknowledgement.
+    case logoutEndsNothing = "logout-ends-nothing"
     /// The next authorization responses carry a `state` other than the one the client sent, as
     /// when the redirect back to the app is tampered with on the way: the client must refuse
     /// it (RFC 6749 §10.12).

@@ -16,6 +16,8 @@ extension Issuer {
     /// back as a POST with `logout=yes`, nothing ends and the page asks, its form carrying the
     /// request's parameters. "No" goes where this request would have redirected, with its
     /// `state`, or stays.
+    ///
+    /// The `logout-ends-nothing` fault keeps the session and its cookie and answers as usual.
     func logout(_ request: HTTPRequest) -> HTTPResponse {
         let now = clock.now()
         let parameters = Issuer.logoutParameters(request)
@@ -29,11 +31,13 @@ extension Issuer {
             return render(.logoutQuestion(question))
         }
         let cookieHashes = Issuer.sessionCookieHashes(request)
-        state.withLock { state in
+        let endsNothing = state.withLock { state in
             sweepIfDue(&state, now: now)
+            if state.faults.take(.logoutEndsNothing) { return true }
             for hash in cookieHashes { state.sessions[hash] = nil }
+            return false
         }
-        let clearing = [SessionCookie.clearing(secure: servesHTTPS)]
+        let clearing = endsNothing ? [] : [SessionCookie.clearing(secure: servesHTTPS)]
         switch logoutDestination(parameters, takingFaults: true) {
         case .success(let location?):
             return render(.redirect(location), cookies: clearing)

@@ -105,7 +105,7 @@ extension ExpectationKey {
         case .apple_credential: .defined("appleCredentialState")
         case .signed_out_at_issuer:
             .described(
-                "Whether the app's last signOut has evidence that the issuer ended its session: the post-logout redirect came back with the state sent.",
+                "Whether the app's last signOut is proved to have ended the issuer's session, checked when this runs: an authorization request with prompt=none in the browser store of the app's sign-ins answered login_required (or shown the login form), or the refresh token the app held refused. A redirect back with the state is only an acknowledgement. Put it right after the signOut.",
                 .flag)
         case .login_forms:
             .described(
