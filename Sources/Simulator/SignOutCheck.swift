@@ -21,6 +21,9 @@ public struct SignOutRecord: Sendable {
     /// The app's stored items just before the sign-out (its credentials and DPoP key), for the
     /// refresh-token check.
     var storedItems: [String: [UInt8]]
+    /// The ID token the app held before the sign-out: the `id_token_hint` of the prompt=none
+    /// check (OpenID Connect Core §3.1.2.1: it SHOULD be sent with `prompt=none`).
+    var idToken: String?
 }
 
 /// Whether a sign-out ended the issuer's session, as the simulator proved it afterwards.
@@ -32,21 +35,33 @@ public struct SignOutRecord: Sendable {
 ///
 /// 1. in the browser store where the app's sign-ins kept the issuer's cookies (the shared one;
 ///    an ephemeral sheet's store went with it), an authorization request with `prompt=none`
-///    (OpenID Connect Core §3.1.2.1): `login_required`, or the login form, means no session;
-///    a code (left unredeemed), `consent_required` or a consent page means the session goes on;
-/// 2. when that cannot tell, the refresh token the app held before the sign-out: refused
+///    and the app's last ID token as `id_token_hint` (OpenID Connect Core §3.1.2.1):
+///    `login_required`, or the login form, means no session; a code (left unredeemed),
+///    `consent_required` or a consent page means the session goes on;
+/// 2. when the issuer's answer to that says neither (Glewlwyd answers `interaction_required`,
+///    django-oauth-toolkit a 500), the same request without `prompt`: the login form means no
+///    session, a code without asking means the session goes on;
+/// 3. when the store cannot tell, the refresh token the app held before the sign-out: refused
 ///    (`invalid_grant`, RFC 6749 §5.2) means the issuer ended the grant; accepted means it
 ///    kept it (RP-Initiated Logout does not require revoking it, and `offline_access` exists
 ///    to outlive the session: Core §11), and the new tokens are dropped unseen.
 public struct SignOutCheck: Sendable, Hashable {
+    /// The two authorization requests a check sends in the browser store.
+    public enum StoreRequest: String, Sendable, Hashable {
+        /// With `prompt=none` and `id_token_hint`: the issuer must answer without a page.
+        case promptNone = "an authorization request with prompt=none"
+        /// Without `prompt`: the issuer shows its login form unless the person is signed in.
+        case plain = "an authorization request without prompt"
+    }
+
     /// What one check saw.
     public enum Observation: Sendable, Hashable {
         /// The `prompt=none` request in the store was answered with this error: no session.
         case noSessionInStore(error: String)
-        /// The issuer showed its login form to the request in the store: no session.
-        case loginFormShown
-        /// The request in the store found the person still signed in, as this says.
-        case sessionInStore(String)
+        /// The issuer showed its login form to a request in the store: no session.
+        case loginFormShown(StoreRequest)
+        /// A request in the store found the person still signed in, as this says.
+        case sessionInStore(StoreRequest, String)
         /// The refresh token from before the sign-out was refused with this error.
         case refreshRefused(error: String)
         /// The refresh token from before the sign-out still refreshed.
@@ -62,20 +77,30 @@ public struct SignOutCheck: Sendable, Hashable {
             }
         }
 
+        /// Whether it proves that the issuer's session goes on.
+        var provesSession: Bool {
+            if case .sessionInStore = self { true } else { false }
+        }
+
+        /// Whether it settles the question either way.
+        var isConclusive: Bool { provesEnded || provesSession }
+
         /// What was seen, in words.
         public var description: String {
+            let store = "in the browser store of the app's sign-ins"
             switch self {
             case .noSessionInStore(let error):
-                "an authorization request with prompt=none in the browser store of the app's sign-ins was answered \(error)"
-            case .loginFormShown:
-                "an authorization request in the browser store of the app's sign-ins was shown the login form"
-            case .sessionInStore(let what):
-                "an authorization request with prompt=none in the browser store of the app's sign-ins \(what)"
+                return "\(StoreRequest.promptNone.rawValue) \(store) was answered \(error)"
+            case .loginFormShown(let request):
+                return "\(request.rawValue) \(store) was shown the login form"
+            case .sessionInStore(let request, let what):
+                return "\(request.rawValue) \(store) \(what)"
             case .refreshRefused(let error):
-                "the refresh token the app held before the sign-out was refused (\(error))"
+                return "the refresh token the app held before the sign-out was refused (\(error))"
             case .refreshAccepted:
-                "the refresh token the app held before the sign-out still refreshed: the issuer kept the grant"
-            case .notChecked(let why): why
+                return "the refresh token the app held before the sign-out still refreshed: the issuer kept the grant"
+            case .notChecked(let why):
+                return why
             }
         }
     }
@@ -120,9 +145,7 @@ public struct SignOutCheck: Sendable, Hashable {
         case .failed: return .failed
         case .acknowledged, .unconfirmed: break
         }
-        if observations.contains(where: { if case .sessionInStore = $0 { true } else { false } }) {
-            return .notEnded
-        }
+        if observations.contains(where: \.provesSession) { return .notEnded }
         if observations.contains(where: \.provesEnded) { return .verified }
         return endSession == .acknowledged ? .acknowledged : .unconfirmed
     }
@@ -182,8 +205,10 @@ extension SimulatedApp {
             // then says.
             if let value = try? storage.load(key: key) { items[key] = value }
         }
+        let idToken = try? await client().storedSession()?.idToken
         let outcome = try await perform { try await $0.signOut(callEndSession: callEndSession) }
-        return SignOutRecord(outcome: outcome, signInStore: lastSignInStore, storedItems: items)
+        return SignOutRecord(
+            outcome: outcome, signInStore: lastSignInStore, storedItems: items, idToken: idToken ?? nil)
     }
 
     /// Proves whether the sign-out of `record` ended the issuer's session (``SignOutCheck``).
@@ -197,11 +222,13 @@ extension SimulatedApp {
         }
         let sentBefore = device.network.checkLog.count
         let check = RequestInitiator(agent: .app, app: bundleID, isCheck: true)
-        var observations = [await RequestInitiator.$current.withValue(check) { await browserCheck(record) }]
-        if !observations.contains(where: { $0.provesEnded }),
-            !observations.contains(where: { if case .sessionInStore = $0 { true } else { false } })
-        {
-            observations.append(await RequestInitiator.$current.withValue(check) { await refreshCheck(record) })
+        var observations: [SignOutCheck.Observation] = []
+        await RequestInitiator.$current.withValue(check) {
+            observations.append(await browserCheck(record, .promptNone))
+            if record.signInStore == .shared, !observations.contains(where: \.isConclusive) {
+                observations.append(await browserCheck(record, .plain))
+            }
+            if !observations.contains(where: \.isConclusive) { observations.append(await refreshCheck(record)) }
         }
         return SignOutCheck(
             outcome: record.outcome, observations: observations,
@@ -211,8 +238,10 @@ extension SimulatedApp {
     /// The person of a check's sheet: types nothing, cancels at a login form, refuses consent.
     private static let checkingPerson = WebUserScript(consent: .deny, interruption: .cancel(at: .login))
 
-    /// `prompt=none` in the store the app's sign-ins used.
-    private func browserCheck(_ record: SignOutRecord) async -> SignOutCheck.Observation {
+    /// An authorization request in the store the app's sign-ins used.
+    private func browserCheck(_ record: SignOutRecord, _ request: SignOutCheck.StoreRequest) async
+        -> SignOutCheck.Observation
+    {
         switch record.signInStore {
         case nil:
             return .notChecked("the app signed in without a web sheet, so no browser store holds a session of it")
@@ -225,8 +254,15 @@ extension SimulatedApp {
         let url: String
         do {
             let client = try client()
-            url = try await client.unredeemedAuthorizationURL(
-                SignInRequestOptions(prompt: .values(["none"]), scopes: ["openid"]))
+            var options = SignInRequestOptions(scopes: ["openid"])
+            switch request {
+            case .promptNone:
+                options.prompt = .values(["none"])
+                if let hint = record.idToken { options.additionalParameters[OAuthParameter.idTokenHint] = hint }
+            case .plain:
+                options.prompt = .omitted
+            }
+            url = try await client.unredeemedAuthorizationURL(options)
         } catch {
             return .notChecked("no authorization request could be built to check the browser store: \(error)")
         }
@@ -248,40 +284,43 @@ extension SimulatedApp {
         } catch {
             return .notChecked("the check's sheet could not open: \(error.message)")
         }
-        return Self.observation(of: outcome)
+        return Self.observation(of: outcome, request: request)
     }
 
-    /// What a `prompt=none` sheet's end says of the issuer's session.
-    static func observation(of outcome: WebAuthenticationOutcome) -> SignOutCheck.Observation {
+    /// What the end of a check's sheet says of the issuer's session.
+    static func observation(of outcome: WebAuthenticationOutcome, request: SignOutCheck.StoreRequest)
+        -> SignOutCheck.Observation
+    {
         let consentShown = outcome.trace.contains {
             if case .deniedConsent = $0.action { true } else { false }
         }
+        let signedIn = "the person is still signed in"
         switch outcome.result {
         case .success(let url):
             let query = (try? URLParts.queryParameters(of: url)) ?? FormParameters()
-            if consentShown { return .sessionInStore("was shown the consent page: the person is still signed in") }
+            if consentShown { return .sessionInStore(request, "was shown the consent page: \(signedIn)") }
             if query[OAuthParameter.code] != nil {
-                return .sessionInStore("came back with a code (left unredeemed): the person is still signed in")
+                return .sessionInStore(request, "came back with a code (left unredeemed): \(signedIn)")
             }
-            switch query[OAuthParameter.error] {
-            case "login_required"?: return .noSessionInStore(error: "login_required")
-            case let error? where ["consent_required", "account_selection_required"].contains(error):
-                return .sessionInStore("was answered \(error): the person is still signed in")
-            case let error?:
+            switch (request, query[OAuthParameter.error]) {
+            case (.promptNone, "login_required"?):
+                return .noSessionInStore(error: "login_required")
+            case (.promptNone, let error?) where ["consent_required", "account_selection_required"].contains(error):
+                return .sessionInStore(request, "was answered \(error): \(signedIn)")
+            case (_, let error?):
                 return .notChecked(
-                    "an authorization request with prompt=none was answered \(error), which does not say whether "
-                        + "the issuer's session ended")
-            case nil:
-                return .notChecked("an authorization request with prompt=none came back with neither a code nor an error")
+                    "\(request.rawValue) was answered \(error), which does not say whether the issuer's session ended")
+            case (_, nil):
+                return .notChecked("\(request.rawValue) came back with neither a code nor an error")
             }
         case .failure(let error):
-            if error.code == .canceledLogin, outcome.trace.last?.action == .canceled { return .loginFormShown }
+            if error.code == .canceledLogin, outcome.trace.last?.action == .canceled { return .loginFormShown(request) }
             // The checking person refuses consent, so a sheet that reached the callback with a
             // code and never asked is stopped as a consent not shown: the code came all the same.
             if error.code == .consentNotShown {
-                return .sessionInStore("came back with a code (left unredeemed): the person is still signed in")
+                return .sessionInStore(request, "came back with a code (left unredeemed): \(signedIn)")
             }
-            return .notChecked("the check's sheet ended in \(error.code.rawValue): \(error.message)")
+            return .notChecked("\(request.rawValue) ended in \(error.code.rawValue): \(error.message)")
         }
     }
 

@@ -17,10 +17,10 @@ import WebAuthSession
         "the verdict the answer and the checks support",
         arguments: [
             (SignOutOutcome.EndSession.acknowledged, [Observation.noSessionInStore(error: "login_required")], SignOutCheck.Verdict.verified),
-            (.acknowledged, [.loginFormShown], .verified),
+            (.acknowledged, [.notChecked("interaction_required"), .loginFormShown(.plain)], .verified),
             (.unconfirmed("closed"), [.notChecked("ephemeral"), .refreshRefused(error: "invalid_grant")], .verified),
-            (.acknowledged, [.sessionInStore("came back with a code")], .notEnded),
-            (.unconfirmed("closed"), [.sessionInStore("consent page")], .notEnded),
+            (.acknowledged, [.sessionInStore(.promptNone, "came back with a code")], .notEnded),
+            (.unconfirmed("closed"), [.notChecked("500"), .sessionInStore(.plain, "consent page")], .notEnded),
             (.acknowledged, [.notChecked("ephemeral"), .refreshAccepted], .acknowledged),
             (.acknowledged, [.notChecked("ephemeral"), .notChecked("no refresh token")], .acknowledged),
             (.unconfirmed("closed"), [.notChecked("ephemeral")], .unconfirmed),
@@ -54,12 +54,12 @@ import WebAuthSession
 
     @Test func loginRequiredMeansNoSession() {
         let outcome = Self.ended(.success("com.example.app://cb?error=login_required&state=s"))
-        #expect(SimulatedApp.observation(of: outcome) == .noSessionInStore(error: "login_required"))
+        #expect(SimulatedApp.observation(of: outcome, request: .promptNone) == .noSessionInStore(error: "login_required"))
     }
 
     @Test func aCodeMeansTheSessionGoesOn() {
         let outcome = Self.ended(.success("com.example.app://cb?code=c&state=s"))
-        guard case .sessionInStore = SimulatedApp.observation(of: outcome) else {
+        guard case .sessionInStore = SimulatedApp.observation(of: outcome, request: .promptNone) else {
             Issue.record("a code is a session")
             return
         }
@@ -68,7 +68,7 @@ import WebAuthSession
     @Test("errors that name a signed-in person", arguments: ["consent_required", "account_selection_required"])
     func signedInErrors(error: String) {
         let outcome = Self.ended(.success("com.example.app://cb?error=\(error)&state=s"))
-        guard case .sessionInStore = SimulatedApp.observation(of: outcome) else {
+        guard case .sessionInStore = SimulatedApp.observation(of: outcome, request: .promptNone) else {
             Issue.record("\(error) is a session")
             return
         }
@@ -77,7 +77,7 @@ import WebAuthSession
     /// `interaction_required` may mean either; it proves nothing.
     @Test func interactionRequiredProvesNothing() {
         let outcome = Self.ended(.success("com.example.app://cb?error=interaction_required&state=s"))
-        guard case .notChecked = SimulatedApp.observation(of: outcome) else {
+        guard case .notChecked = SimulatedApp.observation(of: outcome, request: .promptNone) else {
             Issue.record("interaction_required proves nothing")
             return
         }
@@ -86,7 +86,7 @@ import WebAuthSession
     @Test func aLoginFormMeansNoSession() {
         let outcome = Self.ended(
             .failure(WebAuthenticationError(.canceledLogin, "cancelled at the login page")), last: .canceled)
-        #expect(SimulatedApp.observation(of: outcome) == .loginFormShown)
+        #expect(SimulatedApp.observation(of: outcome, request: .plain) == .loginFormShown(.plain))
     }
 
     /// The checking person refuses consent; a consent page shown means a signed-in person, and a
@@ -99,7 +99,7 @@ import WebAuthSession
             ])
         let skipped = Self.ended(.failure(WebAuthenticationError(.consentNotShown, "a code and no consent page")))
         for outcome in [denied, skipped] {
-            guard case .sessionInStore = SimulatedApp.observation(of: outcome) else {
+            guard case .sessionInStore = SimulatedApp.observation(of: outcome, request: .promptNone) else {
                 Issue.record("\(outcome) is a session")
                 continue
             }
@@ -122,6 +122,28 @@ import WebAuthSession
             // The check's requests are not the app's.
             #expect(phone.device.network.log.count == appRequests + 1, "only the logout itself")
             #expect(phone.device.network.checkLog.count == 1)
+        }
+    }
+
+    /// prompt=none carries the app's last ID token as `id_token_hint`; an issuer whose answer to
+    /// it says nothing (an error page here) gets the same request without `prompt`, whose login
+    /// form proves the sign-out.
+    @Test func anUnclearPromptNoneFallsBackToTheLoginForm() async throws {
+        try await withSignedOutApp(
+            profile: BehaviorProfile(faults: [.sharedWebSession]), postLogoutRedirectURI: "com.example.app://auth/logout"
+        ) { world, phone, app in
+            let session = try await app.perform { try await $0.signIn() }
+            let record = try await app.signOut(callEndSession: true)
+            try world.identity?.issuer.inject(
+                FaultInjection(fault: .htmlErrorPage, path: "/authorize", status: 500))
+            let check = await app.checkSignOut(record)
+            #expect(check.verdict == .verified, "\(check.statement)")
+            #expect(check.observations.last == .loginFormShown(.plain))
+            let first = try #require(phone.device.network.checkLog.first)
+            let query = try URLParts.queryParameters(of: first.request.url)
+            #expect(query["prompt"] == "none")
+            #expect(query["id_token_hint"] == session.idToken)
+            #expect(try URLParts.queryParameters(of: phone.device.network.checkLog[1].request.url)["prompt"] == nil)
         }
     }
 
