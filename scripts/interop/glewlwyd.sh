@@ -31,7 +31,7 @@ check "glewlwyd (webkit): --deny-consent on a consent page without a deny button
     "out is None and 'no button to deny' in err" \
     -- sign-in --browser webkit "${client[@]}" --client-id "$GLEWLWYD_CLIENT_ID" "${user[@]}" --deny-consent
 check "glewlwyd (webkit): the JavaScript login page, consent (scopes ticked), refresh, sign-out through a shared sheet" 0 \
-    "$signed_in and out['refreshed'] and out['has_refresh_token'] and out['signed_out_at_issuer'] and out['sign_out'].startswith('ended at the issuer (verified: ') and out.get('seed') is None" \
+    "$signed_in and out['refreshed'] and out['has_refresh_token'] and out['signed_out_at_issuer'] and out['sign_out'].startswith('ended at the issuer (verified: ') and 'without prompt' in out['sign_out'] and 'was shown the login form' in out['sign_out'] and out.get('seed') is None" \
     -- sign-in --browser webkit "${client[@]}" --client-id "$GLEWLWYD_CLIENT_ID" "${user[@]}" \
     --refresh --sign-out --shared-session --post-logout-redirect-uri "$GLEWLWYD_POST_LOGOUT_REDIRECT_URI"
 check "glewlwyd (webkit): the confidential client (client_secret_basic) signs in and refreshes" 0 \

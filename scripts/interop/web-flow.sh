@@ -80,14 +80,14 @@ both="client_secret_basic client_secret_post"
 for engine in lite webkit; do
     # django-oauth-toolkit deletes the user's tokens at RP-initiated logout, so the refresh token
     # proves it; it answers prompt=none with a 500 (its validator leaves validate_silent_login
-    # unimplemented), so a shared sheet is proved by the refresh token too.
-    provider "$engine" django-oauth-toolkit DJANGO_OIDC RS256 "$both" verified "the refresh token"
+    # unimplemented), so a shared sheet is proved by the login form shown without prompt.
+    provider "$engine" django-oauth-toolkit DJANGO_OIDC RS256 "$both" verified "was shown the login form"
     # The next three end the browser session and keep the grant: an ephemeral sheet's sign-out is
     # only acknowledged (pyop answers the refresh with a 500, which proves nothing either way).
-    provider "$engine" django-oidc-provider DJANGO_OIDC_PROVIDER RS256 "$both" acknowledged "prompt=none"
-    provider "$engine" django-allauth DJANGO_ALLAUTH RS256 "$both" acknowledged "prompt=none"
+    provider "$engine" django-oidc-provider DJANGO_OIDC_PROVIDER RS256 "$both" acknowledged "was answered login_required"
+    provider "$engine" django-allauth DJANGO_ALLAUTH RS256 "$both" acknowledged "was answered login_required"
     # pyop accepts only the one method registered for the client (client_secret_basic here).
-    provider "$engine" pyop PYOP ES256 "$PYOP_CONFIDENTIAL_AUTH_METHOD" acknowledged "prompt=none"
+    provider "$engine" pyop PYOP ES256 "$PYOP_CONFIDENTIAL_AUTH_METHOD" acknowledged "was answered login_required"
 done
 
 # What only django-oauth-toolkit shows: its logout confirmation, no prompt, exact issuers.
