@@ -65,9 +65,14 @@ public enum JUnitReport {
         if includeTimings {
             attributes.append(("time", Durations.seconds(fromMilliseconds: result.durationMilliseconds)))
         }
+        let notes = stepNotes(result.steps)
         switch result.status {
-        case .passed:
+        case .passed where notes.isEmpty:
             writer.element("testcase", attributes)
+        case .passed:
+            writer.open("testcase", attributes)
+            writer.element("system-out", [], text: notes)
+            writer.close()
         case .failed:
             writer.open("testcase", attributes)
             if let failure = result.failure {
@@ -83,6 +88,7 @@ public enum JUnitReport {
                     "failure", [("message", "failed"), ("type", "failed")],
                     text: ScenarioResult.describeSeed(result.seed))
             }
+            if !notes.isEmpty { writer.element("system-out", [], text: notes) }
             writer.close()
         case .skipped:
             writer.open("testcase", attributes)
@@ -95,6 +101,22 @@ public enum JUnitReport {
                 text: result.failure.map { details($0, seed: result.seed) })
             writer.close()
         }
+    }
+
+    /// What the steps noted (the evidence an `expect` passed on, why a sign-out is
+    /// unconfirmed, the subject signed in as), one step per line with its location, nested steps
+    /// included; empty when none noted anything. JUnit's `system-out` carries it, so that a CI
+    /// page shows what a passing scenario saw, not only that it passed.
+    static func stepNotes(_ steps: [StepRecord]) -> String {
+        var lines: [String] = []
+        func walk(_ steps: [StepRecord]) {
+            for step in steps {
+                if let note = step.note { lines.append("\(step.step) at \(step.location): \(note)") }
+                walk(step.children)
+            }
+        }
+        walk(steps)
+        return lines.joined(separator: "\n")
     }
 
     /// The body of a failure: everything needed to find and rerun it, one fact per line.
