@@ -53,6 +53,11 @@ cases = [case for suite in xml for case in suite]
 check("junitparser reads one testcase per scenario", len(cases) == len(files), f"{len(cases)} cases")
 check("junitparser sees no failures", all(case.is_passed or case.is_skipped for case in cases),
       [case.name for case in cases if not (case.is_passed or case.is_skipped)][:5])
+# A passing case carries what its steps saw: the sign-out check's evidence among them.
+ends_nothing = [case for case in cases if case.name.startswith("A logout acknowledged with the state")]
+check("junitparser reads a passing case's evidence in system-out",
+      len(ends_nothing) == 1 and "not ended at the issuer" in (ends_nothing[0].system_out or ""),
+      [case.system_out for case in ends_nothing])
 suites = ElementTree.parse(junit_path).getroot()
 check("xml.etree: testsuites totals match", suites.tag == "testsuites" and int(suites.get("tests")) == len(files),
       f"{suites.tag} tests={suites.get('tests')}")
