@@ -133,7 +133,7 @@ public enum CaptureReplay {
         let server = ReplayServer(
             analysis: analysis, mode: options.mode, matching: options.matching, keys: keys,
             fallback: fallback,
-            issuerURL: story.issuerURL)
+            issuerURL: story.issuerURL, keepsRecordedState: story.callbacksKeepingRecordedState)
         let target = ReplayTarget(
             network: server, apple: server.appleSide, issuerURL: story.issuerURL, appleURL: story.appleURL,
             epochSeconds: story.epochSeconds,

@@ -19,7 +19,8 @@ import Scenario
 /// - Faults: ID tokens that a relying party must refuse become the RP conformance fault that
 ///   makes them (a wrong `iss`, `aud`, `nonce`, `at_hash`, a bad or missing signature, a key
 ///   the first key set did not hold…); a callback whose `state` is not the request's becomes
-///   `callback-state-altered`; server errors, HTML error pages and rate limits the transport
+///   `callback-state-altered`, and so does one whose code the app never redeemed for a cause
+///   the capture does not show (the cause assumed: a state the app did not store); server errors, HTML error pages and rate limits the transport
 ///   faults that answer them; a race (a `parallel` block) a delay on its first request, so
 ///   that the calls overlap at the embedded issuer as they did at the recorded one.
 ///
@@ -483,12 +484,21 @@ struct IssuerBehaviour {
 
     private mutating func deriveCallbackAndLogoutFaults() {
         for flow in analysis.signIns {
-            guard let callback = flow.callback, callback.state != nil, !callback.stateMatches else {
-                continue
+            guard let callback = flow.callback else { continue }
+            if callback.state != nil, !callback.stateMatches {
+                arm(
+                    .fault(FaultSetup(.callbackStateAltered)), for: flow.authorization,
+                    because: "entry \(number(callback.exchange)): the callback's state is not the request's")
+            } else if story.source == .inferred, analysis.callbackRefusal(flow) == .causeNotShown {
+                // The app's own state is not in the traffic: a callback whose state the app did
+                // not store is made by altering the state on the way, which the SDK meets alike.
+                arm(
+                    .fault(FaultSetup(.callbackStateAltered)), for: flow.authorization,
+                    because:
+                        "entry \(number(callback.exchange)): the app never exchanged the callback's code "
+                        + "although its state is the request's; cause assumed: a state the app did not "
+                        + "store (state_mismatch), made here by altering the callback's state")
             }
-            arm(
-                .fault(FaultSetup(.callbackStateAltered)), for: flow.authorization,
-                because: "entry \(number(callback.exchange)): the callback's state is not the request's")
         }
         for flow in analysis.signOuts where flow.state != nil {
             guard let last = flow.exchanges.last,

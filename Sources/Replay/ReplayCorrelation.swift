@@ -81,10 +81,11 @@ struct ReplayCorrelation: Sendable {
         return output
     }
 
-    /// Text with every recorded value put to its replayed one.
-    func toReplayed(_ text: String) -> String {
+    /// Text with every recorded value put to its replayed one, but `kept`, which stays as
+    /// recorded.
+    func toReplayed(_ text: String, keeping kept: String? = nil) -> String {
         var output = Self.substituteTokens(text, replayedTokens)
-        for pair in pairs {
+        for pair in pairs where pair.recorded != kept {
             output = Self.replace(
                 pair.recorded, pair.recordedEscaped, in: output, with: pair.replayed, pair.replayedEscaped)
         }

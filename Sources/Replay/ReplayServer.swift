@@ -74,6 +74,9 @@ final class ReplayServer: HTTPTransport, Sendable {
     let matching: ReplayMatching
     let keys: ReplayKeys
     private let fallback: (any HTTPTransport)?
+    /// Redirects to the app's callback served with their recorded `state` rather than the
+    /// replayed app's (`ReplayStory.callbacksKeepingRecordedState`).
+    private let keepsRecordedState: Set<Int>
     /// Documents the capture lacks, by URL (without query): a discovery document built from
     /// the endpoints the traffic shows, a key set of replay keys.
     private let synthesized: [String: (what: String, body: [UInt8])]
@@ -106,10 +109,11 @@ final class ReplayServer: HTTPTransport, Sendable {
 
     init(
         analysis: CaptureAnalysis, mode: ReplayMode, matching: ReplayMatching, keys: ReplayKeys,
-        fallback: (any HTTPTransport)?, issuerURL: String
+        fallback: (any HTTPTransport)?, issuerURL: String, keepsRecordedState: Set<Int> = []
     ) {
         capture = analysis.capture
         self.analysis = analysis
+        self.keepsRecordedState = keepsRecordedState
         self.mode = mode
         self.matching = matching
         self.keys = keys
@@ -516,7 +520,13 @@ final class ReplayServer: HTTPTransport, Sendable {
             switch field.name.lowercased() {
             case "content-length", "transfer-encoding", "content-encoding", "connection", "keep-alive":
                 continue
-            case "location": headers.add(name: field.name, value: state.correlation.toReplayed(field.value))
+            case "location":
+                // A callback the recorded app refused for a cause the capture does not show
+                // keeps its recorded state, which the replayed app never stored.
+                let kept =
+                    keepsRecordedState.contains(entry)
+                    ? (try? URLParts.queryParameters(of: field.value))?["state"] : nil
+                headers.add(name: field.name, value: state.correlation.toReplayed(field.value, keeping: kept))
             default: headers.add(name: field.name, value: field.value)
             }
         }

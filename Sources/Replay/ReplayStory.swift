@@ -40,6 +40,12 @@ struct ReplayStory: Sendable {
     var notes: [String] = []
     /// The session the app holds when the capture begins (one that starts mid-session).
     var startingSession: Session?
+    /// Redirects to the app's callback (exchange indices) whose code the recorded app never
+    /// redeemed although their `state` is the one their sheet sent
+    /// (`CaptureAnalysis.CallbackRefusal.causeNotShown`): the cause assumed is a state the
+    /// app did not store, so the replay serves them with the recorded `state`, which the
+    /// replayed app did not store either, and its SDK refuses them (`state_mismatch`).
+    var callbacksKeepingRecordedState: Set<Int> = []
 
     /// The story of `analysis`'s capture, read from its recorded steps unless `inferring` (or
     /// there are none). `profile` replaces every app's SDK profile when given.

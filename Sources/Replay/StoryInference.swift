@@ -15,7 +15,11 @@ import SignInSDK
 ///   (each login attempt: the first as `username`/`password`, the others as `retry`), whether
 ///   they denied consent, and the request's `prompt` and `scope`.
 /// - Each refresh is a forced `getAccessToken`; refreshes in flight together with one refresh
-///   token (a race) are a `parallel` block.
+///   token (a race) are a `parallel` block; a stale refresh refused and retried at once with
+///   the newer token (`ClientBehaviour.staleRetries`) is one call.
+/// - A callback whose code the app never redeemed for a cause the capture does not show
+///   (`CaptureAnalysis.CallbackRefusal.causeNotShown`) is taken for a state the app did not
+///   store: the replay serves it with the recorded `state`.
 /// - Userinfo, sign-out (the end-session request) and the native Apple exchange are their
 ///   SDK calls.
 /// - Time between them is an `advance` of whole seconds.
@@ -65,7 +69,9 @@ struct StoryInference {
         }
         // Refreshes (races as parallel blocks), userinfo, Apple, relaunches.
         var pendingApple: [Int] = []
-        var race: (token: String, end: Double, entries: [Int])?
+        var race: (token: String, end: Double, entries: [Int], retries: [Int])?
+        // A stale refresh refused and retried at once with the newer token is one call.
+        let retries = ClientBehaviour.staleRetries(analysis)
         func flushRace() {
             guard let pending = race else { return }
             race = nil
@@ -79,8 +85,8 @@ struct StoryInference {
             events.append(
                 Event(
                     time: exchanges[pending.entries[0]].startedAtMilliseconds, action: action,
-                    name: pending.entries.count == 1 ? "getAccessToken" : "parallel", entries: pending.entries
-                ))
+                    name: pending.entries.count == 1 ? "getAccessToken" : "parallel",
+                    entries: pending.entries + pending.retries))
         }
         for index in analysis.timeline where !used.contains(index) {
             let exchange = exchanges[index]
@@ -89,13 +95,16 @@ struct StoryInference {
             switch (entry.role, entry.grant) {
             case (.token, GrantType.refreshToken?):
                 let token = CaptureAnalysis.form(exchange)["refresh_token"] ?? ""
-                if var pending = race, pending.token == token, start < pending.end {
+                if var pending = race, let refused = retries[index], pending.entries.contains(refused) {
+                    pending.retries.append(index)
+                    race = pending
+                } else if var pending = race, pending.token == token, start < pending.end {
                     pending.entries.append(index)
                     pending.end = max(pending.end, start + max(exchange.timeMilliseconds, 1))
                     race = pending
                 } else {
                     flushRace()
-                    race = (token, start + max(exchange.timeMilliseconds, 1), [index])
+                    race = (token, start + max(exchange.timeMilliseconds, 1), [index], [])
                 }
             case (.token, GrantType.tokenExchange?):
                 flushRace()
@@ -200,6 +209,15 @@ struct StoryInference {
         story.stepEntries = stepEntries
         story.notes = notes
         story.startingSession = startingSession
+        for flow in analysis.signIns where analysis.callbackRefusal(flow) == .causeNotShown {
+            guard let callback = flow.callback else { continue }
+            story.callbacksKeepingRecordedState.insert(callback.exchange)
+            story.notes.append(
+                "entry \(analysis.capture.entryNumber(of: callback.exchange)): the app never exchanged the "
+                    + "callback's code, although its state is the one its sheet sent and it carries no "
+                    + "error; the cause assumed is a state the app did not store (state_mismatch), so the "
+                    + "replay hands the app the recorded state")
+        }
         return story
     }
 

@@ -64,6 +64,16 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
         case keepKeychainOnReinstall = "keep-keychain-on-reinstall"
         /// Not a row of its own: credentials are written before the ID token is verified.
         case persistBeforeVerify = "persist-before-verify"
+        /// Not a row of its own (a neighbour of rows 1 and 2): the app refreshes with the refresh
+        /// token of a copy of the credentials it keeps from its sign-in (or from the process's
+        /// first refresh), not with the one the SDK stored after the last rotation, as an app
+        /// that holds its credentials in a property and renews with that token does. Once the
+        /// copy is stale the issuer refuses it (`invalid_grant`, RFC 6749 §5.2); the SDK then
+        /// reads its store and, when that holds another refresh token, retries once with it
+        /// and keeps the session. Against an issuer without reuse detection that costs a
+        /// refused request per refresh; one with reuse detection (OAuth 2.0 Security BCP,
+        /// RFC 9700 §4.14.2) revokes the token family at the stale token, and the retry fails.
+        case staleRefreshCopy = "stale-refresh-copy"
 
         /// The field bug of `docs/field-bugs.md` this fault reproduces, if any.
         public var fieldBugRow: Int? {
@@ -83,7 +93,7 @@ public struct BehaviorProfile: Sendable, Hashable, CustomStringConvertible {
             case .sharedWebSession, .backChannelLogout: 14
             case .exactIssuerMatch: 15
             case .keepKeychainOnReinstall: 16
-            case .persistBeforeVerify: nil
+            case .persistBeforeVerify, .staleRefreshCopy: nil
             }
         }
 

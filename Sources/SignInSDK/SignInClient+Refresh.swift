@@ -70,7 +70,9 @@ extension SignInClient {
     ///
     /// `invalid_grant` ends the session (the token was revoked, expired or reused); transport
     /// errors and other failures keep it, so the next call can retry. A response without
-    /// `refresh_token` keeps the one held (unless the `drop-refresh-token` fault is on).
+    /// `refresh_token` keeps the one held (unless the `drop-refresh-token` fault is on). With
+    /// the `stale-refresh-copy` fault the token presented is the app's kept copy, and an
+    /// `invalid_grant` for it is retried once with the stored token when that is another.
     func performRefresh(force: Bool, rereadFirst: Bool) async throws(SignInError) -> Session {
         let options = try configuredOptions()
         guard let session = try loadSession() else { throw SignInError(.noSession, "no one is signed in") }
@@ -78,19 +80,23 @@ extension SignInClient {
         {
             return session
         }
-        guard let refreshToken = session.refreshToken else {
+        guard let storedToken = session.refreshToken else {
             throw SignInError(.noRefreshToken, "the session holds no refresh token")
+        }
+        var refreshToken = storedToken
+        if options.profile.has(.staleRefreshCopy) {
+            refreshToken = keptRefreshToken ?? storedToken
+            keptRefreshToken = refreshToken
         }
         let response: TokenResponse
         do {
-            response = try await tokenRequest(
-                [
-                    OAuthParameter.grantType: GrantType.refreshToken,
-                    OAuthParameter.refreshToken: refreshToken,
-                    OAuthParameter.clientID: options.clientID,
-                ],
-                endpoint: "token:refresh_token")
-        } catch  where error.code == .tokenRequestFailed && error.oauthError == OAuthErrorCode.invalidGrant {
+            do {
+                response = try await refreshRequest(refreshToken, options: options)
+            } catch  where Self.refusesGrant(error) && refreshToken != storedToken {
+                // The kept copy was stale: the store holds the token the last rotation gave.
+                response = try await refreshRequest(storedToken, options: options)
+            }
+        } catch  where Self.refusesGrant(error) {
             try? clearSession()
             throw SignInError(
                 .sessionExpired,
@@ -117,7 +123,25 @@ extension SignInClient {
             deferredWrite = refreshed
             return refreshed
         }
-        try store(refreshed)
+        try store(refreshed, refreshed: true)
         return refreshed
+    }
+
+    /// One refresh-token request (RFC 6749 §6).
+    private func refreshRequest(_ refreshToken: String, options: SignInOptions) async throws(SignInError)
+        -> TokenResponse
+    {
+        try await tokenRequest(
+            [
+                OAuthParameter.grantType: GrantType.refreshToken,
+                OAuthParameter.refreshToken: refreshToken,
+                OAuthParameter.clientID: options.clientID,
+            ],
+            endpoint: "token:refresh_token")
+    }
+
+    /// Whether a token request failed because the issuer refused the grant (RFC 6749 §5.2).
+    private static func refusesGrant(_ error: SignInError) -> Bool {
+        error.code == .tokenRequestFailed && error.oauthError == OAuthErrorCode.invalidGrant
     }
 }

@@ -1,6 +1,9 @@
 extension SignInClient {
-    /// Writes the session; a storage failure is reported, never ignored.
-    func store(_ session: Session) throws(SignInError) {
+    /// Writes the session; a storage failure is reported, never ignored. A session that is not
+    /// a refresh of the stored one (a sign-in, a restore) replaces the app's kept copy too
+    /// (`stale-refresh-copy`).
+    func store(_ session: Session, refreshed: Bool = false) throws(SignInError) {
+        if !refreshed { keptRefreshToken = nil }
         do {
             let bytes = session.storedBytes
             try environment.storage.save(key: Self.credentialsKey, value: bytes)
@@ -38,6 +41,7 @@ extension SignInClient {
     func clearSession() throws(SignInError) {
         deferredWrite = nil
         lastStoredForm = nil
+        keptRefreshToken = nil
         do {
             try environment.storage.delete(key: Self.credentialsKey)
         } catch {
@@ -50,7 +54,7 @@ extension SignInClient {
     func flushDeferredWrite() {
         guard let session = deferredWrite else { return }
         deferredWrite = nil
-        try? store(session)
+        try? store(session, refreshed: true)
     }
 
     /// Whether a session is stored (without refreshing it).

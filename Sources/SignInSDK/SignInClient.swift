@@ -34,6 +34,10 @@ public actor SignInClient {
     var serializedTail: Task<Void, Never>?
     /// A refreshed session not yet written (only with the `persist-late` fault).
     var deferredWrite: Session?
+    /// The refresh token of the app's own copy of its credentials (only with the
+    /// `stale-refresh-copy` fault): taken at the first refresh after a sign-in or a launch,
+    /// never updated by a refresh.
+    var keptRefreshToken: String?
     /// The stored form last written or read, with its session: a re-read that finds the same
     /// bytes (nobody else wrote) skips decoding them and the ID token again.
     var lastStoredForm: (bytes: [UInt8], session: Session)?

@@ -2,6 +2,7 @@ import JOSE
 import JSON
 import Recordings
 import Scenario
+import SignInSDK
 import Testing
 
 @testable import Replay
@@ -45,6 +46,53 @@ import Testing
         let derived = try await ScenarioDerivation.derive(capture, options: options)
         #expect(derived.passed == true, "\(derived.yaml)\(derived.notExpressed)")
         #expect(!derived.yaml.contains("oauth-error"), "\(derived.yaml)")
+    }
+
+    /// An app that refused a callback whose `state` is its sheet's own (it had stored another):
+    /// the replay hands it the recorded state, so that the replayed SDK refuses it as well, and
+    /// the derived scenario alters the callback's state at the embedded issuer and expects
+    /// `state_mismatch`, saying that this cause was assumed.
+    @Test("a callback whose code was never exchanged derives an app that refuses it")
+    func refusedCallback() async throws {
+        let capture = try CorpusTests.load("django-oauth-toolkit/replaced-state")
+        var replay = CaptureReplay.Options()
+        replay.file = "replaced-state.har"
+        let report = try await CaptureReplay.run(capture, options: replay)
+        #expect(report.matches, "\(report.text)")
+        #expect(report.text.contains("replayed: state_mismatch"), "\(report.text)")
+
+        var options = ScenarioDerivation.Options()
+        options.file = "replaced-state.har"
+        let derived = try await ScenarioDerivation.derive(capture, options: options)
+        #expect(derived.passed == true, "\(derived.yaml)\(derived.notExpressed)")
+        #expect(derived.notExpressed.isEmpty, "\(derived.notExpressed)")
+        #expect(
+            derived.yaml.contains(
+                "  - issuer: {fault: callback-state-altered, count: 1}\n"
+                    + "  - signIn: {username: alice@example.invalid, error: state_mismatch}\n"),
+            "\(derived.yaml)")
+        #expect(derived.yaml.contains("- expect: {session: absent}"), "\(derived.yaml)")
+        #expect(derived.scenario.description.contains("cause assumed: a state the app did not store"))
+    }
+
+    /// An app that refreshed with a stale refresh token, was refused, and retried at once with
+    /// the newer one: the derived app has the `stale-refresh-copy` profile, the refusal and
+    /// the retry are one `getAccessToken`, and the session survives against an issuer that
+    /// refuses a reused token without revoking the family.
+    @Test("a stale refresh token retried with the newer one derives the stale-refresh-copy app")
+    func staleCopyRetried() async throws {
+        var options = ScenarioDerivation.Options()
+        options.file = "stale-refresh-copy.har"
+        let derived = try await ScenarioDerivation.derive(
+            try CorpusTests.load("django-oauth-toolkit/stale-refresh-copy"), options: options)
+        #expect(derived.passed == true, "\(derived.yaml)\(derived.notExpressed)")
+        #expect(derived.notExpressed.isEmpty, "\(derived.notExpressed)")
+        #expect(derived.scenario.apps.map(\.profile) == [BehaviorProfile(faults: [.staleRefreshCopy])])
+        let refreshes = derived.scenario.steps.filter { $0.name == "getAccessToken" }
+        #expect(refreshes.count == 2)
+        #expect(!derived.yaml.contains("error: session_expired"), "\(derived.yaml)")
+        #expect(derived.yaml.contains("refresh_rotation: {on_reuse: refuse"), "\(derived.yaml)")
+        #expect(derived.yaml.contains("- expect: {session: present}"), "\(derived.yaml)")
     }
 
     /// A capture's ID token whose `exp` − `iat` does not fit in Int64 (the capture's numbers

@@ -169,6 +169,71 @@ import Testing
         #expect((error?.code == .sessionExpired) == faulty)
     }
 
+    /// The refresh tokens the SDK's refresh requests presented, in order.
+    func presentedRefreshTokens(_ issuer: FakeIssuer) throws -> [String] {
+        try issuer.state.withLock { $0.tokenRequests }.compactMap { request in
+            let form = try request.formParameters()
+            return form["grant_type"] == "refresh_token" ? form["refresh_token"] : nil
+        }
+    }
+
+    /// `stale-refresh-copy`: the second refresh presents the sign-in's refresh token again, is
+    /// refused, and is retried once with the stored one; an issuer without reuse detection
+    /// answers the retry and the session survives. The default SDK presents each token once.
+    @Test(arguments: [false, true]) func staleCopyRetriedWithTheStoredToken(faulty: Bool) async throws {
+        let issuer = FakeIssuer()
+        issuer.update { $0.rotateReuseRevokesFamily = false }
+        let harness = try await signedIn(
+            profile: faulty ? BehaviorProfile(faults: [.staleRefreshCopy]) : .default, issuer: issuer)
+        let signedInWith = try #require(try storedSession(harness)?.refreshToken)
+        _ = try await harness.client.getAccessToken(forceRefresh: true)
+        let rotated = try #require(try storedSession(harness)?.refreshToken)
+        let error = await capture { try await harness.client.getAccessToken(forceRefresh: true) }
+        #expect(error == nil)
+        let presented = try presentedRefreshTokens(issuer)
+        if faulty {
+            #expect(presented == [signedInWith, signedInWith, rotated])
+        } else {
+            #expect(presented == [signedInWith, rotated])
+        }
+        let stored = try #require(try storedSession(harness)?.refreshToken)
+        #expect(stored != rotated && stored != signedInWith)
+    }
+
+    /// `stale-refresh-copy` against an issuer that revokes the family on reuse (RFC 9700
+    /// §4.14.2): the stale copy revokes it, the retry is refused too, and the session is over.
+    @Test func staleCopyMeetsReuseDetection() async throws {
+        let harness = try await signedIn(profile: BehaviorProfile(faults: [.staleRefreshCopy]))
+        _ = try await harness.client.getAccessToken(forceRefresh: true)
+        let error = await capture { try await harness.client.getAccessToken(forceRefresh: true) }
+        #expect(error?.code == .sessionExpired)
+        #expect(harness.issuer.count("token:refresh_token") == 3)
+        #expect(try storedSession(harness) == nil)
+    }
+
+    /// `stale-refresh-copy`: the copy is the process's own, so a relaunched app first refreshes
+    /// with the stored token, and a new sign-in replaces the copy.
+    @Test func staleCopyIsTakenAgainAfterARelaunchOrASignIn() async throws {
+        let issuer = FakeIssuer()
+        issuer.update { $0.rotateReuseRevokesFamily = false }
+        let storage = InMemoryTokenStorage()
+        let preferences = InMemoryAppPreferences()
+        let profile = BehaviorProfile(faults: [.staleRefreshCopy])
+        let first = try await SDKHarness(
+            issuer: issuer, profile: profile, storage: storage, preferences: preferences
+        ).configured()
+        _ = try await first.client.signIn()
+        _ = try await first.client.getAccessToken(forceRefresh: true)
+        let relaunched = try await SDKHarness(
+            issuer: issuer, profile: profile, storage: storage, preferences: preferences
+        ).configured()
+        _ = try await relaunched.client.getAccessToken(forceRefresh: true)
+        #expect(issuer.count("token:refresh_token") == 2)
+        _ = try await relaunched.client.signIn()
+        _ = try await relaunched.client.getAccessToken(forceRefresh: true)
+        #expect(issuer.count("token:refresh_token") == 3)
+    }
+
     /// Refreshed ID tokens are verified, and must name the same subject.
     @Test func refreshedIDTokenMustNameTheSameSubject() async throws {
         let harness = try await signedIn()

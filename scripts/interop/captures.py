@@ -30,7 +30,7 @@ TAMPER = os.path.join(HERE, "mitm_tamper_state.py")
 REDIRECT_URI = "com.example.app://auth/callback"
 STORIES = [
     "sign-in-two-refreshes", "refresh-race", "stale-refresh-token", "wrong-password",
-    "tampered-state", "error-callback", "sign-out",
+    "tampered-state", "error-callback", "sign-out", "replaced-state", "stale-refresh-copy",
 ]
 # What each provider does, as configured by its project in providers/ (read from the packages'
 # source and seen in the captures); the manifest repeats it, with the endpoint paths taken from
@@ -288,6 +288,33 @@ def validate(story, har):
         received = [dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(location).query)) for _, location in har.callbacks()]
         need(received and received[-1].get("error") == "access_denied", "no callback with error=access_denied")
         need(not codes and not refreshes, "a token request after the error callback")
+    elif story == "replaced-state":
+        sent = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(authorizes[0]["request"]["url"]).query)) if authorizes else {}
+        received = [dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(location).query)) for _, location in har.callbacks()]
+        states = {dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(entry["request"]["url"]).query)).get("state")
+                  for entry in authorizes}
+        need(len(states) == 1, f"{len(states)} sheets (distinct authorize states), not 1")
+        need(received, "no redirect to the app's callback")
+        need(received and received[-1].get("state") == sent.get("state"),
+             "the callback does not carry the state its sheet sent")
+        need(received and received[-1].get("code"), "the callback carries no code")
+        need(not codes and not refreshes, "a token request after the refused callback")
+    elif story == "stale-refresh-copy":
+        need(len(codes) == 1, f"{len(codes)} code exchanges, not 1")
+        need(len(refreshes) == 3, f"{len(refreshes)} refreshes, not 3")
+        if len(refreshes) == 3:
+            first, stale, retry = refreshes
+            need(first["response"]["status"] == 200, "the first refresh was not answered 200")
+            need(form_of(stale).get("refresh_token") == form_of(first).get("refresh_token"),
+                 "the second refresh does not carry the first one's refresh token again")
+            need(stale["response"]["status"] == 400 and token_answer(stale).get("error") == "invalid_grant",
+                 "the stale refresh token was not answered 400 invalid_grant")
+            need(form_of(retry).get("refresh_token") == token_answer(first).get("refresh_token")
+                 and form_of(retry).get("refresh_token") != form_of(first).get("refresh_token"),
+                 "the retry does not carry the refresh token the first refresh issued")
+            need(retry["response"]["status"] == 200, "the retry with the newer refresh token was not answered 200")
+            need(started(stale) >= ended(first) and started(retry) >= ended(stale), "the refreshes overlap")
+        need(har.requests_to("userinfo_endpoint", "GET"), "no userinfo request")
     elif story == "sign-out":
         need(har.requests_to("end_session_endpoint") or har.requests_to("revocation_endpoint", "POST"),
              "no end-session (or revocation) request")
@@ -329,6 +356,8 @@ def describe_exchange(exchange):
         text += f" to {short(urllib.parse.urljoin(exchange['url'], exchange['location']))}"
     if exchange.get("note"):
         text += f" ({exchange['note']})"
+    if exchange.get("meanwhile"):
+        text += f" (meanwhile {exchange['meanwhile']})"
     return text
 
 
@@ -404,6 +433,11 @@ def manifest_entry(args, story, facts, har, har_name, log_lines=None):
     if story == "stale-refresh-token":
         refreshes = har.token_requests("refresh_token")
         entry["stale_refresh_answer"] = answer_text(refreshes[-1]) if refreshes else None
+    if story == "stale-refresh-copy":
+        refreshes = har.token_requests("refresh_token")
+        if len(refreshes) == 3:
+            entry["stale_refresh_answer"] = answer_text(refreshes[1])
+            entry["retry_answer"] = answer_text(refreshes[2])
     if story != "refresh-race" and log_lines:
         entry["provider_log"] = log_lines
     if "sso_session_survived_sign_out" in facts["notes"]:

@@ -32,7 +32,11 @@ for har in "$work"/corpus/*/*.har; do
     [ -e "$har" ] || continue
     name="$(basename "$(dirname "$har")")/$(basename "$har" .har)"
     profile="default"
-    case "$name" in */refresh-race) profile="naive" ;; */stale-refresh-token) profile="persist-late" ;; esac
+    case "$name" in
+    */refresh-race) profile="naive" ;;
+    */stale-refresh-token) profile="persist-late" ;;
+    */stale-refresh-copy) profile="stale-refresh-copy" ;;
+    esac
     status=0
     out="$("$binary" replay "$har" --sdk-profile "$profile" 2>&1)" || status=$?
     report "$name replays from launch with the $profile SDK as recorded" "$status" "$(tail -25 <<<"$out")"

@@ -51,7 +51,7 @@ PAUSE = 1.0  # the "~1 s" between steps
 
 STORIES = [
     "sign-in-two-refreshes", "refresh-race", "stale-refresh-token", "wrong-password",
-    "tampered-state", "error-callback", "sign-out",
+    "tampered-state", "error-callback", "sign-out", "replaced-state", "stale-refresh-copy",
 ]
 
 # Buttons, by their value or their label (lower case): the first list approves a consent or
@@ -354,6 +354,9 @@ class Client:
         self.jwks = None
         self.tokens = None  # {"access_token", "refresh_token", "id_token"} while signed in
         self.shared_browser = None
+        # The one sign-in state the app stores while a sheet is up (its single pending slot):
+        # the callback is accepted only with this state.
+        self.pending_state = None
 
     # app calls ----------------------------------------------------------------------------
 
@@ -415,9 +418,10 @@ class Client:
 
     # sign-in --------------------------------------------------------------------------------
 
-    def sign_in(self, password=None, consent="approve", browser=None, label="sign-in"):
-        """The whole sign-in: authorize in the browser, the callback's state checked, the code
-        exchanged, the ID token verified. Returns the sign-in outcome string."""
+    def sign_in(self, password=None, consent="approve", browser=None, label="sign-in", while_sheet_up=None):
+        """The whole sign-in: authorize in the browser, the callback's state checked against the
+        one the app stored, the code exchanged, the ID token verified. `while_sheet_up`, when
+        given, runs once as the sheet shows its first page. Returns the sign-in outcome string."""
         self.recorder.step(label)
         password = self.options.password if password is None else password
         browser = browser or Browser(self.options.proxy, self.recorder, self.app_scheme)
@@ -432,8 +436,12 @@ class Client:
         }
         url = self.discovery["authorization_endpoint"] + "?" + urllib.parse.urlencode(query)
         seen = {"login": 0, "consent": 0, "login_notes": []}
+        self.pending_state = state
+        hooks = [while_sheet_up] if while_sheet_up else []
 
         def on_page(response, page, record):
+            while hooks:
+                hooks.pop()(record)
             login = password_form(page)
             if login is not None:
                 if seen["login"]:
@@ -481,10 +489,12 @@ class Client:
         callback = result[1]
         params = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(callback).query))
         details["callback"] = callback
-        if params.get("state") != state:
-            self.recorder.call("sign-in", "state mismatch: the callback's state is not the one sent; "
+        stored, self.pending_state = self.pending_state, None
+        if params.get("state") != stored:
+            which = "sent" if stored == state else "the app stored"
+            self.recorder.call("sign-in", f"state mismatch: the callback's state is not the one {which}; "
                                "the client stops (no token request)", **details,
-                               sent_state=state, received_state=params.get("state"))
+                               sent_state=state, stored_state=stored, received_state=params.get("state"))
             return "state_mismatch"
         if "error" in params:
             self.recorder.call("sign-in", f"error callback: {params['error']}", **details,
@@ -687,6 +697,46 @@ def story_error_callback(client):
     client.sign_in(consent="deny")
 
 
+def story_replaced_state(client):
+    """The app keeps one pending state: a second tap on Sign in while the first sheet is up
+    draws a new state and stores it over the first (no second sheet: iOS shows one web
+    authentication session at a time). The first sheet's callback carries the state that sheet
+    sent, which is no longer the stored one: the app refuses it and never exchanges the code."""
+    client.launch()
+
+    def second_tap(record):
+        client.pending_state = b64url(secrets.token_bytes(32))
+        record["meanwhile"] = ("the user taps Sign in again: the app stores a new state over the "
+                               "first (no second sheet)")
+
+    client.sign_in(while_sheet_up=second_tap)
+
+
+def story_stale_refresh_copy(client):
+    """The app keeps its own copy of the credentials it was handed at sign-in and refreshes
+    with that copy's refresh token; the SDK stores each rotated one. Once the copy is stale the
+    provider refuses it (400 invalid_grant); the SDK then reads its store, finds a newer refresh
+    token and retries once with it, keeping the session."""
+    client.launch()
+    if client.sign_in() != "ok":
+        raise ClientError("the sign-in did not succeed")
+    kept = client.tokens["refresh_token"]  # the app's copy; never updated by a refresh
+    for label in ("refresh (the app's copy is the stored token)",
+                  "refresh with the app's stale copy, then the stored token"):
+        time.sleep(PAUSE)
+        client.recorder.step(label)
+        response, outcome = client.refresh_request(kept)
+        stored = client.tokens["refresh_token"]
+        if response is not None and oauth_error(response) == "invalid_grant" and stored != kept:
+            client.recorder.calls[-1]["client"] = (
+                "refused; the SDK reads its store, which holds a newer refresh token, and retries with it")
+            response, outcome = client.refresh_request(stored, name="refresh (retry with the stored token)")
+        client.apply_refresh(response, outcome)
+        if client.tokens is None:
+            return
+    client.userinfo()
+
+
 def story_sign_out(client):
     client.launch()
     browser = Browser(client.options.proxy, client.recorder, client.app_scheme)  # shared
@@ -715,6 +765,8 @@ STORY_FUNCTIONS = {
     "tampered-state": story_tampered_state,
     "error-callback": story_error_callback,
     "sign-out": story_sign_out,
+    "replaced-state": story_replaced_state,
+    "stale-refresh-copy": story_stale_refresh_copy,
 }
 
 

@@ -260,8 +260,11 @@ extension SignInSimCLI {
               - the client's side is the replay's story (the steps a signinsim run recorded, or
                 the ones its traffic shows), each SDK call expecting the outcome it had with the
                 recorded answers, and the SDK profile the capture shows (a refresh race is the
-                naive strategy, a stale refresh token after a relaunch persist-late) unless
-                --sdk-profile names one;
+                naive strategy, a stale refresh token after a relaunch persist-late, one refused
+                and retried at once with the newer token stale-refresh-copy) unless
+                --sdk-profile names one; a callback whose code was never exchanged is an app
+                that refused it (state_mismatch; when its state is its request's, that cause is
+                assumed, and the description says so);
               - the issuer's side is what the capture shows of it: a tenant (the clients, the
                 users who signed in with the claims they got, the signing algorithm, lifetimes,
                 what a reused refresh token does) and faults armed before the steps that met
