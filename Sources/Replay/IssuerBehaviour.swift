@@ -510,6 +510,31 @@ struct IssuerBehaviour {
                 .fault(FaultSetup(.logoutWithoutState)), for: flow.exchanges[0],
                 because: "entry \(number(last)): the post-logout redirect leaves out the state the app sent")
         }
+        deriveLogoutsThatEndedNothing()
+    }
+
+    /// A sign-out the browser went through to the post-logout redirect, after which the next
+    /// sign-in in a browser got a code without a login form: the issuer's session outlived the
+    /// sign-out it acknowledged. Only a surviving session lets a sign-in skip the login form (an
+    /// ephemeral sheet starts with no cookie), so the logout ended nothing: `logout-ends-nothing`.
+    private mutating func deriveLogoutsThatEndedNothing() {
+        var position: [Int: Int] = [:]
+        for (order, index) in analysis.timeline.enumerated() { position[index] = order }
+        for flow in analysis.signOuts where flow.sender == .browser && flow.reachedRedirect {
+            guard let first = flow.exchanges.first, let last = flow.exchanges.last, let end = position[last]
+            else { continue }
+            let next = analysis.signIns
+                .filter { (position[$0.authorization] ?? -1) > end }
+                .min { (position[$0.authorization] ?? 0) < (position[$1.authorization] ?? 0) }
+            guard let next, next.loginAttempts.isEmpty, let callback = next.callback, callback.code != nil
+            else { continue }
+            arm(
+                .fault(FaultSetup(.logoutEndsNothing)), for: first,
+                because:
+                    "entry \(number(last)): the sign-out came back to the app, yet the next sign-in "
+                    + "(entry \(number(next.authorization))) got a code without a login form: the "
+                    + "issuer's session outlived it")
+        }
     }
 
     // MARK: Server errors and races
