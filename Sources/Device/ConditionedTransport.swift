@@ -278,7 +278,9 @@ public final class ConditionedTransport: HTTPTransport {
         let (seconds, attoseconds) = (ContinuousClock.now - started).components
         var sent = request
         if case .success(let response) = outcome {
-            for field in response.addedRequestHeaders { sent.headers.add(name: field.name, value: field.value) }
+            for field in response.addedRequestHeaders {
+                sent.headers.add(name: field.name, value: field.value)
+            }
         }
         let exchange = Exchange(
             sequence: sequence, request: sent, outcome: outcome, condition: .none,

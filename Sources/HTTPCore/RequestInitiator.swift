@@ -32,7 +32,9 @@ public struct RequestInitiator: Hashable, Sendable {
 
     /// The initiator of the page loads of a sheet in `engine` presented under `presenter`: the
     /// browser, on behalf of the same app and for the same purpose.
-    public static func sheet(presentedBy presenter: RequestInitiator?, engine: BrowserEngine) -> RequestInitiator {
+    public static func sheet(presentedBy presenter: RequestInitiator?, engine: BrowserEngine)
+        -> RequestInitiator
+    {
         RequestInitiator(
             agent: .browser, app: presenter?.app, engine: engine, isCheck: presenter?.isCheck ?? false)
     }

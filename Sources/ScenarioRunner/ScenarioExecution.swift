@@ -290,7 +290,8 @@ final class ScenarioExecution: Sendable {
             if !skipped.isEmpty, skipped.count == expectations.count {
                 throw StepSkip(reason: skipped.joined(separator: "; "))
             }
-            let notes = evidence + (skipped.isEmpty ? [] : ["not checked: " + skipped.joined(separator: "; ")])
+            let notes =
+                evidence + (skipped.isEmpty ? [] : ["not checked: " + skipped.joined(separator: "; ")])
             return notes.isEmpty ? nil : notes.joined(separator: "; ")
         case .flow(.wait(let condition)):
             do {

@@ -72,7 +72,8 @@ extension SignInClient {
     /// will never redeem (OpenID Connect Core §3.1.2.1 `prompt=none` asks whether the issuer
     /// still holds a session, and its code, if any, is left to expire), as AppAuth's
     /// `OIDAuthorizationRequest.authorizationRequestURL` builds one without presenting it.
-    public func unredeemedAuthorizationURL(_ request: SignInRequestOptions) async throws(SignInError) -> String
+    public func unredeemedAuthorizationURL(_ request: SignInRequestOptions) async throws(SignInError)
+        -> String
     {
         let options = try configuredOptions()
         try SignInOptions.checkAuthorizationParameters(request.additionalParameters)

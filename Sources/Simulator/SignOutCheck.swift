@@ -98,7 +98,8 @@ public struct SignOutCheck: Sendable, Hashable {
             case .refreshRefused(let error):
                 return "the refresh token the app held before the sign-out was refused (\(error))"
             case .refreshAccepted:
-                return "the refresh token the app held before the sign-out still refreshed: the issuer kept the grant"
+                return
+                    "the refresh token the app held before the sign-out still refreshed: the issuer kept the grant"
             case .notChecked(let why):
                 return why
             }
@@ -160,7 +161,8 @@ public struct SignOutCheck: Sendable, Hashable {
         var lines: [String] = []
         switch outcome.endSession {
         case .notRequested: lines.append("no end-session request was sent")
-        case .acknowledged: lines.append("the post-logout redirect came back to the app with the state it sent")
+        case .acknowledged:
+            lines.append("the post-logout redirect came back to the app with the state it sent")
         case .unconfirmed(let why): lines.append("nothing came back to the app: \(why)")
         case .failed(let why): lines.append("the end-session request failed: \(why)")
         }
@@ -173,13 +175,18 @@ public struct SignOutCheck: Sendable, Hashable {
         let checks = requests == 1 ? "1 request" : "\(requests) requests"
         switch verdict {
         case .verified:
-            return "ended at the issuer (verified: \(proof.joined(separator: "; ")); the check sent \(checks))"
+            return
+                "ended at the issuer (verified: \(proof.joined(separator: "; ")); the check sent \(checks))"
         case .notEnded:
-            let answer = outcome.endSession == .acknowledged ? "acknowledged" : "unconfirmed (nothing came back to the app)"
-            return "not ended at the issuer: the sign-out was \(answer), but \(proof.joined(separator: "; ")) "
+            let answer =
+                outcome.endSession == .acknowledged
+                ? "acknowledged" : "unconfirmed (nothing came back to the app)"
+            return
+                "not ended at the issuer: the sign-out was \(answer), but \(proof.joined(separator: "; ")) "
                 + "(the check sent \(checks))"
         case .acknowledged:
-            return "acknowledged by the issuer (the post-logout redirect came back with the state), not verified: "
+            return
+                "acknowledged by the issuer (the post-logout redirect came back with the state), not verified: "
                 + "\(proof.joined(separator: "; "))"
         case .unconfirmed:
             guard case .unconfirmed(let why) = outcome.endSession else { return "unconfirmed" }
@@ -228,7 +235,9 @@ extension SimulatedApp {
             if record.signInStore == .shared, !observations.contains(where: \.isConclusive) {
                 observations.append(await browserCheck(record, .plain))
             }
-            if !observations.contains(where: \.isConclusive) { observations.append(await refreshCheck(record)) }
+            if !observations.contains(where: \.isConclusive) {
+                observations.append(await refreshCheck(record))
+            }
         }
         return SignOutCheck(
             outcome: record.outcome, observations: observations,
@@ -244,7 +253,8 @@ extension SimulatedApp {
     {
         switch record.signInStore {
         case nil:
-            return .notChecked("the app signed in without a web sheet, so no browser store holds a session of it")
+            return .notChecked(
+                "the app signed in without a web sheet, so no browser store holds a session of it")
         case .ephemeral:
             return .notChecked(
                 "the app's sign-in sheets were ephemeral: their cookies went with them, so no browser store on "
@@ -258,7 +268,9 @@ extension SimulatedApp {
             switch request {
             case .promptNone:
                 options.prompt = .values(["none"])
-                if let hint = record.idToken { options.additionalParameters[OAuthParameter.idTokenHint] = hint }
+                if let hint = record.idToken {
+                    options.additionalParameters[OAuthParameter.idTokenHint] = hint
+                }
             case .plain:
                 options.prompt = .omitted
             }
@@ -305,16 +317,20 @@ extension SimulatedApp {
             switch (request, query[OAuthParameter.error]) {
             case (.promptNone, "login_required"?):
                 return .noSessionInStore(error: "login_required")
-            case (.promptNone, let error?) where ["consent_required", "account_selection_required"].contains(error):
+            case (.promptNone, let error?)
+            where ["consent_required", "account_selection_required"].contains(error):
                 return .sessionInStore(request, "was answered \(error): \(signedIn)")
             case (_, let error?):
                 return .notChecked(
-                    "\(request.rawValue) was answered \(error), which does not say whether the issuer's session ended")
+                    "\(request.rawValue) was answered \(error), which does not say whether the issuer's session ended"
+                )
             case (_, nil):
                 return .notChecked("\(request.rawValue) came back with neither a code nor an error")
             }
         case .failure(let error):
-            if error.code == .canceledLogin, outcome.trace.last?.action == .canceled { return .loginFormShown(request) }
+            if error.code == .canceledLogin, outcome.trace.last?.action == .canceled {
+                return .loginFormShown(request)
+            }
             // The checking person refuses consent, so a sheet that reached the callback with a
             // code and never asked is stopped as a consent not shown: the code came all the same.
             if error.code == .consentNotShown {
@@ -328,7 +344,8 @@ extension SimulatedApp {
     /// new tokens, if any, are dropped.
     private func refreshCheck(_ record: SignOutRecord) async -> SignOutCheck.Observation {
         guard record.storedItems[SignInClient.credentialsKey] != nil else {
-            return .notChecked("the app held no stored session before the sign-out, so no refresh token to try")
+            return .notChecked(
+                "the app held no stored session before the sign-out, so no refresh token to try")
         }
         let storage = InMemoryTokenStorage()
         for (key, value) in record.storedItems { try? storage.save(key: key, value: value) }
@@ -349,10 +366,11 @@ extension SimulatedApp {
             }
             _ = try await client.getAccessToken(forceRefresh: true)
             return .refreshAccepted
-        } catch where error.code == .sessionExpired {
+        } catch  where error.code == .sessionExpired {
             return .refreshRefused(error: error.oauthError ?? "invalid_grant")
         } catch {
-            return .notChecked("the refresh token could not be tried: \(error.code.rawValue): \(error.message)")
+            return .notChecked(
+                "the refresh token could not be tried: \(error.code.rawValue): \(error.message)")
         }
     }
 }

@@ -65,7 +65,9 @@ final class SheetProxy: Sendable {
     static func marker(for sheet: String) -> String { " SignInSimSheet/\(sheet)" }
 
     func register(sheet: String, presentedBy presenter: RequestInitiator?) {
-        table.sheets.withLock { $0[sheet] = SheetTraffic(initiator: .sheet(presentedBy: presenter, engine: .webkit)) }
+        table.sheets.withLock {
+            $0[sheet] = SheetTraffic(initiator: .sheet(presentedBy: presenter, engine: .webkit))
+        }
     }
 
     func unregister(sheet: String) {

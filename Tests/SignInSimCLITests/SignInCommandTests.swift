@@ -53,10 +53,12 @@ struct SignInCommandTests {
         #expect(session["sign_out_status"]?.stringValue == (shared ? "verified" : "unconfirmed"))
         let statement = session["sign_out"]?.stringValue ?? ""
         #expect(
-            statement.hasPrefix(shared ? "ended at the issuer (verified: " : "unconfirmed (the person closed the sheet"),
+            statement.hasPrefix(
+                shared ? "ended at the issuer (verified: " : "unconfirmed (the person closed the sheet"),
             "\(statement)")
         let evidence = session["sign_out_evidence"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        #expect(evidence.first?.hasPrefix("nothing came back to the app: the person closed the sheet") == true)
+        #expect(
+            evidence.first?.hasPrefix("nothing came back to the app: the person closed the sheet") == true)
         #expect(
             evidence.dropFirst().first
                 == (shared

@@ -16,45 +16,66 @@ import WebAuthSession
     @Test(
         "the verdict the answer and the checks support",
         arguments: [
-            (SignOutOutcome.EndSession.acknowledged, [Observation.noSessionInStore(error: "login_required")], SignOutCheck.Verdict.verified),
+            (
+                SignOutOutcome.EndSession.acknowledged,
+                [Observation.noSessionInStore(error: "login_required")], SignOutCheck.Verdict.verified
+            ),
             (.acknowledged, [.notChecked("interaction_required"), .loginFormShown(.plain)], .verified),
-            (.unconfirmed("closed"), [.notChecked("ephemeral"), .refreshRefused(error: "invalid_grant")], .verified),
+            (
+                .unconfirmed("closed"), [.notChecked("ephemeral"), .refreshRefused(error: "invalid_grant")],
+                .verified
+            ),
             (.acknowledged, [.sessionInStore(.promptNone, "came back with a code")], .notEnded),
-            (.unconfirmed("closed"), [.notChecked("500"), .sessionInStore(.plain, "consent page")], .notEnded),
+            (
+                .unconfirmed("closed"), [.notChecked("500"), .sessionInStore(.plain, "consent page")],
+                .notEnded
+            ),
             (.acknowledged, [.notChecked("ephemeral"), .refreshAccepted], .acknowledged),
             (.acknowledged, [.notChecked("ephemeral"), .notChecked("no refresh token")], .acknowledged),
             (.unconfirmed("closed"), [.notChecked("ephemeral")], .unconfirmed),
             (.failed("400"), [], .failed),
             (.notRequested, [], .local),
         ])
-    func verdict(endSession: SignOutOutcome.EndSession, observations: [Observation], expected: SignOutCheck.Verdict) {
-        let check = SignOutCheck(outcome: SignOutOutcome(endSession: endSession), observations: observations, requests: 1)
+    func verdict(
+        endSession: SignOutOutcome.EndSession, observations: [Observation], expected: SignOutCheck.Verdict
+    ) {
+        let check = SignOutCheck(
+            outcome: SignOutOutcome(endSession: endSession), observations: observations, requests: 1)
         #expect(check.verdict == expected)
         #expect(check.signedOutAtIssuer == (expected == .verified))
         // Only a proof is called "ended at the issuer".
-        #expect(check.statement.hasPrefix("ended at the issuer") == (expected == .verified), "\(check.statement)")
+        #expect(
+            check.statement.hasPrefix("ended at the issuer") == (expected == .verified), "\(check.statement)")
     }
 
     /// A redirect back with the state is never enough on its own.
     @Test func anAcknowledgementAloneIsNotAProof() {
-        let check = SignOutCheck(outcome: SignOutOutcome(endSession: .acknowledged), observations: [], requests: 0)
+        let check = SignOutCheck(
+            outcome: SignOutOutcome(endSession: .acknowledged), observations: [], requests: 0)
         #expect(!check.signedOutAtIssuer)
         #expect(check.verdict == .acknowledged)
     }
 
     // MARK: What a prompt=none sheet's end says
 
-    static func ended(_ result: Result<String, WebAuthenticationError>, last action: WebPageVisit.Action = .reachedCallback)
+    static func ended(
+        _ result: Result<String, WebAuthenticationError>, last action: WebPageVisit.Action = .reachedCallback
+    )
         -> WebAuthenticationOutcome
     {
         WebAuthenticationOutcome(
             result: result,
-            trace: [WebPageVisit(method: .get, url: "https://issuer.example/authorize", status: 302, action: action)])
+            trace: [
+                WebPageVisit(
+                    method: .get, url: "https://issuer.example/authorize", status: 302, action: action)
+            ])
     }
 
     @Test func loginRequiredMeansNoSession() {
         let outcome = Self.ended(.success("com.example.app://cb?error=login_required&state=s"))
-        #expect(SimulatedApp.observation(of: outcome, request: .promptNone) == .noSessionInStore(error: "login_required"))
+        #expect(
+            SimulatedApp.observation(of: outcome, request: .promptNone)
+                == .noSessionInStore(error: "login_required"))
     }
 
     @Test func aCodeMeansTheSessionGoesOn() {
@@ -65,7 +86,8 @@ import WebAuthSession
         }
     }
 
-    @Test("errors that name a signed-in person", arguments: ["consent_required", "account_selection_required"])
+    @Test(
+        "errors that name a signed-in person", arguments: ["consent_required", "account_selection_required"])
     func signedInErrors(error: String) {
         let outcome = Self.ended(.success("com.example.app://cb?error=\(error)&state=s"))
         guard case .sessionInStore = SimulatedApp.observation(of: outcome, request: .promptNone) else {
@@ -95,9 +117,12 @@ import WebAuthSession
         let denied = WebAuthenticationOutcome(
             result: .success("com.example.app://cb?error=access_denied&state=s"),
             trace: [
-                WebPageVisit(method: .get, url: "https://issuer.example/consent", status: 200, action: .deniedConsent(button: "Deny"))
+                WebPageVisit(
+                    method: .get, url: "https://issuer.example/consent", status: 200,
+                    action: .deniedConsent(button: "Deny"))
             ])
-        let skipped = Self.ended(.failure(WebAuthenticationError(.consentNotShown, "a code and no consent page")))
+        let skipped = Self.ended(
+            .failure(WebAuthenticationError(.consentNotShown, "a code and no consent page")))
         for outcome in [denied, skipped] {
             guard case .sessionInStore = SimulatedApp.observation(of: outcome, request: .promptNone) else {
                 Issue.record("\(outcome) is a session")
@@ -111,7 +136,8 @@ import WebAuthSession
     /// A shared sheet's store is asked with prompt=none: verified.
     @Test func aSharedSheetsSignOutIsVerified() async throws {
         try await withSignedOutApp(
-            profile: BehaviorProfile(faults: [.sharedWebSession]), postLogoutRedirectURI: "com.example.app://auth/logout"
+            profile: BehaviorProfile(faults: [.sharedWebSession]),
+            postLogoutRedirectURI: "com.example.app://auth/logout"
         ) { _, phone, app in
             _ = try await app.perform { try await $0.signIn() }
             let appRequests = phone.device.network.log.count
@@ -130,7 +156,8 @@ import WebAuthSession
     /// form proves the sign-out.
     @Test func anUnclearPromptNoneFallsBackToTheLoginForm() async throws {
         try await withSignedOutApp(
-            profile: BehaviorProfile(faults: [.sharedWebSession]), postLogoutRedirectURI: "com.example.app://auth/logout"
+            profile: BehaviorProfile(faults: [.sharedWebSession]),
+            postLogoutRedirectURI: "com.example.app://auth/logout"
         ) { world, phone, app in
             let session = try await app.perform { try await $0.signIn() }
             let record = try await app.signOut(callEndSession: true)
@@ -143,7 +170,9 @@ import WebAuthSession
             let query = try URLParts.queryParameters(of: first.request.url)
             #expect(query["prompt"] == "none")
             #expect(query["id_token_hint"] == session.idToken)
-            #expect(try URLParts.queryParameters(of: phone.device.network.checkLog[1].request.url)["prompt"] == nil)
+            #expect(
+                try URLParts.queryParameters(of: phone.device.network.checkLog[1].request.url)["prompt"]
+                    == nil)
         }
     }
 
@@ -151,7 +180,8 @@ import WebAuthSession
     /// a code.
     @Test func aLogoutThatEndsNothingIsCaught() async throws {
         try await withSignedOutApp(
-            profile: BehaviorProfile(faults: [.sharedWebSession]), postLogoutRedirectURI: "com.example.app://auth/logout"
+            profile: BehaviorProfile(faults: [.sharedWebSession]),
+            postLogoutRedirectURI: "com.example.app://auth/logout"
         ) { world, _, app in
             _ = try await app.perform { try await $0.signIn() }
             try world.identity?.issuer.inject(FaultInjection(fault: .logoutEndsNothing))
@@ -177,7 +207,8 @@ import WebAuthSession
 
     /// A refresh token the issuer no longer honours proves the grant ended.
     @Test func aRefusedRefreshTokenIsAProof() async throws {
-        try await withSignedOutApp(postLogoutRedirectURI: "com.example.app://auth/logout") { world, phone, app in
+        try await withSignedOutApp(postLogoutRedirectURI: "com.example.app://auth/logout") {
+            world, phone, app in
             let session = try await app.perform { try await $0.signIn() }
             let identity = try #require(world.identity)
             let revocation = HTTPRequest(
@@ -196,7 +227,8 @@ import WebAuthSession
     /// A check uses up no network fault a later step armed, and stays out of the app's log.
     @Test func aCheckMeetsNoNetworkFault() async throws {
         try await withSignedOutApp(
-            profile: BehaviorProfile(faults: [.sharedWebSession]), postLogoutRedirectURI: "com.example.app://auth/logout"
+            profile: BehaviorProfile(faults: [.sharedWebSession]),
+            postLogoutRedirectURI: "com.example.app://auth/logout"
         ) { _, phone, app in
             _ = try await app.perform { try await $0.signIn() }
             let record = try await app.signOut(callEndSession: true)
@@ -204,7 +236,8 @@ import WebAuthSession
             let check = await app.checkSignOut(record)
             #expect(check.verdict == .verified, "\(check.statement)")
             // The fault is still armed for the app's next request.
-            let response = try await phone.device.network.send(HTTPRequest(url: app.configuration.options.issuer))
+            let response = try await phone.device.network.send(
+                HTTPRequest(url: app.configuration.options.issuer))
             #expect(response.status == 503)
         }
     }
