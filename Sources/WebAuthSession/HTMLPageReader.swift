@@ -226,7 +226,7 @@ struct HTMLPageReader {
                 }
                 startCapture(&element, .body)
             }
-            if openCountedErrors == 0 && attributes.looksLikeAnError {
+            if openCountedErrors == 0, traits.kind != .body, attributes.looksLikeAnError {
                 element.isCountedError = true
                 openCountedErrors += 1
                 startCapture(&element, .error(errorSlots.count))
@@ -558,8 +558,9 @@ private struct Attributes {
 
     func has(_ wanted: StaticString) -> Bool { value(wanted) != nil }
 
-    /// Whether the element looks like an error message: `role="alert"`, or a `class`
-    /// containing "error", ignoring ASCII case.
+    /// Whether the element looks like an error message, as the `webkit` engine's page reader
+    /// finds them: `role="alert"`, an `aria-live` region (not `off`), or a `class` or `id`
+    /// containing "error" or "alert", ignoring ASCII case.
     var looksLikeAnError: Bool {
         guard let list else { return false }
         var index = 0
@@ -567,8 +568,12 @@ private struct Attributes {
             if let value = list[index + 1] {
                 if xmlStrcasecmp(name, ("role" as StaticString).utf8Start) == 0 {
                     if xmlStrcasecmp(value, ("alert" as StaticString).utf8Start) == 0 { return true }
-                } else if xmlStrcasecmp(name, ("class" as StaticString).utf8Start) == 0 {
-                    if Self.containsError(value) { return true }
+                } else if xmlStrcasecmp(name, ("aria-live" as StaticString).utf8Start) == 0 {
+                    if xmlStrcasecmp(value, ("off" as StaticString).utf8Start) != 0 { return true }
+                } else if xmlStrcasecmp(name, ("class" as StaticString).utf8Start) == 0
+                    || xmlStrcasecmp(name, ("id" as StaticString).utf8Start) == 0
+                {
+                    if Self.namesAnError(value) { return true }
                 }
             }
             index += 2
@@ -576,9 +581,11 @@ private struct Attributes {
         return false
     }
 
-    /// Whether a NUL-terminated value contains "error" in any case.
-    private static func containsError(_ value: UnsafePointer<xmlChar>) -> Bool {
-        String(cString: value).lowercased().range(of: "error", options: .literal) != nil
+    /// Whether a NUL-terminated value contains "error" or "alert" in any case.
+    private static func namesAnError(_ value: UnsafePointer<xmlChar>) -> Bool {
+        let lowered = String(cString: value).lowercased()
+        return lowered.range(of: "error", options: .literal) != nil
+            || lowered.range(of: "alert", options: .literal) != nil
     }
 }
 

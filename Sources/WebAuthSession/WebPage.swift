@@ -13,8 +13,9 @@ public struct WebPage: Hashable, Sendable {
     public var title: String?
     /// Forms in document order; controls outside any form make one more group at the end.
     public var forms: [WebPageForm]
-    /// Texts the page shows as errors: `role="alert"`, `aria-live` regions, elements whose
-    /// class says "error".
+    /// Texts the page shows as errors: `role="alert"`, `aria-live` regions (not `off`), and
+    /// elements whose class or id says "error" or "alert" (both engines read the same markers;
+    /// `webkit` after the page's scripts wrote into them).
     public var alerts: [String]
     /// The visible text of the body, whitespace collapsed.
     public var text: String
