@@ -132,7 +132,7 @@ struct HTMLPageReader {
     /// text area's text. Its slots in the open forms are reserved at its start, so controls
     /// stay in tree order.
     private enum PendingControl {
-        case button(name: String?, value: String, slots: [ControlSlot])
+        case button(name: String?, value: String, hasClickHandler: Bool, slots: [ControlSlot])
         case select(Int)
         case textarea(name: String, slots: [ControlSlot])
     }
@@ -151,6 +151,7 @@ struct HTMLPageReader {
         var encodingType: String
         var id: String?
         var name: String?
+        var hasSubmitHandler: Bool
         var controls: [HTMLForm.Control?] = []
         var buttonCount = 0
     }
@@ -300,10 +301,12 @@ struct HTMLPageReader {
         if element.isCountedError { openCountedErrors -= 1 }
         if element.isForm { openForms.removeLast() }
         switch element.control {
-        case .button(let name, let value, let slots):
+        case .button(let name, let value, let hasClickHandler, let slots):
             for slot in slots {
                 forms[slot.form].controls[slot.control] = .submitButton(
-                    HTMLSubmitButton(name: name, value: value, label: label, index: slot.buttonIndex))
+                    HTMLSubmitButton(
+                        name: name, value: value, label: label, index: slot.buttonIndex,
+                        hasClickHandler: hasClickHandler))
             }
         case .select(let index):
             openSelects.removeLast()
@@ -350,7 +353,8 @@ struct HTMLPageReader {
                 method: attributes.value("method")?.lowercased() == "post" ? .post : .get,
                 action: Self.resolve(attributes.value("action"), against: pageURL),
                 encodingType: attributes.value("enctype").map { $0.lowercased() } ?? MediaType.formURLEncoded,
-                id: attributes.value("id"), name: attributes.value("name")))
+                id: attributes.value("id"), name: attributes.value("name"),
+                hasSubmitHandler: attributes.has("onsubmit")))
     }
 
     /// Resolves a form action against the page URL with Foundation's `URL` (RFC 3986 §5.2);
@@ -400,7 +404,7 @@ struct HTMLPageReader {
             guard type != "reset", type != "button" else { return nil }
             return .button(
                 name: attributes.value("name"), value: attributes.value("value") ?? "",
-                slots: reserveSlots(submitButton: true))
+                hasClickHandler: attributes.has("onclick"), slots: reserveSlots(submitButton: true))
         case .select:
             guard let name = attributes.value("name"), !name.isEmpty else { return nil }
             openSelects.append(selects.count)
@@ -422,7 +426,8 @@ struct HTMLPageReader {
         if type == "submit" {
             return .submitButton(
                 HTMLSubmitButton(
-                    name: name.isEmpty ? nil : name, value: value ?? "", label: value ?? "Submit", index: 0))
+                    name: name.isEmpty ? nil : name, value: value ?? "", label: value ?? "Submit", index: 0,
+                    hasClickHandler: attributes.has("onclick")))
         }
         guard !name.isEmpty else { return nil }
         let kind: HTMLFormField.Kind
@@ -478,7 +483,8 @@ struct HTMLPageReader {
                 HTMLForm(
                     method: form.method, action: form.action,
                     encodingType: form.encodingType, id: form.id, name: form.name,
-                    controls: form.controls.compactMap { $0.map(labelled) })
+                    controls: form.controls.compactMap { $0.map(labelled) },
+                    hasSubmitHandler: form.hasSubmitHandler)
             },
             errorMessages: errorSlots.compactMap { $0 },
             text: bodySeen ? bodyText : rootText, scriptCount: scriptCount)

@@ -56,6 +56,8 @@ public struct WebPerson: Sendable {
         /// How the person found each input and button, for the step's record.
         public var rules: [String]
         public var sendsPassword: Bool
+        /// For a consent refusal: script the engine skipped that may have changed what it sent.
+        public var scriptDependence: [ScriptDependence] = []
     }
 
     /// A value typed into an input.
@@ -334,7 +336,9 @@ public struct WebPerson: Sendable {
         return .act(
             WebPageAct(
                 form: form.index, fills: fills, press: button, action: action, rules: rules,
-                sendsPassword: false))
+                sendsPassword: false,
+                scriptDependence: user.consent == .deny ? ScriptDependence.of(button, in: form, on: page) : []
+            ))
     }
 
     /// On a page that asks nothing else: the button that moves on, if exactly what it says.

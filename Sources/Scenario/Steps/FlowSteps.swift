@@ -303,7 +303,15 @@ extension StepDecoder {
             guard given.count == 1, let outcome = given.first else {
                 throw reader.error(value, "expect.error takes one code (or none)")
             }
-            if case .failure(let code) = outcome { kind = .lastError(code) } else { kind = .lastError(nil) }
+            switch outcome {
+            case .success: kind = .lastError(nil)
+            case .failure(let code): kind = .lastError(code)
+            case .finding(let finding):
+                throw reader.error(
+                    value,
+                    "expect.error checks the SDK's last error; \(finding.rawValue) is what the run finds in a "
+                        + "call: write it as that step's error")
+            }
         case .keychain:
             if case .mapping = value {
                 let inner = try reader.mapping(value, "expect.keychain", allowed: expect.keys("keychain"))

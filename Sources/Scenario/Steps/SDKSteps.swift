@@ -27,23 +27,32 @@ public enum SDKCall: Hashable, Sendable {
     case configure
 }
 
-/// How an SDK call may end, as a step's `error:` names it: `none` for success, or one of the
-/// SDK's error codes (`SignInError.Code`).
+/// How an SDK call may end, as a step's `error:` names it: `none` for success, one of the
+/// SDK's error codes (`SignInError.Code`), or what the harness found wrong in a call the SDK saw
+/// succeed (`CallFinding`).
 public enum CallOutcome: Hashable, Sendable {
     case success
     case failure(SignInError.Code)
+    /// The SDK succeeded, and what the run saw around it says that it should not have.
+    case finding(CallFinding)
 
     /// The name of success.
     public static let successName = "none"
 
     /// Every name a scenario may write.
-    public static var names: [String] { [successName] + SignInError.Code.allCases.map(\.rawValue) }
+    public static var names: [String] { sdkNames + CallFinding.allCases.map(\.rawValue) }
+
+    /// The names of the SDK's own outcomes: success and its error codes (what `expect: {error: …}`
+    /// checks).
+    public static var sdkNames: [String] { [successName] + SignInError.Code.allCases.map(\.rawValue) }
 
     public init?(name: String) {
         if name == Self.successName {
             self = .success
         } else if let code = SignInError.Code(rawValue: name) {
             self = .failure(code)
+        } else if let finding = CallFinding(rawValue: name) {
+            self = .finding(finding)
         } else {
             return nil
         }
@@ -58,8 +67,23 @@ public enum CallOutcome: Hashable, Sendable {
         switch self {
         case .success: Self.successName
         case .failure(let code): code.rawValue
+        case .finding(let finding): finding.rawValue
         }
     }
+}
+
+/// The scopes of native Sign in with Apple (`ASAuthorization.Scope`), as a scenario names them.
+public enum AppleScopeName: String, Hashable, Sendable, CaseIterable {
+    case name
+    case email
+}
+
+/// What the harness finds wrong in an SDK call that succeeded, from what it saw around the app
+/// (the sheet's pages): the SDK cannot know, since it never learns what the person did.
+public enum CallFinding: String, Hashable, Sendable, CaseIterable {
+    /// The person refused consent in the sheet, and the sign-in still ended in a session
+    /// (RFC 6749 §4.1.2.1: a refusal is an `access_denied` error response, never a code).
+    case consentRefusalIgnored = "consent_refusal_ignored"
 }
 
 /// What the person does in the web sheet.
