@@ -168,7 +168,7 @@ extension SDKStep {
                             Argument("consent", .defined("consent")),
                             Argument("cancel", .defined("interruptionPoint")),
                             Argument("abandon", .defined("interruptionPoint")),
-                            Argument("prompt", .text), Argument("scopes", StepCatalog.words),
+                            Argument("prompt", .defined("prompt")), Argument("scopes", StepCatalog.words),
                             Argument("login_hint", .text), Argument("max_age", .integer(minimum: 0)),
                             Argument(
                                 "retry",
@@ -195,7 +195,7 @@ extension SDKStep {
                 form: .optional(
                     .mapping(
                         common + [
-                            Argument("cancel", .flag), Argument("scopes", .list(.oneOf(["name", "email"]))),
+                            Argument("cancel", .flag), Argument("scopes", .list(.defined("appleScope"))),
                             Argument("nonce", .text),
                         ])),
                 summary: "Native Sign in with Apple, then the token exchange at the issuer.")
@@ -278,10 +278,7 @@ extension StepDecoder {
         case .signInWithApple:
             var scopes: [String]?
             if let node = mapping?["scopes"] {
-                scopes = try reader.strings(node, "scopes")
-                for scope in scopes ?? [] where scope != "email" && scope != "name" {
-                    throw reader.error(node, "signInWithApple scopes are email and name, found \(scope)")
-                }
+                scopes = try reader.names(node, "signInWithApple.scopes", AppleScopeName.self).map(\.rawValue)
             }
             call = .signInWithApple(
                 cancel: try mapping?["cancel"].map { (n: YAMLNode) throws(ScenarioError) in
@@ -335,7 +332,9 @@ extension StepDecoder {
                 user.interruption = kind == "cancel" ? .cancel(at: point) : .abandon(at: point)
             }
             if let node = mapping["retry"] { user.retries = try loginAttempts(node) }
-            prompt = try reader.optionalString(mapping, "prompt", "signIn")
+            if let node = mapping["prompt"], !node.isNull {
+                prompt = try reader.prompt(node, "signIn.prompt")
+            }
             if let node = mapping["scopes"] { scopes = try reader.strings(node, "signIn.scopes") }
             loginHint = try reader.optionalString(mapping, "login_hint", "signIn")
             if let node = mapping["max_age"] {
