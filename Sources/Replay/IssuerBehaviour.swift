@@ -56,6 +56,7 @@ struct IssuerBehaviour {
         deriveRaces()
         deriveTokenFaults()
         deriveCallbackAndLogoutFaults()
+        deriveConsentFaults()
         deriveTransportFaults()
     }
 
@@ -499,6 +500,21 @@ struct IssuerBehaviour {
             arm(
                 .fault(FaultSetup(.logoutWithoutState)), for: flow.exchanges[0],
                 because: "entry \(number(last)): the post-logout redirect leaves out the state the app sent")
+        }
+    }
+
+    // MARK: Consent
+
+    /// A consent refusal answered with a code: the embedded issuer's `consent-refusal-ignored`
+    /// plays it, so that the derived sign-in ends in a session as the recorded one did.
+    private mutating func deriveConsentFaults() {
+        for flow in analysis.signIns {
+            guard let consent = flow.consent, !consent.approved, let callback = flow.callback,
+                callback.code != nil, callback.error == nil
+            else { continue }
+            arm(
+                .fault(FaultSetup(.consentRefusalIgnored)), for: flow.authorization,
+                because: "entry \(number(callback.exchange)): a code came back after the consent was refused")
         }
     }
 
