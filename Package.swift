@@ -189,8 +189,8 @@ let package = Package(
         .target(
             name: "ScenarioRunner",
             dependencies: [
-                "Locking", "Scenario", "Simulator", "SignInSDK", "Device", "WebAuthSession", "WebKitSession",
-                "AppleID",
+                "Errors", "Locking", "Scenario", "Simulator", "SignInSDK", "Device", "WebAuthSession",
+                "WebKitSession", "AppleID",
                 "Issuer",
                 "Clocks", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
             ],
@@ -318,7 +318,7 @@ let package = Package(
             name: "ScenarioRunnerTests",
             dependencies: [
                 "Locking", "ScenarioRunner", "Scenario", "Simulator", "SignInSDK", "JSON", "HTTPCore",
-                "TestSupport",
+                "TestSupport", "WebAuthSession", "YAML", "HTTPClient", "HTTPServer",
             ]),
         .testTarget(
             name: "ScenarioReportsTests",

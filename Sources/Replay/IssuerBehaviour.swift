@@ -57,6 +57,7 @@ struct IssuerBehaviour {
         deriveRaces()
         deriveTokenFaults()
         deriveCallbackAndLogoutFaults()
+        deriveConsentFaults()
         deriveTransportFaults()
     }
 
@@ -534,6 +535,21 @@ struct IssuerBehaviour {
                     "entry \(number(last)): the sign-out came back to the app, yet the next sign-in "
                     + "(entry \(number(next.authorization))) got a code without a login form: the "
                     + "issuer's session outlived it")
+        }
+    }
+
+    // MARK: Consent
+
+    /// A consent refusal answered with a code: the embedded issuer's `consent-refusal-ignored`
+    /// plays it, so that the derived sign-in ends in a session as the recorded one did.
+    private mutating func deriveConsentFaults() {
+        for flow in analysis.signIns {
+            guard let consent = flow.consent, !consent.approved, let callback = flow.callback,
+                callback.code != nil, callback.error == nil
+            else { continue }
+            arm(
+                .fault(FaultSetup(.consentRefusalIgnored)), for: flow.authorization,
+                because: "entry \(number(callback.exchange)): a code came back after the consent was refused")
         }
     }
 

@@ -1,6 +1,7 @@
 import Errors
 import Foundation
 import HTTPCore
+import Issuer
 import JSON
 import SignInSDK
 import YAML
@@ -123,6 +124,19 @@ struct HeaderDecoder {
         let url = try reader.optionalString(mapping, "url", "issuer") ?? "embedded"
         let apple = try reader.optionalString(mapping, "apple_url", "issuer")
         let tenant = mapping["tenant"].map { TenantOverride(node: $0, file: reader.file) }
+        if let tenant {
+            // Read as the run will read it, so that `validate` finds its problems too (a
+            // misspelt `pages`, an unknown key), with their places in the scenario.
+            do {
+                _ = try TenantLoader.load(node: tenant.node, fileName: tenant.file)
+            } catch {
+                throw ScenarioError(
+                    .invalid, "tenant: \(error.message)",
+                    at: SourceLocation(
+                        file: tenant.file, line: error.line ?? tenant.node.mark.line,
+                        column: error.column ?? tenant.node.mark.column))
+            }
+        }
         let target = try target(url, node: mapping["url"] ?? node, tenant: tenant, apple: apple)
         if case .external = target, let tenantNode = mapping["tenant"] {
             throw reader.error(tenantNode, "tenant applies to the embedded issuer only, not to \(url)")
@@ -241,7 +255,9 @@ struct HeaderDecoder {
             let scopes = try reader.strings(node, "\(context).scopes")
             if !scopes.isEmpty { app.scopes = scopes }
         }
-        if let value = try setting(mapping, "prompt", context) { app.prompt = value }
+        if let node = mapping["prompt"], try setting(mapping, "prompt", context) != nil {
+            app.prompt = try reader.prompt(node, "\(context).prompt")
+        }
         if let value = try setting(mapping, "login_hint", context) { app.loginHint = value }
         if let value = try setting(mapping, "ui_locales", context) { app.uiLocales = value }
         if let value = try setting(mapping, "organization", context) { app.organization = value }
@@ -253,24 +269,16 @@ struct HeaderDecoder {
             try authorizationParameters(node, into: &app, context: "\(context).authorization_parameters")
         }
         if let node = mapping["client_auth_method"],
-            let value = try setting(mapping, "client_auth_method", context)
+            try setting(mapping, "client_auth_method", context) != nil
         {
-            guard let method = ClientAuthenticationMethod(rawValue: value) else {
-                let known = ClientAuthenticationMethod.allCases.map(\.rawValue).joined(separator: ", ")
-                throw reader.error(
-                    node, "\(context).client_auth_method must be one of \(known), found \(value)")
-            }
-            app.clientAuthentication = method
+            app.clientAuthentication = try reader.named(
+                node, "\(context).client_auth_method", ClientAuthenticationMethod.self)
         }
         if let node = mapping["client_assertion_audience"],
-            let value = try setting(mapping, "client_assertion_audience", context)
+            try setting(mapping, "client_assertion_audience", context) != nil
         {
-            guard let audience = ClientAssertionAudience(rawValue: value) else {
-                let known = ClientAssertionAudience.allCases.map(\.rawValue).joined(separator: " or ")
-                throw reader.error(
-                    node, "\(context).client_assertion_audience must be \(known), found \(value)")
-            }
-            app.clientAssertionAudience = audience
+            app.clientAssertionAudience = try reader.named(
+                node, "\(context).client_assertion_audience", ClientAssertionAudience.self)
         }
         try clientKey(mapping, into: &app, context: context)
     }

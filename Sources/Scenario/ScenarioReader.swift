@@ -1,6 +1,8 @@
 import Clocks
 import Errors
 import JSON
+import OAuthCore
+import SignInSDK
 import YAML
 
 /// Typed reads of a scenario's YAML nodes that fail with the node's position and what was
@@ -56,6 +58,54 @@ struct ScenarioReader {
         throw error(
             node,
             "\(context) has no \"\(text)\"" + NearMiss.alternatives(for: text, among: names))
+    }
+
+    /// Names of a closed set, written as a sequence or as one space-separated string; a wrong
+    /// one is reported at its item.
+    func names<Name: RawRepresentable & CaseIterable>(_ node: YAMLNode, _ context: String, _: Name.Type)
+        throws(ScenarioError) -> [Name] where Name.RawValue == String
+    {
+        if case .sequence(let sequence) = node {
+            var values: [Name] = []
+            for item in sequence.items { values.append(try named(item, context, Name.self)) }
+            return values
+        }
+        let known = Name.allCases.map(\.rawValue)
+        var values: [Name] = []
+        for word in try strings(node, context) {
+            guard let name = Name(rawValue: word) else {
+                throw error(
+                    node, "\(context) has no \"\(word)\"" + NearMiss.alternatives(for: word, among: known))
+            }
+            values.append(name)
+        }
+        return values
+    }
+
+    /// A `prompt` as written, checked: values of OpenID Connect Core §3.1.2.1 separated by
+    /// spaces (`PromptValue`), `omit` alone (send none), or nothing (the SDK's automatic rule).
+    /// The text is kept as written, for `SignInOptions.Prompt(text:)`.
+    func prompt(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> String {
+        let text = try string(node, context)
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        let omit = SignInOptions.Prompt.omitKeyword
+        for word in words where PromptValue(rawValue: word) == nil {
+            guard word == omit else {
+                throw error(
+                    node,
+                    "\(context) has no \"\(word)\""
+                        + NearMiss.alternatives(for: word, among: Self.promptNames))
+            }
+            guard words.count == 1 else {
+                throw error(node, "\(context): \(omit) sends no prompt and stands alone")
+            }
+        }
+        return text
+    }
+
+    /// What a `prompt` may name: Core's values, and `omit`.
+    static var promptNames: [String] {
+        PromptValue.allCases.map(\.rawValue) + [SignInOptions.Prompt.omitKeyword]
     }
 
     func string(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> String {

@@ -100,8 +100,9 @@ public struct StepRecord: Hashable, Sendable {
     /// The steps of a `parallel` block or a `runFlow` include.
     public var children: [StepRecord]
     public var durationMilliseconds: Double
-    /// For an SDK call (and a launch, whose `configure` is one): `ok`, or the `SignInError`
-    /// code it returned, whatever the step expected.
+    /// For an SDK call (and a launch, whose `configure` is one): `ok`, the `SignInError` code it
+    /// returned, or what the run found in a call that succeeded (`CallFinding`), whatever the
+    /// step expected.
     public var callOutcome: String?
     /// The pages of the web sheets the step presented, as the person went through them.
     public var sheetPages: [SheetPage] = []

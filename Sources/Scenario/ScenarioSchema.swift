@@ -3,6 +3,7 @@ import HTTPCore
 import Issuer
 import JOSE
 public import JSON
+import OAuthCore
 import SignInSDK
 import WebAuthSession
 
@@ -50,47 +51,93 @@ public enum ScenarioSchema {
         return .object(document)
     }
 
-    /// Every closed set a scenario names, by its `$defs` name.
+    /// The names of every closed set a scenario names, by its `$defs` name: each list taken
+    /// from the declaration the loader reads the set with (`ClosedSetTests` walks them).
+    public static var closedSetNames: [String: [String]] {
+        [
+            "fault": IssuerFault.allCases.map(\.rawValue),
+            "appPhase": AppPhase.allCases.map(\.rawValue),
+            "callOutcome": CallOutcome.names,
+            "callOutcomes": CallOutcome.names,
+            "lastError": CallOutcome.sdkNames,
+            "profile": BehaviorProfile.names,
+            "prompt": ScenarioReader.promptNames,
+            "browser": BrowserEngine.allCases.map(\.rawValue),
+            "appleCredentialState": AppleCredentialStateName.allCases.map(\.rawValue),
+            "appleScope": AppleScopeName.allCases.map(\.rawValue),
+            "refreshTokenVerdict": RefreshTokenVerdict.allCases.map(\.rawValue),
+            "consent": WebUserScript.ConsentDecision.allCases.map(\.rawValue),
+            "interruptionPoint": WebUserScript.Point.allCases.map(\.rawValue),
+            "endpoint": EndpointRole.allCases.map(\.rawValue),
+            "signingAlgorithm": JWSAlgorithm.allCases.map(\.rawValue),
+            "clientAuthMethod": ClientAuthenticationMethod.allCases.map(\.rawValue),
+            "clientAssertionAudience": ClientAssertionAudience.allCases.map(\.rawValue),
+            "sheetState": SheetState.allCases.map(\.rawValue),
+            "sheetEnding": SheetEnding.names,
+        ]
+    }
+
+    /// Every closed set a scenario names, by its `$defs` name, and the shapes used in places.
     static var closedSets: [String: JSONValue] {
-        let callOutcome = choice(CallOutcome.names, "none (success) or an SDK error code.")
+        func names(_ set: String) -> [String] { closedSetNames[set] ?? [] }
         return [
-            "fault": choice(
-                IssuerFault.allCases.map(\.rawValue),
-                "An issuer fault: an RP conformance id or a transport fault."),
-            "appPhase": choice(AppPhase.allCases.map(\.rawValue), "The app's lifecycle phase."),
-            "callOutcome": callOutcome,
+            "fault": choice(names("fault"), "An issuer fault: an RP conformance id or a transport fault."),
+            "appPhase": choice(names("appPhase"), "The app's lifecycle phase."),
+            "callOutcome": choice(
+                names("callOutcome"), "none (success), an SDK error code, or what the run found in the call."),
             "callOutcomes": .object([
                 "description":
                     "The outcomes allowed, none meaning success: one, a list, or several separated by spaces.",
                 "anyOf": [
-                    .object(["pattern": .string(joined(CallOutcome.names, by: " +")), "type": "string"]),
+                    .object(["pattern": .string(joined(names("callOutcomes"), by: " +")), "type": "string"]),
                     .object([
                         "items": .object(["$ref": "#/$defs/callOutcome"]), "minItems": 1, "type": "array",
                     ]),
                 ],
             ]),
+            "lastError": choice(names("lastError"), "none (success) or an SDK error code."),
             "profile": .object([
                 "description": .string(
-                    "The SDK behaviour profile: one of " + BehaviorProfile.names.joined(separator: ", ")
+                    "The SDK behaviour profile: one of " + names("profile").joined(separator: ", ")
                         + ", or several joined with +."),
-                "pattern": .string(joined(BehaviorProfile.names, by: #" *\+ *"#)), "type": "string",
+                "pattern": .string(joined(names("profile"), by: #" *\+ *"#)), "type": "string",
+            ]),
+            "prompt": .object([
+                "description":
+                    "prompt values (OpenID Connect Core 3.1.2.1) separated by spaces, or omit to send none; empty: consent when the scopes include offline_access.",
+                "pattern": .string(
+                    "^( *|omit|"
+                        + String(
+                            joined(PromptValue.allCases.map(\.rawValue), by: " +").dropFirst().dropLast())
+                        + ")$"),
+                "type": "string",
             ]),
             "browser": choice(
-                BrowserEngine.allCases.map(\.rawValue),
+                names("browser"),
                 "The browser engine of the web sheet: lite (no JavaScript) or webkit (WebKitGTK)."),
-            "appleCredentialState": choice(
-                AppleCredentialStateName.allCases.map(\.rawValue), "An Apple ID credential state."),
+            "appleCredentialState": choice(names("appleCredentialState"), "An Apple ID credential state."),
+            "appleScope": choice(names("appleScope"), "A scope of native Sign in with Apple."),
             "refreshTokenVerdict": choice(
-                RefreshTokenVerdict.allCases.map(\.rawValue),
-                "What the refresh tokens the device received are at the issuer."),
-            "consent": choice(
-                WebUserScript.ConsentDecision.allCases.map(\.rawValue), "The answer on the consent page."),
+                names("refreshTokenVerdict"), "What the refresh tokens the device received are at the issuer."
+            ),
+            "consent": choice(names("consent"), "The answer on the consent page."),
             "interruptionPoint": choice(
-                WebUserScript.Point.allCases.map(\.rawValue), "Where in the web sheet the person stops."),
-            "endpoint": choice(
-                EndpointRole.allCases.map(\.rawValue), "An endpoint of the issuer, by its role."),
+                names("interruptionPoint"), "Where in the web sheet the person stops."),
+            "endpoint": choice(names("endpoint"), "An endpoint of the issuer, by its role."),
             "signingAlgorithm": choice(
-                JWSAlgorithm.allCases.map(\.rawValue), "A signing algorithm of the issuer's keys."),
+                names("signingAlgorithm"), "A signing algorithm of the issuer's keys."),
+            "clientAuthMethod": choice(
+                [""] + names("clientAuthMethod"),
+                "How the client authenticates at the token endpoint; empty or absent: chosen from its credentials and discovery."
+            ),
+            "clientAssertionAudience": choice(
+                [""] + names("clientAssertionAudience"),
+                "The aud of a private_key_jwt assertion: the issuer identifier (the default) or the token endpoint URL."
+            ),
+            "sheetState": choice(names("sheetState"), "Whether the app's web sheet is up or closed."),
+            "sheetEnding": choice(
+                names("sheetEnding"),
+                "How the app's last web sheet ended: callback, or the code of the error that ended it."),
             "user": .object([
                 "additionalProperties": false,
                 "description":
@@ -238,40 +285,10 @@ public enum ScenarioSchema {
                     ]
                   },
                   "client_assertion_audience": {
-                    "description": "The aud of a private_key_jwt assertion: the issuer identifier (the default) or the token endpoint URL.",
-                    "oneOf": [
-                      {
-                        "enum": [
-                          "",
-                          "issuer",
-                          "token_endpoint"
-                        ]
-                      },
-                      {
-                        "description": "A ${VARIABLE} reference, substituted when the scenario is loaded.",
-                        "pattern": "\\$\\{",
-                        "type": "string"
-                      }
-                    ]
+                    "$ref": "#/$defs/clientAssertionAudience"
                   },
                   "client_auth_method": {
-                    "description": "How the client authenticates at the token endpoint; empty or absent: chosen from its credentials and discovery.",
-                    "oneOf": [
-                      {
-                        "enum": [
-                          "",
-                          "client_secret_basic",
-                          "client_secret_post",
-                          "private_key_jwt",
-                          "none"
-                        ]
-                      },
-                      {
-                        "description": "A ${VARIABLE} reference, substituted when the scenario is loaded.",
-                        "pattern": "\\$\\{",
-                        "type": "string"
-                      }
-                    ]
+                    "$ref": "#/$defs/clientAuthMethod"
                   },
                   "client_id": {
                     "type": "string"
@@ -327,8 +344,7 @@ public enum ScenarioSchema {
                     "$ref": "#/$defs/profile"
                   },
                   "prompt": {
-                    "description": "prompt values separated by spaces, or omit to send none; empty or absent: consent when the scopes include offline_access.",
-                    "type": "string"
+                    "$ref": "#/$defs/prompt"
                   },
                   "redirect_uri": {
                     "type": "string"
@@ -432,40 +448,10 @@ public enum ScenarioSchema {
                       ]
                     },
                     "client_assertion_audience": {
-                      "description": "The aud of a private_key_jwt assertion: the issuer identifier (the default) or the token endpoint URL.",
-                      "oneOf": [
-                        {
-                          "enum": [
-                            "",
-                            "issuer",
-                            "token_endpoint"
-                          ]
-                        },
-                        {
-                          "description": "A ${VARIABLE} reference, substituted when the scenario is loaded.",
-                          "pattern": "\\$\\{",
-                          "type": "string"
-                        }
-                      ]
+                      "$ref": "#/$defs/clientAssertionAudience"
                     },
                     "client_auth_method": {
-                      "description": "How the client authenticates at the token endpoint; empty or absent: chosen from its credentials and discovery.",
-                      "oneOf": [
-                        {
-                          "enum": [
-                            "",
-                            "client_secret_basic",
-                            "client_secret_post",
-                            "private_key_jwt",
-                            "none"
-                          ]
-                        },
-                        {
-                          "description": "A ${VARIABLE} reference, substituted when the scenario is loaded.",
-                          "pattern": "\\$\\{",
-                          "type": "string"
-                        }
-                      ]
+                      "$ref": "#/$defs/clientAuthMethod"
                     },
                     "client_id": {
                       "type": "string"
@@ -508,8 +494,7 @@ public enum ScenarioSchema {
                       "type": "string"
                     },
                     "prompt": {
-                      "description": "prompt values separated by spaces, or omit to send none; empty or absent: consent when the scopes include offline_access.",
-                      "type": "string"
+                      "$ref": "#/$defs/prompt"
                     },
                     "redirect_uri": {
                       "type": "string"

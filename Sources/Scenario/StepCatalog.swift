@@ -122,7 +122,8 @@ public indirect enum ValueShape: Sendable {
             if let maximum { members["maximum"] = .int(Int64(maximum)) }
             return .object(members)
         case .oneOf(let words): return ["enum": .array(words.map(JSONValue.string))]
-        case .presence: return ["enum": ["present", "absent", true, false]]
+        case .presence:
+            return ["enum": .array(Presence.allCases.map { .string($0.rawValue) } + [true, false])]
         case .defined(let name): return ["$ref": .string("#/$defs/" + name)]
         case .mapping(let arguments, let onlyOne):
             var members = Self.properties(arguments)

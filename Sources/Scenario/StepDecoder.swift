@@ -85,12 +85,7 @@ struct StepDecoder {
     func appleCredentialState(_ node: YAMLNode, _ context: String) throws(ScenarioError)
         -> AppleCredentialStateName
     {
-        let name = try reader.string(node, context)
-        guard let state = AppleCredentialStateName(rawValue: name) else {
-            let names = AppleCredentialStateName.allCases.map(\.rawValue).joined(separator: ", ")
-            throw reader.error(node, "\(context) must be one of \(names), found \(name)")
-        }
-        return state
+        try reader.named(node, context, AppleCredentialStateName.self)
     }
 
     func optionalMapping(_ node: YAMLNode?, _ context: String, allowed: [String])

@@ -495,6 +495,7 @@ final class ScenarioExecution: Sendable {
     ) async throws -> String? {
         let app = world.app(id)
         let setup = world.setup(id)
+        let sheetMark = app.sheetCount
         let outcome: Result<CallResult, SignInError>
         if let replay = world.replay {
             let callID = nextCall.withLock { id in
@@ -523,7 +524,19 @@ final class ScenarioExecution: Sendable {
         case .failure(let error): code = error.code
         }
         lastError.withLock { $0 = code }
-        callOutcome = code?.rawValue ?? StepRecord.callSucceeded
+        // What the run saw that the SDK could not: a refusal in the sheet of a sign-in that
+        // ended in a session. It is the step's outcome as the scenario names it, so that a
+        // recording carries it and a replay or an import repeats it.
+        let finding: ConsentRefusalIgnored? =
+            if case .signIn = call, case .success = outcome {
+                app.sheets(since: sheetMark).compactMap {
+                    ConsentRefusalIgnored(trace: $0.trace, engine: $0.engine)
+                }
+                .last
+            } else {
+                nil
+            }
+        callOutcome = finding?.code.rawValue ?? code?.rawValue ?? StepRecord.callSucceeded
         if world.replay != nil {
             // A replay records what the app did and goes on; the report compares it with the
             // recording.
@@ -545,6 +558,16 @@ final class ScenarioExecution: Sendable {
         let allowed = expectedOutcomes ?? [.success]
         let expected =
             allowed.count == 1 ? allowed[0].name : "one of " + allowed.map(\.name).joined(separator: ", ")
+        if let finding {
+            guard allowed.contains(.finding(finding.code)) else {
+                throw StepStop(
+                    failure: StepFailure(
+                        step: step.name, location: step.location, message: "\(step.name): \(finding)",
+                        expected: expectedOutcomes == nil ? "success" : expected,
+                        actual: finding.code.rawValue))
+            }
+            return "\(finding.code.rawValue), as expected: \(finding.message)"
+        }
         guard allowed.contains(CallOutcome(code)) else {
             switch outcome {
             case .success:

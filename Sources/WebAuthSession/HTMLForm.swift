@@ -23,10 +23,13 @@ public struct HTMLForm: Hashable, Sendable {
     public var id: String?
     public var name: String?
     public var controls: [Control]
+    /// Whether the form has an `onsubmit` handler: script that may change or replace what a
+    /// submission sends (HTML §8.1.8.2), which a user agent without scripts skips.
+    public var hasSubmitHandler: Bool
 
     public init(
         method: HTTPMethod, action: String, encodingType: String = MediaType.formURLEncoded,
-        id: String? = nil, name: String? = nil, controls: [Control]
+        id: String? = nil, name: String? = nil, controls: [Control], hasSubmitHandler: Bool = false
     ) {
         self.method = method
         self.action = action
@@ -34,6 +37,7 @@ public struct HTMLForm: Hashable, Sendable {
         self.id = id
         self.name = name
         self.controls = controls
+        self.hasSubmitHandler = hasSubmitHandler
     }
 
     /// The successful fields, buttons left out.
@@ -164,12 +168,16 @@ public struct HTMLSubmitButton: Hashable, Sendable {
     public var label: String
     /// Position among the form's submit buttons, so that identical buttons stay distinct.
     public var index: Int
+    /// Whether the button has an `onclick` handler: script that runs before the submission and
+    /// may change what it sends, which a user agent without scripts skips.
+    public var hasClickHandler: Bool
 
-    public init(name: String?, value: String, label: String, index: Int) {
+    public init(name: String?, value: String, label: String, index: Int, hasClickHandler: Bool = false) {
         self.name = name
         self.value = value
         self.label = label
         self.index = index
+        self.hasClickHandler = hasClickHandler
     }
 
     /// Whether the name, value or label contains any of the words, ignoring case: Foundation's

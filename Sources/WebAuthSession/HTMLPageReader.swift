@@ -132,7 +132,7 @@ struct HTMLPageReader {
     /// text area's text. Its slots in the open forms are reserved at its start, so controls
     /// stay in tree order.
     private enum PendingControl {
-        case button(name: String?, value: String, slots: [ControlSlot])
+        case button(name: String?, value: String, hasClickHandler: Bool, slots: [ControlSlot])
         case select(Int)
         case textarea(name: String, slots: [ControlSlot])
     }
@@ -151,6 +151,7 @@ struct HTMLPageReader {
         var encodingType: String
         var id: String?
         var name: String?
+        var hasSubmitHandler: Bool
         var controls: [HTMLForm.Control?] = []
         var buttonCount = 0
     }
@@ -226,7 +227,7 @@ struct HTMLPageReader {
                 }
                 startCapture(&element, .body)
             }
-            if openCountedErrors == 0 && attributes.looksLikeAnError {
+            if openCountedErrors == 0, traits.kind != .body, attributes.looksLikeAnError {
                 element.isCountedError = true
                 openCountedErrors += 1
                 startCapture(&element, .error(errorSlots.count))
@@ -300,10 +301,12 @@ struct HTMLPageReader {
         if element.isCountedError { openCountedErrors -= 1 }
         if element.isForm { openForms.removeLast() }
         switch element.control {
-        case .button(let name, let value, let slots):
+        case .button(let name, let value, let hasClickHandler, let slots):
             for slot in slots {
                 forms[slot.form].controls[slot.control] = .submitButton(
-                    HTMLSubmitButton(name: name, value: value, label: label, index: slot.buttonIndex))
+                    HTMLSubmitButton(
+                        name: name, value: value, label: label, index: slot.buttonIndex,
+                        hasClickHandler: hasClickHandler))
             }
         case .select(let index):
             openSelects.removeLast()
@@ -350,7 +353,8 @@ struct HTMLPageReader {
                 method: attributes.value("method")?.lowercased() == "post" ? .post : .get,
                 action: Self.resolve(attributes.value("action"), against: pageURL),
                 encodingType: attributes.value("enctype").map { $0.lowercased() } ?? MediaType.formURLEncoded,
-                id: attributes.value("id"), name: attributes.value("name")))
+                id: attributes.value("id"), name: attributes.value("name"),
+                hasSubmitHandler: attributes.has("onsubmit")))
     }
 
     /// Resolves a form action against the page URL with Foundation's `URL` (RFC 3986 §5.2);
@@ -400,7 +404,7 @@ struct HTMLPageReader {
             guard type != "reset", type != "button" else { return nil }
             return .button(
                 name: attributes.value("name"), value: attributes.value("value") ?? "",
-                slots: reserveSlots(submitButton: true))
+                hasClickHandler: attributes.has("onclick"), slots: reserveSlots(submitButton: true))
         case .select:
             guard let name = attributes.value("name"), !name.isEmpty else { return nil }
             openSelects.append(selects.count)
@@ -422,7 +426,8 @@ struct HTMLPageReader {
         if type == "submit" {
             return .submitButton(
                 HTMLSubmitButton(
-                    name: name.isEmpty ? nil : name, value: value ?? "", label: value ?? "Submit", index: 0))
+                    name: name.isEmpty ? nil : name, value: value ?? "", label: value ?? "Submit", index: 0,
+                    hasClickHandler: attributes.has("onclick")))
         }
         guard !name.isEmpty else { return nil }
         let kind: HTMLFormField.Kind
@@ -478,7 +483,8 @@ struct HTMLPageReader {
                 HTMLForm(
                     method: form.method, action: form.action,
                     encodingType: form.encodingType, id: form.id, name: form.name,
-                    controls: form.controls.compactMap { $0.map(labelled) })
+                    controls: form.controls.compactMap { $0.map(labelled) },
+                    hasSubmitHandler: form.hasSubmitHandler)
             },
             errorMessages: errorSlots.compactMap { $0 },
             text: bodySeen ? bodyText : rootText, scriptCount: scriptCount)
@@ -558,8 +564,9 @@ private struct Attributes {
 
     func has(_ wanted: StaticString) -> Bool { value(wanted) != nil }
 
-    /// Whether the element looks like an error message: `role="alert"`, or a `class`
-    /// containing "error", ignoring ASCII case.
+    /// Whether the element looks like an error message, as the `webkit` engine's page reader
+    /// finds them: `role="alert"`, an `aria-live` region (not `off`), or a `class` or `id`
+    /// containing "error" or "alert", ignoring ASCII case.
     var looksLikeAnError: Bool {
         guard let list else { return false }
         var index = 0
@@ -567,8 +574,12 @@ private struct Attributes {
             if let value = list[index + 1] {
                 if xmlStrcasecmp(name, ("role" as StaticString).utf8Start) == 0 {
                     if xmlStrcasecmp(value, ("alert" as StaticString).utf8Start) == 0 { return true }
-                } else if xmlStrcasecmp(name, ("class" as StaticString).utf8Start) == 0 {
-                    if Self.containsError(value) { return true }
+                } else if xmlStrcasecmp(name, ("aria-live" as StaticString).utf8Start) == 0 {
+                    if xmlStrcasecmp(value, ("off" as StaticString).utf8Start) != 0 { return true }
+                } else if xmlStrcasecmp(name, ("class" as StaticString).utf8Start) == 0
+                    || xmlStrcasecmp(name, ("id" as StaticString).utf8Start) == 0
+                {
+                    if Self.namesAnError(value) { return true }
                 }
             }
             index += 2
@@ -576,9 +587,11 @@ private struct Attributes {
         return false
     }
 
-    /// Whether a NUL-terminated value contains "error" in any case.
-    private static func containsError(_ value: UnsafePointer<xmlChar>) -> Bool {
-        String(cString: value).lowercased().range(of: "error", options: .literal) != nil
+    /// Whether a NUL-terminated value contains "error" or "alert" in any case.
+    private static func namesAnError(_ value: UnsafePointer<xmlChar>) -> Bool {
+        let lowered = String(cString: value).lowercased()
+        return lowered.range(of: "error", options: .literal) != nil
+            || lowered.range(of: "alert", options: .literal) != nil
     }
 }
 

@@ -99,7 +99,9 @@ struct WebNavigation: Sendable {
                 if let limit = person.submissionLimitReached(on: WebPage(document), status: response.status) {
                     return fail(request, response.status, limit)
                 }
-                record(request, response.status, document.title, act.action, rules: act.rules)
+                record(
+                    request, response.status, document.title, act.action, rules: act.rules,
+                    scriptDependence: act.scriptDependence)
                 person.performed(act)
                 request = next
             }
@@ -281,12 +283,12 @@ struct WebNavigation: Sendable {
 
     private func record(
         _ request: HTTPRequest, _ status: Int?, _ title: String?, _ action: WebPageVisit.Action,
-        rules: [String] = []
+        rules: [String] = [], scriptDependence: [ScriptDependence] = []
     ) {
         handle.record(
             WebPageVisit(
                 method: request.method, url: request.url, status: status, title: title, action: action,
-                rules: rules))
+                rules: rules, scriptDependence: scriptDependence))
     }
 
     private func networkError(_ error: HTTPError, request: HTTPRequest) -> WebAuthenticationError {

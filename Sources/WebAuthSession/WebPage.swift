@@ -13,8 +13,9 @@ public struct WebPage: Hashable, Sendable {
     public var title: String?
     /// Forms in document order; controls outside any form make one more group at the end.
     public var forms: [WebPageForm]
-    /// Texts the page shows as errors: `role="alert"`, `aria-live` regions, elements whose
-    /// class says "error".
+    /// Texts the page shows as errors: `role="alert"`, `aria-live` regions (not `off`), and
+    /// elements whose class or id says "error" or "alert" (both engines read the same markers;
+    /// `webkit` after the page's scripts wrote into them).
     public var alerts: [String]
     /// The visible text of the body, whitespace collapsed.
     public var text: String
@@ -60,11 +61,15 @@ public struct WebPageForm: Hashable, Sendable {
     public var index: Int
     public var fields: [WebPageField]
     public var buttons: [WebPageButton]
+    /// Whether the form has an `onsubmit` handler (read from the HTML by `lite`).
+    public var hasSubmitHandler: Bool
 
-    public init(index: Int, fields: [WebPageField], buttons: [WebPageButton]) {
+    public init(index: Int, fields: [WebPageField], buttons: [WebPageButton], hasSubmitHandler: Bool = false)
+    {
         self.index = index
         self.fields = fields
         self.buttons = buttons
+        self.hasSubmitHandler = hasSubmitHandler
     }
 
     init(_ form: HTMLForm, index: Int) {
@@ -76,8 +81,11 @@ public struct WebPageForm: Hashable, Sendable {
                 isChecked: field.kind == .checkbox || field.kind == .radio)
         }
         buttons = form.submitButtons.enumerated().map { position, button in
-            WebPageButton(ref: position, name: button.name, value: button.value, label: button.label)
+            WebPageButton(
+                ref: position, name: button.name, value: button.value, label: button.label,
+                hasClickHandler: button.hasClickHandler)
         }
+        hasSubmitHandler = form.hasSubmitHandler
     }
 
     /// The visible password inputs.
@@ -142,12 +150,17 @@ public struct WebPageButton: Hashable, Sendable {
     public var value: String
     /// Its text (or an input's value, or `aria-label`).
     public var label: String
+    /// Whether it has an `onclick` handler (read from the HTML by `lite`).
+    public var hasClickHandler: Bool
 
-    public init(ref: Int, name: String? = nil, value: String = "", label: String) {
+    public init(
+        ref: Int, name: String? = nil, value: String = "", label: String, hasClickHandler: Bool = false
+    ) {
         self.ref = ref
         self.name = name
         self.value = value
         self.label = label
+        self.hasClickHandler = hasClickHandler
     }
 
     /// The name, value or label contains one of the words, ignoring case.

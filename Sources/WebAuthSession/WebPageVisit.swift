@@ -48,11 +48,14 @@ public struct WebPageVisit: Hashable, Sendable {
     public var rules: [String]
     /// What the sheet showed when the person acted or the sheet ended here (`webkit` only).
     public var screenshot: WebPageScreenshot?
+    /// For a consent refusal on a page read from its HTML (`lite`): the script that may have
+    /// stood between the press and the request. Empty where the page's scripts ran.
+    public var scriptDependence: [ScriptDependence]
 
     public init(
         method: HTTPMethod, url: String, status: Int?, title: String? = nil, action: Action,
         rules: [String] = [],
-        screenshot: WebPageScreenshot? = nil
+        screenshot: WebPageScreenshot? = nil, scriptDependence: [ScriptDependence] = []
     ) {
         self.method = method
         self.url = url
@@ -61,6 +64,7 @@ public struct WebPageVisit: Hashable, Sendable {
         self.action = action
         self.rules = rules
         self.screenshot = screenshot
+        self.scriptDependence = scriptDependence
     }
 }
 

@@ -56,6 +56,8 @@ public struct WebPerson: Sendable {
         /// How the person found each input and button, for the step's record.
         public var rules: [String]
         public var sendsPassword: Bool
+        /// For a consent refusal: script the engine skipped that may have changed what it sent.
+        public var scriptDependence: [ScriptDependence] = []
     }
 
     /// A value typed into an input.
@@ -334,7 +336,9 @@ public struct WebPerson: Sendable {
         return .act(
             WebPageAct(
                 form: form.index, fills: fills, press: button, action: action, rules: rules,
-                sendsPassword: false))
+                sendsPassword: false,
+                scriptDependence: user.consent == .deny ? ScriptDependence.of(button, in: form, on: page) : []
+            ))
     }
 
     /// On a page that asks nothing else: the button that moves on, if exactly what it says.
@@ -463,16 +467,19 @@ public struct WebPerson: Sendable {
 
     // MARK: Words for reports
 
-    /// What a page says went wrong, for a refused login: its alerts, or that it shows none, and,
-    /// on a page read from its HTML alone, that a script may be what would write it.
+    /// What a page says went wrong, for a refused login: its alerts (``WebPage/alerts``), or
+    /// that it has none. A page whose scripts ran (`webkit`) shows what they wrote; on a page read
+    /// from its HTML alone (`lite`), a page with scripts may write its reason with them, and
+    /// one without has none to give.
     static func reason(_ page: WebPage) -> String {
         if !page.alerts.isEmpty { return page.alerts.joined(separator: " / ") }
-        if page.isRendered { return "the page shows no reason" }
+        if page.isRendered { return "the page shows no reason, after its scripts ran" }
         if page.scriptCount > 0 {
-            return "no reason in the page's HTML; it has \(page.scriptCount) script(s), which may write one "
-                + "(the lite engine runs none: --browser webkit reads what they write)"
+            return
+                "no reason in the page's HTML; the page has scripts (\(page.scriptCount)), which may write it "
+                + "(the lite engine runs none; --browser webkit reads what they write)"
         }
-        return "no reason shown"
+        return "no reason in the page"
     }
 
     /// A URL for messages: without its query, which may carry codes or tokens.

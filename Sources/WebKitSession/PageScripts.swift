@@ -106,8 +106,12 @@ enum PageScripts {
         });
         const alerts = [];
         const counted = [];
+        // What the page says is wrong, as WebPage.alerts: live regions and elements named for
+        // errors or alerts, read after the page's scripts wrote into them.
         for (const el of document.querySelectorAll(
-          '[role=alert], [aria-live=assertive], .error, .alert-danger, .alert-error, [class*="error"]')) {
+          '[role=alert], [aria-live]:not([aria-live=off]), [class*="error" i], [class*="alert" i], '
+            + '[id*="error" i], [id*="alert" i]')) {
+          if (el === document.body || el === document.documentElement) continue;
           if (counted.some((outer) => outer.contains(el)) || !visible(el)) continue;
           const text = textOf(el);
           if (!text) continue;

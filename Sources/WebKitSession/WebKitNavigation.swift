@@ -298,6 +298,15 @@ struct WebKitNavigation {
             return .goOn
         case .fail(let error):
             guard settled else { return .goOn }
+            // A refused login's reason may be written by script a moment after the page is up
+            // (a timer, an answer to fetch): the page gets the quiet period to show one before
+            // the report says it shows none.
+            let now = ContinuousClock.now
+            if error.code == .loginRejected, page.alerts.isEmpty, now - lastNavigation < patience,
+                now - lastChange < Self.quietPeriod || unchangedReadings < Self.quietReadings
+            {
+                return .goOn
+            }
             return await failWithPicture(error.code, error.message, page: page, status: status)
         }
     }

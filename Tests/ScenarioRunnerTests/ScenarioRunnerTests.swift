@@ -7,6 +7,7 @@ import ScenarioRunner
 import Simulator
 import TestSupport
 import Testing
+import YAML
 
 /// The runner against the embedded issuer: outcomes with their step and place, selection,
 /// sharding, determinism, time limits and interruption.
@@ -89,14 +90,25 @@ import Testing
             wrong.result.failure?.expected == "canceled_login" && wrong.result.failure?.actual == "success")
     }
 
-    @Test("an invalid tenant fails at setup with its place")
+    /// The loader refuses an invalid tenant, so `validate` finds it; a scenario made in code
+    /// (a derived one) with such a tenant fails at setup, at the same place.
+    @Test("an invalid tenant is refused at its place, by the loader and at setup")
     func setupErrors() async throws {
-        let tenant = await ScenarioRunner.run(
-            try Self.scenario("name: t\nissuer: {tenant: {clients: [{client_id: 5}]}}\nsteps: [launch]\n"),
-            seed: 1)
+        let text = "name: t\nissuer: {tenant: {clients: [{client_id: 5}]}}\nsteps: [launch]\n"
+        #expect(throws: ScenarioError.self) { try Self.scenario(text) }
+        do throws(ScenarioError) {
+            _ = try ScenarioLoader.parse(Array(text.utf8), file: "runner.yaml")
+        } catch {
+            #expect(error.location.line == 2, "\(error)")
+            #expect(error.message.hasPrefix("tenant: "), "\(error)")
+        }
+        var made = try Self.scenario("name: t\nsteps: [launch]\n")
+        let node = try #require(try YAMLParser.parse("clients: [{client_id: 5}]", fileName: "made.yaml"))
+        made.issuer = .embedded(tenant: TenantOverride(node: node, file: "made.yaml"))
+        let tenant = await ScenarioRunner.run(made, seed: 1)
         #expect(tenant.result.status == .failed)
         #expect(tenant.result.failure?.step == "setup")
-        #expect(tenant.result.failure?.location.line == 2)
+        #expect(tenant.result.failure?.location.line == 1)
     }
 
     @Test("parallel steps race; single flight shares one refresh")

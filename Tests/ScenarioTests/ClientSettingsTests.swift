@@ -147,7 +147,7 @@ import Testing
             ),
             (
                 "issuer: {url: 'https://i.example', client_auth_method: client_secret_jwt}", 2, 56,
-                "must be one of client_secret_basic, client_secret_post, private_key_jwt, none"
+                "has no \"client_secret_jwt\"; did you mean \"client_secret_post\"?"
             ),
             (
                 "issuer: {url: 'https://i.example', client_auth_method: client_secret_post}", 2, 56,
@@ -166,7 +166,7 @@ import Testing
             ("issuer: {url: 'https://i.example', max_age: -1}", 2, 45, "max_age must be from 0"),
             (
                 "issuer: {url: 'https://i.example', client_assertion_audience: aud}", 2, 63,
-                "issuer or token_endpoint"
+                "expected one of: issuer, token_endpoint"
             ),
         ])
     func refusals(header: String, line: Int, column: Int, fragment: String) {

@@ -126,7 +126,7 @@ import Testing
             ("name: x\nsteps:\n  - parallel: [launch]", 3, 15, "at least two"),
             ("name: x\nsteps:\n  - network: {status: {count: 2}}", 3, 23, "needs a code"),
             ("name: x\nsteps:\n  - issuer: {}", 3, 13, "one action"),
-            ("name: x\nsteps:\n  - expect: {session: maybe}", 3, 23, "present or absent"),
+            ("name: x\nsteps:\n  - expect: {session: maybe}", 3, 23, "expected one of: present, absent"),
             ("name: x\nsteps:\n  - expect: {keychain: -1}", 3, 24, "from 0"),
             ("name: x\nseed: -3\nsteps: [launch]", 2, 7, "seed must be"),
             ("name: x\nissuer: ftp://x\nsteps: [launch]", 2, 9, "embedded or an http(s) URL"),
@@ -409,7 +409,7 @@ import Testing
             ("name: x\nsteps:\n  - appleCredential: {team: T}", 3, 22, "needs a state"),
             (
                 "name: x\nsteps:\n  - appleCredential: {state: gone}", 3, 30,
-                "must be one of authorized, revoked"
+                "expected one of: authorized, revoked, notFound, transferred"
             ),
             (
                 "name: x\nsteps:\n  - appleCredential: {state: revoked, team: T}", 3, 45,
@@ -418,11 +418,11 @@ import Testing
             ("name: x\nsteps:\n  - appleCredential: {state: transferred, team: ''}", 3, 49, "team is empty"),
             (
                 "name: x\nsteps:\n  - getCredentialState: {state: Revoked}", 3, 33,
-                "getCredentialState.state must be"
+                "getCredentialState.state has no \"Revoked\"; did you mean \"revoked\"?"
             ),
             (
                 "name: x\nsteps:\n  - expect: {apple_credential: gone}", 3, 32,
-                "expect.apple_credential must be"
+                "expect.apple_credential has no \"gone\""
             ),
         ])
     func appleCredentialRefusals(text: String, line: Int, column: Int, fragment: String) {
@@ -478,7 +478,8 @@ import Testing
         }
         #expect(names("fault") == IssuerFault.allCases.map(\.rawValue))
         #expect(names("appPhase") == AppPhase.allCases.map(\.rawValue))
-        #expect(names("callOutcome") == ["none"] + SignInError.Code.allCases.map(\.rawValue))
+        #expect(names("lastError") == ["none"] + SignInError.Code.allCases.map(\.rawValue))
+        #expect(names("callOutcome") == names("lastError") + ["consent_refusal_ignored"])
         let profile = schema["$defs"]?["profile"]?["anyOf"]?.arrayValue?.first?["pattern"]?.stringValue ?? ""
         for name in BehaviorProfile.names {
             #expect(profile.contains(name), "\(name)")

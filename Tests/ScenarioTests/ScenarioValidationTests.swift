@@ -43,6 +43,17 @@ import Testing
             ("steps:\n  - issuer: {rotate_keys: ES257}", 3, 27, "did you mean \"ES256\"?"),
             ("steps:\n  - issuer: {user: {email: a@b.c, pasword: x}}", 3, 35, "did you mean \"password\"?"),
             ("steps:\n  - issuer: {user: {name: Kim}}", 3, 20, "email is required"),
+            (
+                "steps:\n  - signIn: {prompt: consnet}", 3, 22,
+                "signIn.prompt has no \"consnet\"; did you mean \"consent\"?"
+            ),
+            ("steps:\n  - signIn: {prompt: login consnet}", 3, 22, "did you mean \"consent\"?"),
+            ("steps:\n  - signIn: {prompt: omit login}", 3, 22, "omit sends no prompt and stands alone"),
+            ("issuer: {prompt: selectaccount}\nsteps: [launch]", 2, 18, "did you mean \"select_account\"?"),
+            ("apps: [{id: a, prompt: nnoe}]\nsteps: [launch]", 2, 24, "did you mean \"none\"?"),
+            ("steps:\n  - wait: {sheet: presnted}", 3, 19, "did you mean \"presented\"?"),
+            ("steps:\n  - signInWithApple: {scopes: [name, emial]}", 3, 38, "did you mean \"email\"?"),
+            ("issuer: {tenant: {pages: javascipt}}\nsteps: [launch]", 2, 26, "did you mean \"javascript\"?"),
         ] as [(String, Int, Int, String)])
     func unknownNames(body: String, line: Int, column: Int, fragment: String) throws {
         let found = problems("name: v\n" + body)

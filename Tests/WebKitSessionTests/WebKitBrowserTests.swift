@@ -83,6 +83,42 @@ struct WebKitBrowserTests {
         await engine.shutdown()
     }
 
+    /// A login page that comes back after the password with its reason written by script a
+    /// moment later, into an element marked only by its id: the rejection names what the page
+    /// shows once its script wrote it.
+    @Test("a rejected login names the reason a script wrote")
+    func rejectedWithScriptedReason() async throws {
+        let engine = try Self.engine()
+        var router = Router()
+        let page: @Sendable (Bool) -> String = { rejected in
+            """
+            <!doctype html><title>Sign in</title><div id="signin-error"></div>
+            <form method=post action=/session><input name=username autocomplete=username>
+            <input type=password name=password><button>Sign in</button></form>
+            <script>
+            if (\(rejected)) setTimeout(() => {
+              document.getElementById('signin-error').textContent = 'Wrong email or password.';
+            }, 300);
+            </script>
+            """
+        }
+        router.add(.get, "/login") { _ in .html(page(false)) }
+        router.add(.post, "/session") { _ in .html(page(true)) }
+        try await withTestServer(limit: .seconds(60), router: router) { server in
+            let outcome = await Self.session(server, "/login", browser: Self.browser(engine))
+                .run(
+                    as: WebUserScript.signIn(username: "alice@example.com", password: "wrong"),
+                    in: WebPresentationContext())
+            guard case .failure(let error) = outcome.result else {
+                Issue.record("the sheet did not fail: \(outcome.result)")
+                return
+            }
+            #expect(error.code == .loginRejected)
+            #expect(error.message.hasSuffix(": Wrong email or password."), "\(error.message)")
+        }
+        await engine.shutdown()
+    }
+
     /// The callback is stopped, never loaded, for every kind: a loopback URL on any port (a
     /// server there must see nothing), and a claimed https link.
     @Test("loopback and claimed-link callbacks are caught without being loaded")

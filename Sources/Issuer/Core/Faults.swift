@@ -48,6 +48,10 @@ public enum IssuerFault: String, Sendable, Hashable, CaseIterable {
     /// when the redirect back to the app is tampered with on the way: the client must refuse
     /// it (RFC 6749 §10.12).
     case callbackStateAltered = "callback-state-altered"
+    /// The next consent refusals (`action=deny` on the consent form) are answered as approvals:
+    /// the grant is recorded and a code goes back to the client, as at issuers that ignore their
+    /// decline button. RFC 6749 §4.1.2.1 says a refusal is an `access_denied` error response.
+    case consentRefusalIgnored = "consent-refusal-ignored"
     /// The next requests (to `path`) are answered with an RFC 6749 §5.2 error the step names
     /// (`error`, `error_description`, `status`): an issuer's answer the embedded one has no model
     /// of, as a capture recorded it.

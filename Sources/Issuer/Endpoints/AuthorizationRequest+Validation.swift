@@ -26,7 +26,7 @@ extension AuthorizationRequest {
 
     /// Prompt values of OpenID Connect Core §3.1.2.1 (`select_account` is read as `login`:
     /// a user picks an account by signing in).
-    static let supportedPrompts: Set<String> = ["none", "login", "consent", "select_account"]
+    static let supportedPrompts = Set(PromptValue.allCases.map(\.rawValue))
 
     /// Longest value accepted for any parameter the issuer stores or echoes.
     static let maximumValueLength = 4096

@@ -70,7 +70,8 @@ extension Issuer {
     }
 
     /// `POST /u/consent`: `action=approve` records the grant and issues the code;
-    /// `action=deny` sends `access_denied` back to the client (RFC 6749 §4.1.2.1).
+    /// `action=deny` sends `access_denied` back to the client (RFC 6749 §4.1.2.1), unless the
+    /// `consent-refusal-ignored` fault is armed.
     ///
     /// The form must come from the browser whose session the consent page was shown to: its
     /// session cookie must still open that live session.
@@ -97,7 +98,11 @@ extension Issuer {
                     title: "Signed out", message: "The session this page belonged to has ended.")
             }
             let request = transaction.request
-            switch action {
+            // `consent-refusal-ignored`: a refusal taken as an approval (the fault's count is
+            // spent only on refusals).
+            let decision =
+                action == "deny" && state.faults.take(.consentRefusalIgnored) ? "approve" : action
+            switch decision {
             case "approve":
                 state.transactions[transaction.id] = nil
                 state.consents[ConsentKey(userID: signedIn.user.id, clientID: request.clientID), default: []]

@@ -36,6 +36,19 @@ public enum ExpectationKey: String, Hashable, Sendable, CaseIterable {
     case login_forms, sheet
 }
 
+/// What a `wait: {sheet: …}` waits for the app's web sheet to be.
+public enum SheetState: String, Hashable, Sendable, CaseIterable {
+    case presented
+    case closed
+}
+
+/// `present` or `absent`: how `expect` writes whether something is there (`true` and `false`
+/// too).
+public enum Presence: String, Hashable, Sendable, CaseIterable {
+    case present
+    case absent
+}
+
 /// An issuer endpoint named by its role, found in the issuer's discovery document
 /// (OpenID Connect Discovery 1.0 §3), so a check holds against any issuer.
 public enum EndpointRole: String, Hashable, Sendable, CaseIterable {
@@ -70,7 +83,7 @@ extension FlowStep {
                 form: .required(
                     .mapping(
                         [
-                            StepCatalog.app, Argument("sheet", .oneOf(["presented", "closed"])),
+                            StepCatalog.app, Argument("sheet", .defined("sheetState")),
                             Argument("requests", .defined("requestMatch")),
                         ])),
                 summary:
@@ -90,7 +103,7 @@ extension ExpectationKey {
         case .claims: .dictionary(of: nil)
         case .token_type: .text
         case .scopes: StepCatalog.words
-        case .error: .either([.defined("callOutcome"), .null])
+        case .error: .either([.defined("lastError"), .null])
         case .requests: .either([.defined("requests"), .list(.defined("requests"))])
         case .keychain:
             .either([
@@ -114,7 +127,7 @@ extension ExpectationKey {
         case .sheet:
             .described(
                 "How the app's last web sheet ended: callback, or the code of the error that ended it.",
-                .oneOf(SheetEnding.names))
+                .defined("sheetEnding"))
         }
     }
 }
@@ -179,11 +192,8 @@ extension StepDecoder {
         let app = try app(mapping, "wait")
         switch (mapping["sheet"], mapping["requests"]) {
         case (let sheet?, nil):
-            let state = try reader.string(sheet, "wait.sheet")
-            guard state == "presented" || state == "closed" else {
-                throw reader.error(sheet, "wait.sheet must be presented or closed, found \(state)")
-            }
-            return .sheet(presented: state == "presented", app: app)
+            let state = try reader.named(sheet, "wait.sheet", SheetState.self)
+            return .sheet(presented: state == .presented, app: app)
         case (nil, let requests?):
             let inner = try reader.mapping(requests, "wait.requests", allowed: wait.keys("requests"))
             let count = try inner["count"].map { (node: YAMLNode) throws(ScenarioError) in
@@ -303,7 +313,15 @@ extension StepDecoder {
             guard given.count == 1, let outcome = given.first else {
                 throw reader.error(value, "expect.error takes one code (or none)")
             }
-            if case .failure(let code) = outcome { kind = .lastError(code) } else { kind = .lastError(nil) }
+            switch outcome {
+            case .success: kind = .lastError(nil)
+            case .failure(let code): kind = .lastError(code)
+            case .finding(let finding):
+                throw reader.error(
+                    value,
+                    "expect.error checks the SDK's last error; \(finding.rawValue) is what the run finds in a "
+                        + "call: write it as that step's error")
+            }
         case .keychain:
             if case .mapping = value {
                 let inner = try reader.mapping(value, "expect.keychain", allowed: expect.keys("keychain"))
@@ -365,11 +383,7 @@ extension StepDecoder {
 
     func presence(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> Bool {
         if let value = node.bool { return value }
-        switch try reader.string(node, context) {
-        case "present": return true
-        case "absent": return false
-        default: throw reader.error(node, "\(context) must be present or absent")
-        }
+        return try reader.named(node, context, Presence.self) == .present
     }
 
     func requests(_ node: YAMLNode) throws(ScenarioError) -> RequestExpectation {

@@ -27,23 +27,32 @@ public enum SDKCall: Hashable, Sendable {
     case configure
 }
 
-/// How an SDK call may end, as a step's `error:` names it: `none` for success, or one of the
-/// SDK's error codes (`SignInError.Code`).
+/// How an SDK call may end, as a step's `error:` names it: `none` for success, one of the
+/// SDK's error codes (`SignInError.Code`), or what the harness found wrong in a call the SDK saw
+/// succeed (`CallFinding`).
 public enum CallOutcome: Hashable, Sendable {
     case success
     case failure(SignInError.Code)
+    /// The SDK succeeded, and what the run saw around it says that it should not have.
+    case finding(CallFinding)
 
     /// The name of success.
     public static let successName = "none"
 
     /// Every name a scenario may write.
-    public static var names: [String] { [successName] + SignInError.Code.allCases.map(\.rawValue) }
+    public static var names: [String] { sdkNames + CallFinding.allCases.map(\.rawValue) }
+
+    /// The names of the SDK's own outcomes: success and its error codes (what `expect: {error: …}`
+    /// checks).
+    public static var sdkNames: [String] { [successName] + SignInError.Code.allCases.map(\.rawValue) }
 
     public init?(name: String) {
         if name == Self.successName {
             self = .success
         } else if let code = SignInError.Code(rawValue: name) {
             self = .failure(code)
+        } else if let finding = CallFinding(rawValue: name) {
+            self = .finding(finding)
         } else {
             return nil
         }
@@ -58,8 +67,23 @@ public enum CallOutcome: Hashable, Sendable {
         switch self {
         case .success: Self.successName
         case .failure(let code): code.rawValue
+        case .finding(let finding): finding.rawValue
         }
     }
+}
+
+/// The scopes of native Sign in with Apple (`ASAuthorization.Scope`), as a scenario names them.
+public enum AppleScopeName: String, Hashable, Sendable, CaseIterable {
+    case name
+    case email
+}
+
+/// What the harness finds wrong in an SDK call that succeeded, from what it saw around the app
+/// (the sheet's pages): the SDK cannot know, since it never learns what the person did.
+public enum CallFinding: String, Hashable, Sendable, CaseIterable {
+    /// The person refused consent in the sheet, and the sign-in still ended in a session
+    /// (RFC 6749 §4.1.2.1: a refusal is an `access_denied` error response, never a code).
+    case consentRefusalIgnored = "consent_refusal_ignored"
 }
 
 /// What the person does in the web sheet.
@@ -144,7 +168,7 @@ extension SDKStep {
                             Argument("consent", .defined("consent")),
                             Argument("cancel", .defined("interruptionPoint")),
                             Argument("abandon", .defined("interruptionPoint")),
-                            Argument("prompt", .text), Argument("scopes", StepCatalog.words),
+                            Argument("prompt", .defined("prompt")), Argument("scopes", StepCatalog.words),
                             Argument("login_hint", .text), Argument("max_age", .integer(minimum: 0)),
                             Argument(
                                 "retry",
@@ -171,7 +195,7 @@ extension SDKStep {
                 form: .optional(
                     .mapping(
                         common + [
-                            Argument("cancel", .flag), Argument("scopes", .list(.oneOf(["name", "email"]))),
+                            Argument("cancel", .flag), Argument("scopes", .list(.defined("appleScope"))),
                             Argument("nonce", .text),
                         ])),
                 summary: "Native Sign in with Apple, then the token exchange at the issuer.")
@@ -254,10 +278,7 @@ extension StepDecoder {
         case .signInWithApple:
             var scopes: [String]?
             if let node = mapping?["scopes"] {
-                scopes = try reader.strings(node, "scopes")
-                for scope in scopes ?? [] where scope != "email" && scope != "name" {
-                    throw reader.error(node, "signInWithApple scopes are email and name, found \(scope)")
-                }
+                scopes = try reader.names(node, "signInWithApple.scopes", AppleScopeName.self).map(\.rawValue)
             }
             call = .signInWithApple(
                 cancel: try mapping?["cancel"].map { (n: YAMLNode) throws(ScenarioError) in
@@ -311,7 +332,9 @@ extension StepDecoder {
                 user.interruption = kind == "cancel" ? .cancel(at: point) : .abandon(at: point)
             }
             if let node = mapping["retry"] { user.retries = try loginAttempts(node) }
-            prompt = try reader.optionalString(mapping, "prompt", "signIn")
+            if let node = mapping["prompt"], !node.isNull {
+                prompt = try reader.prompt(node, "signIn.prompt")
+            }
             if let node = mapping["scopes"] { scopes = try reader.strings(node, "signIn.scopes") }
             loginHint = try reader.optionalString(mapping, "login_hint", "signIn")
             if let node = mapping["max_age"] {

@@ -2,6 +2,7 @@ import AppleID
 import Clocks
 import HTTPCore
 import JSON
+import ScenarioRunner
 import SignInSDK
 import Simulator
 import WebAuthSession
@@ -228,8 +229,18 @@ struct SignInRun {
         app.webUser = user
         var report: [String: JSONValue] = [:]
         var step = "sign-in"
+        let sheetMark = app.sheetCount
         do {
             var session = try await app.perform { try await $0.signIn() }
+            if let finding = app.sheets(since: sheetMark).compactMap({
+                ConsentRefusalIgnored(trace: $0.trace, engine: $0.engine)
+            }).last {
+                // Signed in all the same: the session is printed, then why that is a failure.
+                var summary = session.summary.objectValue ?? [:]
+                summary["browser"] = .string(engine.rawValue)
+                context.printJSON(.object(summary))
+                throw finding
+            }
             if refresh {
                 step = "refresh"
                 let before = session.accessToken
