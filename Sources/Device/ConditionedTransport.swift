@@ -195,10 +195,7 @@ public final class ConditionedTransport: HTTPTransport {
         func described() -> String { "\(request.method) \(request.urlWithoutQuery)" }
         let startedAt = now()
         let started = ContinuousClock.now
-        func elapsed() -> Double {
-            let (seconds, attoseconds) = (ContinuousClock.now - started).components
-            return Double(seconds) * 1000 + Double(attoseconds) / 1e15
-        }
+        func elapsed() -> Double { Self.milliseconds(since: started) }
         var reachedServer = false
         let outcome: Result<HTTPResponse, HTTPError>
         do throws(HTTPError) {
@@ -275,7 +272,6 @@ public final class ConditionedTransport: HTTPTransport {
         } catch {
             outcome = .failure(error)
         }
-        let (seconds, attoseconds) = (ContinuousClock.now - started).components
         var sent = request
         if case .success(let response) = outcome {
             for field in response.addedRequestHeaders {
@@ -286,13 +282,19 @@ public final class ConditionedTransport: HTTPTransport {
             sequence: sequence, request: sent, outcome: outcome, condition: .none,
             reachedServer: (try? outcome.get()) != nil,
             startedAtMilliseconds: startedAt,
-            durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15, sentAt: started,
+            durationMilliseconds: Self.milliseconds(since: started), sentAt: started,
             initiator: initiator)
         state.withLock { state in
             state.checkLog.append(exchange)
             if state.checkLog.count > logLimit { state.checkLog.removeFirst(state.checkLog.count - logLimit) }
         }
         return try outcome.get()
+    }
+
+    /// Wall time since `start`, in milliseconds.
+    private static func milliseconds(since start: ContinuousClock.Instant) -> Double {
+        let (seconds, attoseconds) = (ContinuousClock.now - start).components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 
     private func record(_ exchange: Exchange) {
