@@ -213,7 +213,7 @@ let package = Package(
                 "Locking", "Recordings", "Scenario", "ScenarioRunner", "ScenarioReports", "Simulator",
                 "SignInSDK",
                 "Issuer",
-                "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
+                "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient", "YAML",
             ],
             swiftSettings: strictSettings),
 
