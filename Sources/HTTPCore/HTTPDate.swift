@@ -2,19 +2,21 @@
 /// every 2xx, 3xx and 4xx answer (§6.6.1), and what a client reads of the server's time.
 ///
 /// Pure: instants are whole seconds since the epoch (as JWT NumericDates count them), in UTC,
-/// without Foundation, so that the same instant gives the same text on every platform. The
-/// calendar is the proleptic Gregorian one, computed with Howard Hinnant's day algorithms.
+/// without Foundation, so that the same instant gives the same text on every platform
+/// (``CivilCalendar``).
 public enum HTTPDate {
     /// `Sun, 06 Nov 1994 08:49:37 GMT`: the IMF-fixdate a sender must generate (§5.6.7).
     public static func format(_ seconds: Int64) -> String {
-        let (days, secondOfDay) = floorDivision(seconds, 86_400)
-        let (year, month, day) = civil(fromDays: days)
+        let (days, secondOfDay) = CivilCalendar.floorDivision(seconds, 86_400)
+        let date = CivilCalendar.date(fromDays: days)
         // 1970-01-01 was a Thursday (index 4 with Sunday as 0).
-        let weekday = Int(floorDivision(days + 4, 7).remainder)
+        let weekday = Int(CivilCalendar.floorDivision(days + 4, 7).remainder)
         let hour = secondOfDay / 3600
         let minute = secondOfDay / 60 % 60
         let second = secondOfDay % 60
-        return "\(weekdays[weekday]), \(pad(day, 2)) \(months[Int(month) - 1]) \(pad(year, 4)) "
+        let pad = CivilCalendar.padded
+        return
+            "\(weekdays[weekday]), \(pad(date.day, 2)) \(months[Int(date.month) - 1]) \(pad(date.year, 4)) "
             + "\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)) GMT"
     }
 
@@ -68,40 +70,7 @@ public enum HTTPDate {
             let hour = Int64(clock[0]), let minute = Int64(clock[1]), let second = Int64(clock[2]),
             (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilCalendar.days(year: year, month: month, day: day)
         return ((days * 24 + hour) * 60 + minute) * 60 + second
-    }
-
-    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64)
-    {
-        let quotient = value / divisor
-        let remainder = value % divisor
-        return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
-    }
-
-    private static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let year = month <= 2 ? year - 1 : year
-        let era = (year >= 0 ? year : year - 399) / 400
-        let yearOfEra = year - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 }
