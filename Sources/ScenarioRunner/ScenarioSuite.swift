@@ -118,10 +118,12 @@ public final class ScenarioSuite: Sendable {
         return hash
     }
 
-    /// Runs the scenarios; `finished` is called once per scenario as it ends (in any order).
-    /// Results come back in the order given.
+    /// Runs the scenarios; `started` is called once per scenario the run starts, before it is
+    /// run (a scenario `stop()` skipped is never started), and `finished` once per scenario as
+    /// it ends (in any order). Results come back in the order given.
     public func run(
-        _ scenarios: [Scenario], finished: @escaping @Sendable (ScenarioRunner.Outcome) async -> Void
+        _ scenarios: [Scenario], started: @escaping @Sendable (Scenario) async -> Void = { _ in },
+        finished: @escaping @Sendable (ScenarioRunner.Outcome) async -> Void
     ) async -> [ScenarioResult] {
         let jobs = max(1, options.jobs)
         let options = self.options
@@ -140,6 +142,7 @@ public final class ScenarioSuite: Sendable {
                             Self.notRun(scenario, seed: Self.seed(for: scenario, runSeed: options.seed))
                         )
                     }
+                    await started(scenario)
                     let outcome = await ScenarioRunner.run(
                         scenario, seed: Self.seed(for: scenario, runSeed: options.seed),
                         timeLimitSeconds: options.timeLimitSeconds, browsers: options.browsers,

@@ -197,8 +197,10 @@ struct CurlTransportTests {
     /// Cancelling the task stops the transfer at once with `.cancelled`.
     @Test("task cancellation aborts the request promptly")
     func cancellation() async throws {
+        let entered = Recorder<Bool>()
         var router = Router()
         router.add(.get, "/slow") { _ in
+            entered.record(true)
             try? await Task.sleep(for: .seconds(60))
             return .text("late")
         }
@@ -208,7 +210,7 @@ struct CurlTransportTests {
             let transport = CurlTransport()
             let url = server.baseURL + "/slow"
             let task = Task { () -> HTTPError? in await sendError(transport, HTTPRequest(url: url)) }
-            try await Task.sleep(for: .milliseconds(150))
+            try await poll(until: "the request to reach the slow handler") { !entered.values.isEmpty }
             let started = ContinuousClock.now
             task.cancel()
             let error = await task.value

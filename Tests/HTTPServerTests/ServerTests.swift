@@ -242,8 +242,8 @@ struct MicroHTTPServerTests {
         let transport = CurlTransport()
         let url = server.baseURL + "/slow"
         let slow = Task { try await transport.send(HTTPRequest(url: url)) }
-        try await withTimeout(.seconds(20)) {
-            while entered.values.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        try await poll(until: "the slow request to reach its handler", within: .seconds(20)) {
+            !entered.values.isEmpty
         }
         try await withTimeout(.seconds(10)) { await server.shutdown() }
         // Shutdown returned only after the handler answered: the in-flight request finished.
@@ -260,7 +260,9 @@ struct MicroHTTPServerTests {
     func boundedShutdown() async throws {
         var configuration = HTTPServerConfiguration()
         configuration.shutdownGracePeriod = .milliseconds(200)
+        let entered = Recorder<Bool>()
         let server = MicroHTTPServer(configuration: configuration) { _ in
+            entered.record(true)
             try? await Task.sleep(for: .seconds(40))
             return .text("too late")
         }
@@ -268,7 +270,9 @@ struct MicroHTTPServerTests {
         let transport = CurlTransport()
         let url = server.baseURL + "/"
         let stuck = Task { try await transport.send(HTTPRequest(url: url)) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await poll(until: "the request to reach its handler", within: .seconds(20)) {
+            !entered.values.isEmpty
+        }
         let started = ContinuousClock.now
         try await withTimeout(.seconds(30)) { await server.shutdown() }
         // Cut short by the grace period, long before the handler's 40 s (with room for a

@@ -377,13 +377,28 @@ import YAML
         }
         options.jobs = 1
         let suite = ScenarioSuite(options: options)
-        let run = Task { await suite.run(slow) { _ in } }
-        try await Task.sleep(for: .milliseconds(300))
+        let startedFiles = Mutex<[String]>([])
+        let began = ChangeSignal()
+        let run = Task {
+            await suite.run(
+                slow,
+                started: { scenario in
+                    startedFiles.withLock { $0.append(scenario.location.file) }
+                    began.notify()
+                }
+            ) { _ in }
+        }
+        // Stopped once the first has started (it then waits 3 s on the token endpoint): a
+        // scenario not started when stop() comes is skipped, not interrupted.
+        try await began.wait(for: "the first slow scenario to start") {
+            !startedFiles.withLock { $0 }.isEmpty
+        }
         suite.stop()
         run.cancel()
         let interrupted = await run.value
         #expect(interrupted[0].status == .interrupted)
         #expect(interrupted[1...].allSatisfy { $0.status == .skipped })
+        #expect(startedFiles.withLock { $0 } == ["slow0.yaml"])
     }
 
     @Test("seeds derive from the run seed and the scenario, not from scheduling")

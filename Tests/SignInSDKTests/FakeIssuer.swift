@@ -348,15 +348,32 @@ final class FakeUserAgent: WebAuthenticationUserAgent {
     let behavior = Mutex<Behavior>(.complete)
     let presentable = Mutex(true)
     let presented = Mutex<[WebAuthenticationRequest]>([])
+    /// How many times the SDK waited for the scene to become presentable.
+    let presentableWaits = Mutex(0)
+    /// Notified when a sheet is presented, when the SDK starts waiting for the scene, and when
+    /// the scene becomes presentable, for the tests that wait on them.
+    let changes = ChangeSignal()
     private let waiting = Mutex<CheckedContinuation<String, any Error>?>(nil)
 
     init(issuer: FakeIssuer) { self.issuer = issuer }
 
     func canPresent() -> Bool { presentable.withLock { $0 } }
 
+    /// Makes the scene presentable or not, and wakes an SDK waiting for it.
+    func setPresentable(_ value: Bool) {
+        presentable.withLock { $0 = value }
+        changes.notify()
+    }
+
+    /// Waits until a sheet has been presented, at most 10 s; false if none was.
+    func waitForSheet() async -> Bool {
+        await changes.wait(until: { !presented.withLock { $0.isEmpty } }, deadline: .now + .seconds(10))
+    }
+
     func waitUntilPresentable() async -> Bool {
-        for _ in 0..<1000 where !canPresent() { try? await Task.sleep(for: .milliseconds(5)) }
-        return canPresent()
+        presentableWaits.withLock { $0 += 1 }
+        changes.notify()
+        return await changes.wait(until: { canPresent() }, deadline: .now + .seconds(5))
     }
 
     func authenticate(_ request: WebAuthenticationRequest) async throws(WebAuthenticationFailure) -> String {
@@ -364,6 +381,7 @@ final class FakeUserAgent: WebAuthenticationUserAgent {
             throw WebAuthenticationFailure(.presentationContextInvalid, "scene not active")
         }
         presented.withLock { $0.append(request) }
+        changes.notify()
         if request.purpose == .signOut { return try await endSession(request) }
         switch behavior.withLock({ $0 }) {
         case .complete: return issuer.authorize(url: request.url)

@@ -164,7 +164,7 @@ import Testing
             defer { finished.withLock { $0 = true } }
             return try await harness.client.signIn()
         }
-        while harness.agent.presented.withLock({ $0.isEmpty }) { await Task.yield() }
+        try #require(await harness.agent.waitForSheet(), "the sign-in never presented its sheet")
         try await Task.sleep(for: .milliseconds(100))
         #expect(!finished.withLock { $0 })
         call.cancel()
@@ -181,7 +181,7 @@ import Testing
         .configured()
         harness.agent.behavior.withLock { $0 = .hang }
         let first = Task { try await harness.client.signIn() }
-        while harness.agent.presented.withLock({ $0.isEmpty }) { await Task.yield() }
+        try #require(await harness.agent.waitForSheet(), "the sign-in never presented its sheet")
         harness.agent.behavior.withLock { $0 = .complete }
         let second = await capture { try await harness.client.signIn() }
         if faulty {
@@ -199,13 +199,16 @@ import Testing
         let harness = try await SDKHarness(
             profile: faulty ? BehaviorProfile(faults: [.presentWhileInactive]) : .default
         ).configured()
-        harness.agent.presentable.withLock { $0 = false }
-        let activate = Task {
-            try await Task.sleep(for: .milliseconds(50))
-            harness.agent.presentable.withLock { $0 = true }
+        harness.agent.setPresentable(false)
+        let signIn = Task { await capture { try await harness.client.signIn() } }
+        if !faulty {
+            // The scene becomes active only once the SDK waits for it.
+            let waited = await harness.agent.changes.wait(
+                until: { harness.agent.presentableWaits.withLock { $0 } > 0 }, deadline: .now + .seconds(10))
+            #expect(waited, "the SDK never waited for the scene to become presentable")
+            harness.agent.setPresentable(true)
         }
-        let error = await capture { try await harness.client.signIn() }
-        try await activate.value
+        let error = await signIn.value
         #expect(error?.code == (faulty ? .presentationFailed : nil))
     }
 

@@ -77,11 +77,15 @@ struct ServeTests {
         let armed = try await Self.transport.send(
             .json(
                 .post, url: issuer + "/_admin/faults",
-                body: ["fault": "http-delay", "path": "/.well-known/jwks.json", "delay_ms": 1500]))
+                body: ["fault": "http-delay", "path": "/.well-known/jwks.json", "delay_ms": 1500, "count": 1])
+        )
         #expect(armed.status == 201)
         let slow = Task { try await Self.transport.send(HTTPRequest(url: issuer + "/.well-known/jwks.json")) }
-        _ = try await serve.standardErrorLine(containing: "POST /_admin/faults 201")
-        try await Task.sleep(for: .milliseconds(1000))
+        // The slow request is in flight once it has taken its fault, the only one armed.
+        try await poll(until: "the slow request to take its delay fault", within: .seconds(30)) {
+            let listed = try await Self.transport.send(HTTPRequest(url: issuer + "/_admin/faults"))
+            return try JSONValue.parse(listed.bodyText ?? "")["faults"]?.arrayValue?.isEmpty == true
+        }
         serve.send(SIGTERM)
         let response = try await withTimeout(.seconds(10)) { try await slow.value }
         #expect(response.status == 200)

@@ -5,6 +5,7 @@ import Issuer
 import JSON
 import SignInSDK
 import Simulator
+import TestSupport
 import Testing
 import WebAuthSession
 
@@ -36,8 +37,8 @@ import WebAuthSession
                 try await app.perform { try await $0.getAccessToken(forceRefresh: true) }
             }
             async let b = signInError {
-                while network.sentCount(path: "/oauth/token") == tokenRequestsBefore {
-                    try await Task.sleep(for: .milliseconds(2))
+                try await network.sent.wait(for: "the first refresh's token request") {
+                    network.sentCount(path: "/oauth/token") > tokenRequestsBefore
                 }
                 return try await app.perform { try await $0.getAccessToken(forceRefresh: true) }
             }
@@ -100,7 +101,9 @@ import WebAuthSession
             app.webUser = .signIn(
                 username: "alice@example.com", password: "alice-password", interruption: .abandon(at: .login))
             let first = Task { await signInError { try await app.perform { try await $0.signIn() } } }
-            try await waitUntil { app.lastWebTrace.isEmpty == false || app.isPresentingSheet }
+            try await app.sheetChanges.wait(for: "the first sign-in's sheet") {
+                app.lastWebTrace.isEmpty == false || app.isPresentingSheet
+            }
             try app.background()
             try app.foreground()
             app.webUser = .alice
@@ -126,7 +129,7 @@ import WebAuthSession
                 #expect(app.presentationWaits == 0)
             } else {
                 // The correct SDK holds the sign-in until the scene is foreground-active again.
-                try await waitUntil { app.presentationWaits == 1 }
+                try await poll(until: "the SDK to wait for the scene") { app.presentationWaits == 1 }
                 #expect(app.isPresentingSheet == false)
                 try app.foreground()
                 #expect(await attempt.value == nil)
@@ -294,13 +297,4 @@ import WebAuthSession
             #expect(phone.device.keychain.count == (faulty ? 1 : 0))
         }
     }
-}
-
-/// Polls `condition` (bounded: 5 s).
-func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-    for _ in 0..<500 {
-        if condition() { return }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    Issue.record("the condition never held")
 }

@@ -1,5 +1,6 @@
 import SignInSDK
 import Simulator
+import TestSupport
 import Testing
 
 /// The app model's own rules, apart from the field-bug rows.
@@ -28,7 +29,9 @@ import Testing
                 username: "alice@example.com", password: "alice-password", interruption: .abandon(at: .login))
             let attempt = Task { await signInError { try await app.perform { try await $0.signIn() } } }
             // The deadline is armed before the sheet's first request leaves the device.
-            try await waitUntil { phone.device.network.sentCount(path: "/authorize") == 1 }
+            try await phone.device.network.sent.wait(for: "the sheet's /authorize request") {
+                phone.device.network.sentCount(path: "/authorize") == 1
+            }
             world.advance(by: 299)
             #expect(app.isPresentingSheet)
             world.advance(by: 1)

@@ -1,5 +1,6 @@
 // Concurrency helpers for tests: bounded waits and thread-safe recording.
 import Foundation
+public import Locking
 
 /// A value several tasks or threads write and a test reads afterwards.
 public final class Recorder<Value: Sendable>: @unchecked Sendable {
@@ -69,5 +70,38 @@ private final class Race<T: Sendable>: @unchecked Sendable {
         lock.unlock()
         waiting?.resume(with: result)
         return waiting != nil
+    }
+}
+
+/// Thrown by `poll(until:within:_:)` when the condition did not hold in time; says what was
+/// awaited.
+public struct NeverHappened: Error, CustomStringConvertible {
+    public let awaited: String
+    public let limit: Duration
+    public var description: String { "waited \(limit) for \(awaited)" }
+}
+
+/// Checks `condition` every few milliseconds until it holds, and throws `NeverHappened` naming
+/// `awaited` once `limit` has passed. For state that announces no change; where a
+/// `ChangeSignal` is notified, wait on it instead.
+public func poll(
+    until awaited: String, within limit: Duration = .seconds(10), _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + limit
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else { throw NeverHappened(awaited: awaited, limit: limit) }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
+
+extension ChangeSignal {
+    /// Waits until `condition` holds, woken by this signal's notifications, and throws
+    /// `NeverHappened` naming `awaited` once `limit` has passed.
+    public func wait(
+        for awaited: String, within limit: Duration = .seconds(10), until condition: () -> Bool
+    ) async throws {
+        guard await wait(until: condition, deadline: .now + limit) else {
+            throw NeverHappened(awaited: awaited, limit: limit)
+        }
     }
 }

@@ -85,7 +85,7 @@ struct SessionLifecycleTests {
                 username: "a", password: "b", interruption: .abandon(at: .login))
             let handle = try loginSession(server).start(as: abandoned, in: context, deadline: nil)
             // The login page is reached and the session then waits.
-            while handle.trace.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+            try await poll(until: "the abandoned session to reach the login page") { !handle.trace.isEmpty }
             #expect(handle.trace.map(\.action) == [.abandoned])
             #expect(!handle.isFinished)
             let error = #expect(throws: WebAuthenticationError.self) {
@@ -189,8 +189,12 @@ struct SessionLifecycleTests {
     /// cancel() stops a request in flight: a slow server does not keep the session.
     @Test("cancel() during a slow request resolves at once")
     func cancelInFlight() async throws {
+        let arrived = ChangeSignal()
+        let requests = Mutex(0)
         var router = Router()
         router.add(.get, "/slow") { _ in
+            requests.withLock { $0 += 1 }
+            arrived.notify()
             try? await Task.sleep(for: .seconds(2))
             return .text("late")
         }
@@ -199,7 +203,9 @@ struct SessionLifecycleTests {
                 url: server.baseURL + "/slow", callback: .customScheme("com.example.app"),
                 browser: LiteBrowser(curl: CurlTransport()))
             let handle = try session.start(as: WebUserScript(), in: WebPresentationContext())
-            try await Task.sleep(for: .milliseconds(50))
+            try await arrived.wait(for: "the request to reach the slow server") {
+                requests.withLock { $0 } > 0
+            }
             let clock = ContinuousClock()
             let start = clock.now
             handle.cancel()
