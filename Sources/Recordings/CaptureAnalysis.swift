@@ -707,7 +707,7 @@ public struct CaptureAnalysis: Sendable {
         }
         // Without the page: the answer tells (a redirect with access_denied is a refusal).
         if let next = entries.indices.contains(index) ? entries[index].summary : nil {
-            return next.oauthError != "access_denied"
+            return next.oauthError != OAuthErrorCode.accessDenied
         }
         return true
     }

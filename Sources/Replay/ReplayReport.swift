@@ -224,12 +224,12 @@ public struct ReplayReport: Sendable {
         tokens = audit.sorted { $0.key < $1.key }.map { (capture.entryNumber(of: $0.key), $0.value) }
         notes = story.notes
         if story.source == .inferred {
-            let behaviour = ClientBehaviour(analysis)
-            for finding in behaviour.findings { notes.append("the recorded app: \(finding)") }
-            if behaviour.profile != "default",
-                !story.scenario.apps.allSatisfy({ $0.profile.description == behaviour.profile })
+            let behavior = ClientBehavior(analysis)
+            for finding in behavior.findings { notes.append("the recorded app: \(finding)") }
+            if behavior.profile != .default,
+                !story.scenario.apps.allSatisfy({ $0.profile == behavior.profile })
             {
-                notes.append("--sdk-profile \(behaviour.profile) plays the app as the capture shows it")
+                notes.append("--sdk-profile \(behavior.profile) plays the app as the capture shows it")
             }
         }
         if !server.keys.isEmpty {
@@ -281,7 +281,7 @@ public struct ReplayReport: Sendable {
 
     /// `ok`, an error code, or for a parallel block the branches' outcomes (`ok + session_expired`).
     static func calls(_ record: StepRecord) -> String? {
-        if let call = record.callOutcome { return call }
+        if let call = record.callOutcome { return call.reportedName }
         let inner = record.children.compactMap(calls)
         return inner.isEmpty ? nil : inner.joined(separator: " + ")
     }

@@ -60,14 +60,14 @@ struct ReplayStory: Sendable {
             story.appleURL = appleURL
             return story
         }
-        let behaviour: BehaviorProfile
+        let behavior: BehaviorProfile
         do throws(SignInError) {
-            behaviour =
+            behavior =
                 try profile.map { name throws(SignInError) in try BehaviorProfile(named: name) } ?? .default
         } catch {
             throw CaptureReplay.Failure(description: error.message)
         }
-        var story = StoryInference(analysis: analysis, file: file, profile: behaviour).story()
+        var story = StoryInference(analysis: analysis, file: file, profile: behavior).story()
         story.issuerURL = issuer
         story.appleURL = appleURL
         return story

@@ -1,6 +1,7 @@
 import HTTPCore
 import JOSE
 import JSON
+import OAuthCore
 public import Recordings
 public import Scenario
 public import ScenarioRunner
@@ -12,8 +13,8 @@ import YAML
 ///
 /// The client's side is the replay's story (the steps a signinsim run recorded, or the ones
 /// read from another tool's traffic) with each SDK call expecting the outcome the replayed SDK
-/// had with the recorded answers, and the SDK profile the capture shows (`ClientBehaviour`)
-/// unless one is given. The issuer's side is what the capture shows of it (`IssuerBehaviour`):
+/// had with the recorded answers, and the SDK profile the capture shows (`ClientBehavior`)
+/// unless one is given. The issuer's side is what the capture shows of it (`IssuerBehavior`):
 /// a tenant and faults armed before the steps that met them. The person signs in with what
 /// they typed at the recorded issuer (the same placeholder where the capture hides the
 /// password), as a user the tenant holds with the claims the recorded issuer gave.
@@ -63,13 +64,13 @@ public enum ScenarioDerivation {
         replay.file = options.file
         replay.seed = options.seed
         replay.browsers = options.browsers
-        let behaviour = ClientBehaviour(analysis)
+        let behavior = ClientBehavior(analysis)
         let recordsSteps = capture.run != nil && capture.pages.contains { $0.step != nil }
-        replay.profile = options.profile ?? (recordsSteps ? nil : behaviour.profile)
+        replay.profile = options.profile ?? (recordsSteps ? nil : behavior.profile.description)
         let played = try await CaptureReplay.play(analysis, options: replay)
         var derivation = Derivation(
             analysis: analysis, played: played, file: options.file,
-            profileReason: options.profile != nil || recordsSteps ? nil : behaviour.findings)
+            profileReason: options.profile != nil || recordsSteps ? nil : behavior.findings)
         var scenario = try derivation.scenario(
             name: options.name ?? "Reproduction of \(fileName(options.file))")
         var yaml = ScenarioYAML.render(ScenarioEncoder.document(scenario))
@@ -168,7 +169,7 @@ private struct Derivation {
         let (users, typing) = self.users(clientSteps, apps: apps, logins: logins)
         let typed = Self.typing(clientSteps.map(\.step), typing)
         clientSteps = zip(clientSteps, typed).map { ($0.number, $1) }
-        let issuer = IssuerBehaviour(analysis, story: story, apps: apps, users: users.map(\.json))
+        let issuer = IssuerBehavior(analysis, story: story, apps: apps, users: users.map(\.json))
         var steps: [Step] = []
         storyStepOf = [:]
         var last = 0
@@ -384,20 +385,14 @@ private struct Derivation {
                 }
                 call = .signIn(user, prompt: prompt, scopes: scopes, loginHint: hint, maxAge: maxAge)
             }
-            let outcome = record?.callOutcome
-            let expected = outcome.flatMap {
-                $0 == StepRecord.callSucceeded ? nil : CallOutcome(name: $0).map { [$0] }
-            }
+            let expected = record?.callOutcome.flatMap { $0 == .success ? nil : [$0] }
             return Step(
                 .sdk(call, app: app, expectedOutcomes: expected), name: step.name, location: step.location)
         case .flow(.parallel(let branches)):
             // Which call of a race gets which answer is scheduling: every call of the block
             // may end as any of the block's calls ended.
             func outcomes(_ record: StepRecord) -> [CallOutcome] {
-                let own = record.callOutcome.flatMap {
-                    $0 == StepRecord.callSucceeded ? .success : CallOutcome(name: $0)
-                }
-                return (own.map { [$0] } ?? []) + record.children.flatMap(outcomes)
+                (record.callOutcome.map { [$0] } ?? []) + record.children.flatMap(outcomes)
             }
             let allowed = Set(record.map(outcomes) ?? []).sorted { $0.name < $1.name }
             let expected = allowed.isEmpty || allowed == [.success] ? nil : allowed
@@ -429,7 +424,7 @@ private struct Derivation {
         }
     }
 
-    private func description(issuer: IssuerBehaviour, logins: [String: String]) -> String {
+    private func description(issuer: IssuerBehavior, logins: [String: String]) -> String {
         let capture = analysis.capture
         var parts: [String] = []
         let entries = capture.exchanges.indices.map(capture.entryNumber(of:))
@@ -512,7 +507,7 @@ private struct Derivation {
             for index in recorded {
                 let summary = analysis.entries[index].summary
                 guard let status = summary.status, status >= 400, status < 500,
-                    let path = IssuerBehaviour.embeddedPaths[analysis.entries[index].role]
+                    let path = IssuerBehavior.embeddedPaths[analysis.entries[index].role]
                 else { continue }
                 if let same = made.firstIndex(where: {
                     $0.status == status && $0.oauthError == summary.oauthError
@@ -522,7 +517,7 @@ private struct Derivation {
                 }
                 let setup = FaultSetup(
                     .oauthError, count: 1, path: path, status: status,
-                    error: summary.oauthError ?? "invalid_request",
+                    error: summary.oauthError ?? OAuthErrorCode.invalidRequest,
                     errorDescription: summary.oauthErrorDescription)
                 if canned[storyStep]?.contains(setup) == true { continue }
                 canned[storyStep, default: []].append(setup)

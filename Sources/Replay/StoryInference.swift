@@ -16,7 +16,7 @@ import SignInSDK
 ///   they denied consent, and the request's `prompt` and `scope`.
 /// - Each refresh is a forced `getAccessToken`; refreshes in flight together with one refresh
 ///   token (a race) are a `parallel` block; a stale refresh refused and retried at once with
-///   the newer token (`ClientBehaviour.staleRetries`) is one call.
+///   the newer token (`ClientBehavior.staleRetries`) is one call.
 /// - A callback whose code the app never redeemed for a cause the capture does not show
 ///   (`CaptureAnalysis.CallbackRefusal.causeNotShown`) is taken for a state the app did not
 ///   store: the replay serves it with the recorded `state`.
@@ -71,7 +71,7 @@ struct StoryInference {
         var pendingApple: [Int] = []
         var race: (token: String, end: Double, entries: [Int], retries: [Int])?
         // A stale refresh refused and retried at once with the newer token is one call.
-        let retries = ClientBehaviour.staleRetries(analysis)
+        let retries = ClientBehavior.staleRetries(analysis)
         func flushRace() {
             guard let pending = race else { return }
             race = nil

@@ -100,16 +100,16 @@ public struct StepRecord: Hashable, Sendable {
     /// The steps of a `parallel` block or a `runFlow` include.
     public var children: [StepRecord]
     public var durationMilliseconds: Double
-    /// For an SDK call (and a launch, whose `configure` is one): `ok`, the `SignInError` code it
-    /// returned, or what the run found in a call that succeeded (`CallFinding`), whatever the
+    /// For an SDK call (and a launch, whose `configure` is one): success, the `SignInError` code
+    /// it returned, or what the run found in a call that succeeded (`CallFinding`), whatever the
     /// step expected.
-    public var callOutcome: String?
+    public var callOutcome: CallOutcome?
     /// The pages of the web sheets the step presented, as the person went through them.
     public var sheetPages: [SheetPage] = []
 
     public init(
         step: String, location: SourceLocation, outcome: Outcome, note: String? = nil,
-        children: [StepRecord] = [], durationMilliseconds: Double = 0, callOutcome: String? = nil
+        children: [StepRecord] = [], durationMilliseconds: Double = 0, callOutcome: CallOutcome? = nil
     ) {
         self.step = step
         self.location = location
@@ -119,9 +119,6 @@ public struct StepRecord: Hashable, Sendable {
         self.durationMilliseconds = durationMilliseconds
         self.callOutcome = callOutcome
     }
-
-    /// The outcome an SDK call counts as when it succeeded.
-    public static let callSucceeded = "ok"
 }
 
 /// A whole run: every scenario's result, in the order the scenarios were listed (sorted by

@@ -98,7 +98,7 @@ public enum HARWriter {
     /// How a step ended: `outcome`, the SDK call's result (`call`), and its inner steps'.
     static func outcome(_ record: StepRecord) -> JSONValue {
         var members: [String: JSONValue] = ["outcome": .string(record.outcome.rawValue)]
-        if let call = record.callOutcome { members["call"] = .string(call) }
+        if let call = record.callOutcome { members["call"] = .string(call.reportedName) }
         if !record.children.isEmpty { members["children"] = .array(record.children.map(outcome)) }
         return .object(members)
     }

@@ -240,7 +240,7 @@ final class ScenarioExecution: Sendable {
 
     /// Performs one simple step; returns a note for the report, and an SDK call's outcome in
     /// `callOutcome`.
-    private func perform(_ step: Step, callOutcome: inout String?) async throws -> String? {
+    private func perform(_ step: Step, callOutcome: inout CallOutcome?) async throws -> String? {
         switch step.action {
         case .app(let action, let id):
             let app = world.app(id)
@@ -256,7 +256,7 @@ final class ScenarioExecution: Sendable {
                 // {error: …}` sees next.
                 let error = app.configureError
                 lastError.withLock { $0 = error?.code }
-                callOutcome = error?.code.rawValue ?? StepRecord.callSucceeded
+                callOutcome = CallOutcome(error?.code)
                 return error.map { "configure failed: \($0.code.rawValue): \($0.message)" }
             }
             return nil
@@ -491,7 +491,7 @@ final class ScenarioExecution: Sendable {
 
     private func sdk(
         _ call: SDKCall, app id: String?, expectedOutcomes: [CallOutcome]?, step: Step,
-        callOutcome: inout String?
+        callOutcome: inout CallOutcome?
     ) async throws -> String? {
         let app = world.app(id)
         let setup = world.setup(id)
@@ -536,7 +536,7 @@ final class ScenarioExecution: Sendable {
             } else {
                 nil
             }
-        callOutcome = finding?.code.rawValue ?? code?.rawValue ?? StepRecord.callSucceeded
+        callOutcome = finding.map { .finding($0.code) } ?? CallOutcome(code)
         if world.replay != nil {
             // A replay records what the app did and goes on; the report compares it with the
             // recording.

@@ -54,7 +54,7 @@ import Testing
         #expect(analysis.hasOAuthTraffic)
         var options = CaptureReplay.Options()
         options.file = "corpus/\(name).har"
-        options.profile = ClientBehaviour(analysis).profile
+        options.profile = ClientBehavior(analysis).profile.description
         let report = try await CaptureReplay.run(capture, options: options)
         // The SDK signs out from its own HTTP client; these issuers' end-session page asks the
         // browser to confirm, which the recorded client did and the SDK does not.

@@ -70,6 +70,15 @@ public enum CallOutcome: Hashable, Sendable {
         case .finding(let finding): finding.rawValue
         }
     }
+
+    /// The name of success in a run's reports (a HAR page's `_outcome.call`), where a scenario
+    /// writes `none`.
+    public static let reportedSuccessName = "ok"
+
+    /// The outcome as a run's reports name it: `ok` for success, else `name`.
+    public var reportedName: String {
+        self == .success ? Self.reportedSuccessName : name
+    }
 }
 
 /// The scopes of native Sign in with Apple (`ASAuthorization.Scope`), as a scenario names them.

@@ -226,7 +226,9 @@ public enum HTMLReport {
             "<li class=\"\(record.outcome.rawValue)\"><span class=\"outcome\">\(stepMark(record.outcome)) "
         html += "\(record.outcome.rawValue)</span> <code>\(text(record.step))</code> "
         html += "<span class=\"where\">\(text(record.location.description))</span>"
-        if let call = record.callOutcome { html += " <span class=\"call\">→ \(text(call))</span>" }
+        if let call = record.callOutcome {
+            html += " <span class=\"call\">→ \(text(call.reportedName))</span>"
+        }
         if let note = record.note { html += " <span class=\"note\">\(text(note))</span>" }
         let shownPages = sheetPages ? record.sheetPages.filter { !$0.isRedirect } : []
         if !shownPages.isEmpty {

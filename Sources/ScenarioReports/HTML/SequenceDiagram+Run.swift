@@ -159,7 +159,7 @@ extension SequenceDiagram {
 
     static func outcome(_ record: StepRecord) -> String {
         var text = record.outcome.rawValue
-        if let call = record.callOutcome { text += " (\(call))" }
+        if let call = record.callOutcome { text += " (\(call.reportedName))" }
         return text
     }
 }

@@ -11,15 +11,15 @@ import SignInSDK
 /// the process died); such a refresh refused with `invalid_grant` (RFC 6749 §5.2) and retried
 /// at once with the newer token is `stale-refresh-copy` (the app refreshed with its own stale
 /// copy of the credentials, and the SDK recovered with the stored token).
-struct ClientBehaviour {
+struct ClientBehavior {
     /// The profile that reproduces what the capture shows (`default` when nothing stands out).
-    var profile: String
+    var profile: BehaviorProfile
     /// Why, with the entries that show it (numbered from 1).
     var findings: [String]
 
     init(_ analysis: CaptureAnalysis) {
         let exchanges = analysis.capture.exchanges
-        var parts: [String] = []
+        var profile = BehaviorProfile.default
         var findings: [String] = []
         // Refreshes by the app, in time order, with the token each presented and the one each
         // answer handed out.
@@ -55,14 +55,14 @@ struct ClientBehaviour {
             }
         }
         if let raced {
-            parts.append("naive")
+            profile.refreshStrategy = .naive
             findings.append(
                 "entry \(analysis.capture.entryNumber(of: raced)) is a refresh sent while another with the "
                     + "same refresh token was in flight: the naive refresh strategy (field bug 1)")
         }
         let retries = Self.staleRetries(analysis)
         if let (retry, refused) = retries.min(by: { $0.value < $1.value }) {
-            parts.append(BehaviorProfile.KnownFault.staleRefreshCopy.rawValue)
+            profile.faults.insert(.staleRefreshCopy)
             findings.append(
                 "entry \(analysis.capture.entryNumber(of: refused)) presents a refresh token an earlier answer "
                     + "had already replaced and is refused (invalid_grant), and entry "
@@ -82,7 +82,7 @@ struct ClientBehaviour {
                 "entry \(analysis.capture.entryNumber(of: stale.entry)) presents a refresh token that entry "
                 + "\(analysis.capture.entryNumber(of: stale.replacedBy)) had already replaced"
             if relaunched {
-                parts.append("persist-late")
+                profile.faults.insert(.persistLate)
                 findings.append(
                     description
                         + ", after a relaunch: the rotated token was not stored before the process died "
@@ -94,7 +94,7 @@ struct ClientBehaviour {
                         + "or a lost answer)")
             }
         }
-        profile = parts.isEmpty ? "default" : parts.joined(separator: "+")
+        self.profile = profile
         self.findings = findings
     }
 

@@ -26,7 +26,7 @@ import Scenario
 ///
 /// Answers the embedded issuer gives by itself (an `invalid_grant` for a reused token) are
 /// not armed: `ScenarioDerivation` checks the derived scenario and cans only what differs.
-struct IssuerBehaviour {
+struct IssuerBehavior {
     /// The tenant document (the format of `serve --tenant`).
     var tenant: [String: JSONValue] = [:]
     /// Issuer steps to insert before each story step (by number, from 1).
@@ -156,7 +156,7 @@ struct IssuerBehaviour {
             if let policy = reuse.policy { rotation["on_reuse"] = .string(policy.rawValue) }
             document["refresh_rotation"] = .object(rotation)
         }
-        if analysis.entries.contains(where: { $0.summary.oauthError == "use_dpop_nonce" }) {
+        if analysis.entries.contains(where: { $0.summary.oauthError == OAuthErrorCode.useDPoPNonce }) {
             document["require_dpop_nonce"] = true
         }
         var clients: [JSONValue] = []
@@ -261,7 +261,8 @@ struct IssuerBehaviour {
                 {
                     successors[token, default: []].insert(successor)
                 }
-            } else if analysis.entries[index].summary.oauthError == "invalid_grant", let count = uses[token],
+            } else if analysis.entries[index].summary.oauthError == OAuthErrorCode.invalidGrant,
+                let count = uses[token],
                 count >= 2, successors[token, default: []].isDisjoint(with: presented)
             {
                 maxReuse = max(maxReuse ?? 0, count - 1)
@@ -308,7 +309,7 @@ struct IssuerBehaviour {
                 if exchange.status == 200 {
                     let seconds = (exchange.startedAtMilliseconds - previous.worldAt + 999) / 1000
                     grace = max(grace ?? 1, seconds + 1)
-                } else if analysis.entries[index].summary.oauthError == "invalid_grant" {
+                } else if analysis.entries[index].summary.oauthError == OAuthErrorCode.invalidGrant {
                     refusedFamilies.append((start, previous.successor))
                 }
             }
@@ -591,14 +592,15 @@ struct IssuerBehaviour {
                 setup = FaultSetup(.rateLimited, path: path)
             case .status(let status) where status >= 500 && summary.page != nil:
                 setup = FaultSetup(.htmlErrorPage, path: path, status: status)
-            case .status(let status) where status == 500 && summary.oauthError == "server_error":
+            case .status(let status) where status == 500 && summary.oauthError == OAuthErrorCode.serverError:
                 setup = FaultSetup(.internalServerError, path: path)
-            case .status(let status) where status == 503 && summary.oauthError == "temporarily_unavailable":
+            case .status(let status)
+            where status == 503 && summary.oauthError == OAuthErrorCode.temporarilyUnavailable:
                 setup = FaultSetup(.serviceUnavailable, path: path)
             case .status(let status) where status >= 500:
                 setup = FaultSetup(
                     .oauthError, path: path, status: status,
-                    error: summary.oauthError ?? "server_error",
+                    error: summary.oauthError ?? OAuthErrorCode.serverError,
                     errorDescription: summary.oauthErrorDescription)
             default:
                 setup = nil
