@@ -25,6 +25,12 @@ public struct Tenant: Sendable, Hashable {
     /// Whether the login, consent and logout pages are forms in the served HTML or are
     /// rendered by a script (`pages`, docs/issuer.md "Pages that need JavaScript").
     public var pageStyle = LoginPageStyle.html
+    /// The rules this issuer breaks on purpose (`deviations`, docs/issuer.md "Deviations"):
+    /// none by default.
+    public var deviations: Set<IssuerDeviation> = []
+
+    /// Whether the tenant breaks `rule` on purpose.
+    public func deviates(_ rule: IssuerDeviation) -> Bool { deviations.contains(rule) }
 
     public init(
         clients: [ClientRegistration], users: [UserAccount], audiences: [APIAudience],

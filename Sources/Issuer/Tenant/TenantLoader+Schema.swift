@@ -15,7 +15,7 @@ extension TenantDecoder {
     static let topLevelKeys = [
         "replace_defaults", "signing_algorithm", "require_dpop_nonce", "pages", "default_audience",
         "lifetimes", "clients", "users", "audiences", "connections", "refresh_rotation",
-        "refresh_token_reuse",
+        "refresh_token_reuse", "deviations",
     ]
     static let clientKeys = [
         "client_id", "client_secret", "name", "redirect_uris", "post_logout_redirect_uris", "grant_types",
@@ -81,6 +81,7 @@ extension TenantDecoder {
             tenant.requireDPoPNonce = try bool(node, "require_dpop_nonce")
         }
         if let node = fields["pages"] { tenant.pageStyle = try pageStyle(node) }
+        if let node = fields["deviations"] { tenant.deviations = try deviations(node) }
         var legacyGrace: YAMLNode?
         if let node = fields["lifetimes"] {
             (tenant.lifetimes, legacyGrace) = try lifetimes(node, base: tenant.lifetimes, of: "lifetimes")
@@ -114,6 +115,21 @@ extension TenantDecoder {
                 at: node.mark)
         }
         return style
+    }
+
+    /// `deviations`: a list of `IssuerDeviation` names, each a rule the issuer breaks.
+    private func deviations(_ node: YAMLNode) throws(TenantError) -> Set<IssuerDeviation> {
+        var result = Set<IssuerDeviation>()
+        for (name, item) in try strings(node, "deviations") {
+            guard let deviation = IssuerDeviation(rawValue: name) else {
+                throw failure(
+                    "unknown deviation \"\(name.prefix(64))\""
+                        + NearMiss.alternatives(for: name, among: IssuerDeviation.allCases.map(\.rawValue)),
+                    at: item.mark)
+            }
+            result.insert(deviation)
+        }
+        return result
     }
 
     // MARK: - Lifetimes
