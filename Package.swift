@@ -186,6 +186,14 @@ let package = Package(
                 "Device", "WebAuthSession",
             ],
             swiftSettings: strictSettings),
+        // `signinsim audit`: a native app's checks of any issuer, run on a simulated phone.
+        .target(
+            name: "Audit",
+            dependencies: [
+                "Errors", "Locking", "Clocks", "Issuer", "Simulator", "WebAuthSession", "WebKitSession",
+                "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
+            ],
+            swiftSettings: strictSettings),
         .target(
             name: "ScenarioRunner",
             dependencies: [
@@ -224,7 +232,7 @@ let package = Package(
                 "Locking", "JSON", "Clocks", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient",
                 "HTTPServer",
                 "AppleID", "Issuer", "SignInSDK", "WebAuthSession", "WebKitSession", "Simulator",
-                "Scenario", "ScenarioRunner", "ScenarioReports", "Recordings", "Replay", "CMalloc",
+                "Scenario", "ScenarioRunner", "ScenarioReports", "Recordings", "Replay", "Audit", "CMalloc",
             ],
             swiftSettings: strictSettings),
         .executableTarget(
@@ -303,6 +311,9 @@ let package = Package(
                 "HTTPServer",
                 "TestSupport",
             ]),
+        .testTarget(
+            name: "AuditTests",
+            dependencies: ["Audit", "Simulator", "Issuer", "WebAuthSession", "HTTPCore", "JSON", "TestSupport"]),
         .testTarget(
             name: "SimulatorTests",
             dependencies: [

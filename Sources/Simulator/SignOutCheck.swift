@@ -1,7 +1,7 @@
 import HTTPCore
 import OAuthCore
 public import SignInSDK
-import WebAuthSession
+public import WebAuthSession
 
 /// Where an app's web sign-in sheets kept the issuer's cookies.
 public enum WebSheetStore: String, Sendable, Hashable {
@@ -244,8 +244,6 @@ extension SimulatedApp {
             requests: device.network.checkLog.count - sentBefore)
     }
 
-    /// The person of a check's sheet: types nothing, cancels at a login form, refuses consent.
-    private static let checkingPerson = WebUserScript(consent: .deny, interruption: .cancel(at: .login))
 
     /// An authorization request in the store the app's sign-ins used.
     private func browserCheck(_ record: SignOutRecord, _ request: SignOutCheck.StoreRequest) async
@@ -292,17 +290,55 @@ extension SimulatedApp {
             url: url, callback: callback, browser: engine, prefersEphemeralWebBrowserSession: false)
         let outcome: WebAuthenticationOutcome
         do {
-            outcome = try await session.start(as: Self.checkingPerson, in: WebPresentationContext()).outcome()
+            outcome = try await session.start(as: SignOutCheck.checkingPerson, in: WebPresentationContext()).outcome()
         } catch {
             return .notChecked("the check's sheet could not open: \(error.message)")
         }
-        return Self.observation(of: outcome, request: request)
+        return SignOutCheck.observation(of: outcome, request: request)
     }
 
-    /// What the end of a check's sheet says of the issuer's session.
-    static func observation(of outcome: WebAuthenticationOutcome, request: SignOutCheck.StoreRequest)
-        -> SignOutCheck.Observation
-    {
+    /// The refresh token the app held before the sign-out, sent by a client of its own whose
+    /// new tokens, if any, are dropped.
+    private func refreshCheck(_ record: SignOutRecord) async -> SignOutCheck.Observation {
+        guard record.storedItems[SignInClient.credentialsKey] != nil else {
+            return .notChecked(
+                "the app held no stored session before the sign-out, so no refresh token to try")
+        }
+        let storage = InMemoryTokenStorage()
+        for (key, value) in record.storedItems { try? storage.save(key: key, value: value) }
+        // Installed, as far as the check's client knows: a fresh install would clear the items.
+        let preferences = InMemoryAppPreferences()
+        preferences.set("1", forKey: SignInClient.installationMarker)
+        let client = SignInClient(
+            environment: SignInEnvironment(
+                transport: device.network, storage: storage, preferences: preferences, clock: device.clock,
+                random: device.random))
+        var options = configuration.options
+        // The check sends the token as a correct client would, whatever faults the app has.
+        options.profile = BehaviorProfile()
+        do {
+            try await client.configure(options: options)
+            guard try await client.storedSession()?.refreshToken != nil else {
+                return .notChecked("the app held no refresh token before the sign-out")
+            }
+            _ = try await client.getAccessToken(forceRefresh: true)
+            return .refreshAccepted
+        } catch  where error.code == .sessionExpired {
+            return .refreshRefused(error: error.oauthError ?? "invalid_grant")
+        } catch {
+            return .notChecked(
+                "the refresh token could not be tried: \(error.code.rawValue): \(error.message)")
+        }
+    }
+}
+
+extension SignOutCheck {
+    /// The person of a check's sheet: types nothing, cancels at a login form, refuses consent.
+    public static let checkingPerson = WebUserScript(consent: .deny, interruption: .cancel(at: .login))
+
+    /// What the end of a check's sheet (`checkingPerson` in the store of the app's sign-ins)
+    /// says of the issuer's session.
+    public static func observation(of outcome: WebAuthenticationOutcome, request: StoreRequest) -> Observation {
         let consentShown = outcome.trace.contains {
             if case .deniedConsent = $0.action { true } else { false }
         }
@@ -337,40 +373,6 @@ extension SimulatedApp {
                 return .sessionInStore(request, "came back with a code (left unredeemed): \(signedIn)")
             }
             return .notChecked("\(request.rawValue) ended in \(error.code.rawValue): \(error.message)")
-        }
-    }
-
-    /// The refresh token the app held before the sign-out, sent by a client of its own whose
-    /// new tokens, if any, are dropped.
-    private func refreshCheck(_ record: SignOutRecord) async -> SignOutCheck.Observation {
-        guard record.storedItems[SignInClient.credentialsKey] != nil else {
-            return .notChecked(
-                "the app held no stored session before the sign-out, so no refresh token to try")
-        }
-        let storage = InMemoryTokenStorage()
-        for (key, value) in record.storedItems { try? storage.save(key: key, value: value) }
-        // Installed, as far as the check's client knows: a fresh install would clear the items.
-        let preferences = InMemoryAppPreferences()
-        preferences.set("1", forKey: SignInClient.installationMarker)
-        let client = SignInClient(
-            environment: SignInEnvironment(
-                transport: device.network, storage: storage, preferences: preferences, clock: device.clock,
-                random: device.random))
-        var options = configuration.options
-        // The check sends the token as a correct client would, whatever faults the app has.
-        options.profile = BehaviorProfile()
-        do {
-            try await client.configure(options: options)
-            guard try await client.storedSession()?.refreshToken != nil else {
-                return .notChecked("the app held no refresh token before the sign-out")
-            }
-            _ = try await client.getAccessToken(forceRefresh: true)
-            return .refreshAccepted
-        } catch  where error.code == .sessionExpired {
-            return .refreshRefused(error: error.oauthError ?? "invalid_grant")
-        } catch {
-            return .notChecked(
-                "the refresh token could not be tried: \(error.code.rawValue): \(error.message)")
         }
     }
 }

@@ -67,6 +67,32 @@ public final class SimulatedPhone: Sendable {
         }
     }
 
+    /// Opens a web authentication sheet at `url` in `engine`'s browser and lets `person` act in
+    /// it, as an app that presents `ASWebAuthenticationSession` itself: the sheet ends at the
+    /// callback `redirectURI` stands for, or fails (an error page, a form the person refuses,
+    /// the five-minute deadline of the world's clock).
+    ///
+    /// - Throws: when the sheet cannot open: no browser in `engine`, a redirect URI that cannot
+    ///   be a callback.
+    public func openSheet(
+        url: String, redirectURI: String, engine: BrowserEngine, ephemeral: Bool, person: WebUserScript,
+        purpose: WebAuthenticationSession.Purpose = .signIn
+    ) async throws(WebAuthenticationError) -> WebAuthenticationOutcome {
+        guard let callback = WebAuthenticationCallback(redirectURI: redirectURI) else {
+            throw WebAuthenticationError(.invalidURL, "the redirect URI \(redirectURI) cannot be a callback")
+        }
+        let session = WebAuthenticationSession(
+            url: url, callback: callback, browser: try sheetEngine(engine),
+            prefersEphemeralWebBrowserSession: ephemeral, purpose: purpose)
+        let scheduler = device.scheduler
+        let deadline = WebSessionDeadline(arm: { fire in
+            let timer = scheduler.schedule(after: .seconds(300), fire)
+            return { _ = timer.cancel() }
+        })
+        let handle = try session.start(as: person, in: WebPresentationContext(), deadline: deadline)
+        return await handle.outcome()
+    }
+
     /// The cookies of the shared store of `engine`'s browser.
     public func browserCookies(_ engine: BrowserEngine) async -> [Cookie] {
         switch engine {

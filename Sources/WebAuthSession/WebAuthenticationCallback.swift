@@ -10,6 +10,10 @@ public enum WebAuthenticationCallback: Hashable, Sendable, CustomStringConvertib
     /// `http://127.0.0.1` or `http://[::1]` with this path (RFC 8252 §7.3); `port` nil accepts
     /// any port, as the app may listen on an ephemeral one.
     case loopback(port: Int?, path: String)
+    /// `http://localhost` with this path, on this port or (nil) any: an app listening on the
+    /// name rather than the address, which RFC 8252 §8.3 does not recommend but some native
+    /// clients do (oidc-agent), and some issuers accept.
+    case localhost(port: Int?, path: String)
 
     /// The callback a redirect URI stands for: its scheme when private-use, its host and path
     /// when https, its port and path when an http loopback address; `nil` for anything else.
@@ -19,6 +23,8 @@ public enum WebAuthenticationCallback: Hashable, Sendable, CustomStringConvertib
         case "https":
             guard let host = parts.host, !host.isEmpty else { return nil }
             self = .https(host: host, path: parts.path.isEmpty ? "/" : parts.path)
+        case "http" where parts.host == "localhost":
+            self = .localhost(port: parts.port, path: parts.path.isEmpty ? "/" : parts.path)
         case "http":
             guard Self.isLoopbackLiteral(parts.host) else { return nil }
             self = .loopback(port: parts.port, path: parts.path.isEmpty ? "/" : parts.path)
@@ -40,6 +46,9 @@ public enum WebAuthenticationCallback: Hashable, Sendable, CustomStringConvertib
         case .loopback(let port, let expectedPath):
             return parts.scheme == "http" && Self.isLoopbackLiteral(parts.host)
                 && (port == nil || parts.port == port) && path == expectedPath
+        case .localhost(let port, let expectedPath):
+            return parts.scheme == "http" && parts.host == "localhost" && (port == nil || parts.port == port)
+                && path == expectedPath
         }
     }
 
@@ -53,6 +62,7 @@ public enum WebAuthenticationCallback: Hashable, Sendable, CustomStringConvertib
         case .customScheme(let scheme): "\(scheme):"
         case .https(let host, let path): "https://\(host)\(path)"
         case .loopback(let port, let path): "http://127.0.0.1\(port.map { ":\($0)" } ?? ":*")\(path)"
+        case .localhost(let port, let path): "http://localhost\(port.map { ":\($0)" } ?? ":*")\(path)"
         }
     }
 }

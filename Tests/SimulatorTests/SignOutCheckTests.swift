@@ -74,13 +74,13 @@ import WebAuthSession
     @Test func loginRequiredMeansNoSession() {
         let outcome = Self.ended(.success("com.example.app://cb?error=login_required&state=s"))
         #expect(
-            SimulatedApp.observation(of: outcome, request: .promptNone)
+            SignOutCheck.observation(of: outcome, request: .promptNone)
                 == .noSessionInStore(error: "login_required"))
     }
 
     @Test func aCodeMeansTheSessionGoesOn() {
         let outcome = Self.ended(.success("com.example.app://cb?code=c&state=s"))
-        guard case .sessionInStore = SimulatedApp.observation(of: outcome, request: .promptNone) else {
+        guard case .sessionInStore = SignOutCheck.observation(of: outcome, request: .promptNone) else {
             Issue.record("a code is a session")
             return
         }
@@ -90,7 +90,7 @@ import WebAuthSession
         "errors that name a signed-in person", arguments: ["consent_required", "account_selection_required"])
     func signedInErrors(error: String) {
         let outcome = Self.ended(.success("com.example.app://cb?error=\(error)&state=s"))
-        guard case .sessionInStore = SimulatedApp.observation(of: outcome, request: .promptNone) else {
+        guard case .sessionInStore = SignOutCheck.observation(of: outcome, request: .promptNone) else {
             Issue.record("\(error) is a session")
             return
         }
@@ -99,7 +99,7 @@ import WebAuthSession
     /// `interaction_required` may mean either; it proves nothing.
     @Test func interactionRequiredProvesNothing() {
         let outcome = Self.ended(.success("com.example.app://cb?error=interaction_required&state=s"))
-        guard case .notChecked = SimulatedApp.observation(of: outcome, request: .promptNone) else {
+        guard case .notChecked = SignOutCheck.observation(of: outcome, request: .promptNone) else {
             Issue.record("interaction_required proves nothing")
             return
         }
@@ -108,7 +108,7 @@ import WebAuthSession
     @Test func aLoginFormMeansNoSession() {
         let outcome = Self.ended(
             .failure(WebAuthenticationError(.canceledLogin, "cancelled at the login page")), last: .canceled)
-        #expect(SimulatedApp.observation(of: outcome, request: .plain) == .loginFormShown(.plain))
+        #expect(SignOutCheck.observation(of: outcome, request: .plain) == .loginFormShown(.plain))
     }
 
     /// The checking person refuses consent; a consent page shown means a signed-in person, and a
@@ -124,7 +124,7 @@ import WebAuthSession
         let skipped = Self.ended(
             .failure(WebAuthenticationError(.consentNotShown, "a code and no consent page")))
         for outcome in [denied, skipped] {
-            guard case .sessionInStore = SimulatedApp.observation(of: outcome, request: .promptNone) else {
+            guard case .sessionInStore = SignOutCheck.observation(of: outcome, request: .promptNone) else {
                 Issue.record("\(outcome) is a session")
                 continue
             }

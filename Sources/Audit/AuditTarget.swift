@@ -1,0 +1,74 @@
+public import HTTPCore
+public import OAuthCore
+public import WebAuthSession
+
+/// A client registration the audit plays: its id and how it authenticates at the token
+/// endpoint.
+public struct AuditClient: Sendable, Hashable {
+    public var id: String
+    /// `nil` for a public client (a native app, RFC 8252 §8.4).
+    public var secret: String?
+    /// How it authenticates; `nil` picks from the secret and discovery (`client_secret_basic`
+    /// unless only `client_secret_post` is advertised; `none` without a secret).
+    public var method: TokenEndpointAuthMethod?
+
+    public init(id: String, secret: String? = nil, method: TokenEndpointAuthMethod? = nil) {
+        self.id = id
+        self.secret = secret
+        self.method = method
+    }
+}
+
+/// What the audit is pointed at, and with what: the issuer, the app's registration, the test
+/// user, and the limits it keeps to.
+public struct AuditTarget: Sendable {
+    public var issuer: String
+    public var client: AuditClient
+    /// A second registration at the same issuer, for the checks that a code or refresh token of
+    /// one client is refused to another (`--other-client-id`); those checks are skipped without it.
+    public var otherClient: AuditClient?
+    public var redirectURI: String
+    /// A registered `http://127.0.0.1…` or `http://[::1]…` redirect URI, for the loopback checks
+    /// (RFC 8252 §7.3); the redirect URI itself when it is one.
+    public var loopbackRedirectURI: String?
+    /// A registered post-logout redirect URI, for the logout checks.
+    public var postLogoutRedirectURI: String?
+    public var scopes: [String]
+    /// Auth0's `audience`, sent at authorize and token.
+    public var audience: String?
+    /// Other authorization request parameters the issuer needs.
+    public var authorizationParameters: [String: String]
+    /// The test user, as the sheet's person: only this user's sessions and tokens are touched.
+    public var person: WebUserScript
+    public var engine: BrowserEngine
+    /// The checks to run; the others are reported as skipped, not selected.
+    public var selection: Set<AuditCheck>
+    /// Whether the code-lifetime check may wait out ten minutes for real (against the embedded
+    /// issuer the world's clock is moved instead).
+    public var waitsForCodeExpiry: Bool
+    /// The most requests the audit sends; it stops when the next would exceed it.
+    public var maximumRequests: Int
+    /// How many transport failures in a row stop the audit.
+    public var maximumFailureStreak: Int
+
+    public init(
+        issuer: String, client: AuditClient, redirectURI: String, person: WebUserScript,
+        engine: BrowserEngine = .lite
+    ) {
+        self.issuer = issuer
+        self.client = client
+        self.redirectURI = redirectURI
+        self.person = person
+        self.engine = engine
+        self.otherClient = nil
+        self.loopbackRedirectURI = RedirectURIVariants.isLoopback(redirectURI) ? redirectURI : nil
+        self.postLogoutRedirectURI = nil
+        self.scopes = ["openid", "profile", "email", "offline_access"]
+        self.audience = nil
+        self.authorizationParameters = [:]
+        self.selection = Set(AuditCheck.allCases)
+        self.waitsForCodeExpiry = false
+        self.maximumRequests = 400
+        self.maximumFailureStreak = 3
+    }
+}

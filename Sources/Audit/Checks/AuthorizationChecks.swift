@@ -1,0 +1,123 @@
+import HTTPCore
+import OAuthCore
+
+extension AuditRun {
+    func authorizationChecks() async throws {
+        try await check(.authorizeStateEchoed) {
+            let flow = try await mainFlow()
+            let authorization = flow.authorization
+            guard let returned = authorization.end.parameters?[OAuthParameter.state] else {
+                return .broken("the response carried no state (the app sent one)")
+            }
+            return returned == authorization.state
+                ? .pass("the response's state is the one the app sent")
+                : .broken("the response's state is not the one the app sent")
+        }
+        try await check(.authorizeIssResponse) {
+            let flow = try await mainFlow()
+            let promised = metadata?.bool("authorization_response_iss_parameter_supported") == true
+            guard let iss = flow.authorization.end.parameters?["iss"] else {
+                return promised
+                    ? .broken("discovery promises iss in authorization responses (RFC 9207 §3), but this one has none")
+                    : .pass("no iss in the response, and discovery does not promise one")
+            }
+            return iss == target.issuer
+                ? .pass("iss is \(iss)") : .broken("iss is \(iss), not the issuer \(target.issuer)")
+        }
+        try await check(.authorizePKCERequired) { try await pkceRequired() }
+        try await check(.authorizePlainRefused) { try await plainRefused() }
+        let variants: [(AuditCheck, String?, String)] = [
+            (.authorizeRedirectExtraPath, RedirectURIVariants.extraPath(target.redirectURI), "added path"),
+            (.authorizeRedirectTrailingSlash, RedirectURIVariants.trailingSlash(target.redirectURI), "a trailing slash"),
+            (.authorizeRedirectExtraQuery, RedirectURIVariants.extraQuery(target.redirectURI), "an added query"),
+            (.authorizeRedirectCase, RedirectURIVariants.otherCase(target.redirectURI), "its path in other case"),
+            (.authorizeRedirectUserInfo, RedirectURIVariants.userInfo(target.redirectURI), "an added user part"),
+        ]
+        for (check, variant, what) in variants {
+            try await self.check(check) {
+                guard let variant else { return .skip("the redirect URI has no \(what) variant") }
+                return try await nearMiss(variant, of: target.redirectURI, what: what)
+            }
+        }
+        try await check(.authorizeLoopbackAnyPort) {
+            guard let loopback = target.loopbackRedirectURI, let other = RedirectURIVariants.otherPort(loopback) else {
+                return .skip("no loopback redirect URI is registered (--loopback-redirect-uri)")
+            }
+            let authorization = try await authorize(redirectURI: other)
+            if authorization.end.code != nil, let url = authorization.end.callbackURL,
+                RedirectURIVariants.landed(url, on: other)
+            {
+                return .pass("\(other) was accepted (registered: \(loopback))")
+            }
+            return .broken("\(other) was refused although \(loopback) is registered: \(authorization.end.described)")
+        }
+        try await check(.authorizeLocalhost) {
+            guard let loopback = target.loopbackRedirectURI, let variant = RedirectURIVariants.localhost(loopback) else {
+                return .skip("no loopback redirect URI is registered (--loopback-redirect-uri)")
+            }
+            let authorization = try await authorize(redirectURI: variant)
+            if let url = authorization.end.callbackURL, RedirectURIVariants.landed(url, on: variant) {
+                return .broken(
+                    "\(variant) was accepted in place of \(loopback): localhost may resolve elsewhere "
+                        + "(RFC 8252 §8.3 recommends the IP literal); \(authorization.end.described)")
+            }
+            return .pass("\(variant) was refused: \(authorization.end.described)")
+        }
+        try await check(.authorizeErrorsRedirected) {
+            let authorization = try await authorize(extra: [OAuthParameter.responseType: "signinsim_audit"])
+            guard let url = authorization.end.callbackURL, RedirectURIVariants.landed(url, on: target.redirectURI)
+            else {
+                return .broken(
+                    "an unsupported response_type was answered with a page, not at the app's redirect URI: "
+                        + authorization.end.described)
+            }
+            guard let error = authorization.end.error else {
+                return .broken("an unsupported response_type came back without an error: \(authorization.end.described)")
+            }
+            let state = authorization.end.parameters?[OAuthParameter.state] == authorization.state
+            return state
+                ? .pass("an unsupported response_type came back to the app as error=\(error) with its state")
+                : .broken("error=\(error) came back without the request's state")
+        }
+    }
+
+    /// Sends the authorization request with `variant` for the redirect URI: the rule holds when
+    /// the browser never gets there.
+    private func nearMiss(_ variant: String, of registered: String, what: String) async throws -> Verdict {
+        let authorization = try await authorize(redirectURI: variant)
+        if let url = authorization.end.callbackURL, RedirectURIVariants.landed(url, on: variant) {
+            let carried = authorization.end.code != nil ? "a code" : authorization.end.error.map { "error=\($0)" } ?? "nothing"
+            return .broken("\(variant) (the registered URI with \(what)) was redirected to, with \(carried)")
+        }
+        return .pass("\(variant) (with \(what)) was not redirected to: \(authorization.end.described)")
+    }
+
+    /// A public client's request without `code_challenge` (RFC 9700 §2.1.1).
+    private func pkceRequired() async throws -> Verdict {
+        let authorization = try await authorize(pkce: .none)
+        guard authorization.end.code != nil else {
+            return .pass("the request without code_challenge was refused: \(authorization.end.described)")
+        }
+        let answer = try await redeem(authorization, verifier: .some(nil))
+        if target.client.secret != nil {
+            return answer.succeeded
+                ? .skip("a confidential client may go without PKCE; its code was redeemed without a verifier")
+                : .pass("a code came without PKCE, but its redemption was refused (\(answer.described))")
+        }
+        return answer.succeeded
+            ? .broken("a public client's request without code_challenge got a code, redeemed without a verifier")
+            : .pass("a code came without PKCE, but its redemption was refused (\(answer.described))")
+    }
+
+    /// `code_challenge_method=plain` (RFC 9700 §2.1.1).
+    private func plainRefused() async throws -> Verdict {
+        let authorization = try await authorize(pkce: .plain)
+        guard authorization.end.code != nil else {
+            return .pass("code_challenge_method=plain was refused: \(authorization.end.described)")
+        }
+        let answer = try await redeem(authorization)
+        return answer.succeeded
+            ? .broken("code_challenge_method=plain was accepted and its code redeemed with the plain verifier")
+            : .pass("a code came for plain, but its redemption was refused (\(answer.described))")
+    }
+}
