@@ -282,7 +282,8 @@ extension Issuer {
         state.codes[Issuer.hash(code)] = AuthorizationCodeRecord(
             clientID: request.clientID, redirectURI: request.redirectURI, userID: signedIn.user.id,
             scopes: request.scopes, audience: request.audience, nonce: request.nonce,
-            codeChallenge: request.codeChallenge, authTime: signedIn.session.authTime,
+            codeChallenge: request.codeChallenge, codeChallengeMethod: request.codeChallengeMethod,
+            authTime: signedIn.session.authTime,
             sessionID: signedIn.session.id, dpopKeyThumbprint: request.dpopKeyThumbprint,
             expiresAt: now + lifetime, redeemed: nil)
         var parameters = FormParameters()
