@@ -127,7 +127,8 @@ enum RedirectURIPolicy {
         return String(uri[..<authority.lowerBound]) + String(uri[uri.index(after: at)...])
     }
 
-    /// RFC 8252 §7.3: the loopback IP literals (`localhost` is not recommended and not accepted).
+    /// RFC 8252 §7.3: the loopback IP literals (`localhost` is not recommended and not accepted,
+    /// unless the tenant deviates: `isAcceptedLocalhost`).
     static func isLoopbackIP(_ host: String?) -> Bool {
         host == "127.0.0.1" || host == "[::1]"
     }
