@@ -81,13 +81,19 @@ extension AuthorizationRequest {
                 "The request has no redirect_uri (required by OpenID Connect Core §3.1.2.1).")
         }
         // Before the registered list is consulted: such a URI must never be redirected to, nor
-        // lead to the login page (RFC 6749 §4.1.2.1, RFC 3986 §3.2.1).
-        guard !RedirectURIPolicy.hasUserInfo(redirectURI) else {
+        // lead to the login page (RFC 6749 §4.1.2.1, RFC 3986 §3.2.1), unless the tenant
+        // deviates (`redirect-uri-user-info`).
+        guard !RedirectURIPolicy.hasUserInfo(redirectURI) || tenant.deviates(.redirectURIUserInfo) else {
             throw .untrustedRedirect(
                 "The redirect_uri has user information before its host (RFC 3986 §3.2.1), "
                     + "which no registered redirect URI may have.")
         }
-        guard RedirectURIPolicy.matches(redirectURI, registered: client.redirectURIs) else {
+        // A deviation's near miss is accepted as it was given: the redirect goes to the URI the
+        // request named, not to the registered one it was taken for.
+        guard
+            RedirectURIPolicy.matches(
+                redirectURI, registered: client.redirectURIs, deviations: tenant.deviations)
+        else {
             throw .untrustedRedirect("The redirect_uri is not registered for this application.")
         }
 
