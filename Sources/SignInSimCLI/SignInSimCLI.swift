@@ -12,7 +12,8 @@ public enum SignInSimCLI {
             objects involved.
             """,
         subcommands: [
-            versionCommand, jwkCommand, jwtCommand, serveCommand, signInCommand, appleSignInCommand, auditCommand,
+            versionCommand, jwkCommand, jwtCommand, serveCommand, signInCommand, appleSignInCommand,
+            auditCommand,
             runCommand,
             mergeReportsCommand, matrixCommand, validateCommand, listCommand, schemaCommand, replayCommand,
             importHARCommand,
