@@ -14,7 +14,8 @@
 //                  signinsim-webkit over WebKitHelperProtocol, proxies its requests)
 //   scenarios      Scenario (format, results), ScenarioRunner (drives a Simulator world),
 //                  ScenarioReports (console, JSON, JUnit, HAR, redaction), Recordings (HAR captures
-//                  read back, redacted with ScenarioReports' rules, replayed)
+//                  read back, redacted with ScenarioReports' rules, replayed), Audit (signinsim audit:
+//                  a native app's checks of any issuer, on a simulated phone)
 //   product        SignInSimCLI (commands), signinsim (thin executable), signinsim-webkit (WebKitGTK
 //                  in a process of its own)
 //   fuzzing        signinsim-fuzz (libFuzzer targets, Sources/Fuzz): only with SIGNINSIM_FUZZ=1

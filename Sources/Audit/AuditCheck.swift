@@ -68,7 +68,9 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
 
     /// The part of the protocol a check belongs to: the scorecard's sections.
     public enum Group: String, Sendable, Hashable, CaseIterable {
-        case discovery, authorization, token
+        case discovery
+        case authorization = "authorize"
+        case token
         case idToken = "id-token"
         case refresh
         case userInfo = "userinfo"

@@ -2,22 +2,49 @@ import Audit
 import Issuer
 import Testing
 
-/// The audit against the embedded issuer as it ships: every rule it keeps.
+/// The audit against the embedded issuer as it ships: every rule it keeps, within its limits.
 @Suite struct EmbeddedAuditTests {
-    /// No check fails or warns against the default tenant, and every check runs.
+    /// No check fails, warns or skips against the default tenant, and the run stays small.
     @Test func theEmbeddedIssuerPassesEveryCheck() async throws {
-        let (scorecard, world, _) = try await AuditWorld.auditEmbedded()
+        let (scorecard, world, phone) = try await AuditWorld.auditEmbedded()
+        let logged = phone.device.network.log.count
         await world.shutdown()
-        for finding in scorecard.findings {
-            print(
-                "\(finding.status.rawValue)\t\(finding.check.rawValue)\t\(finding.summary)\t\(finding.evidence)"
-            )
-        }
-        print(
-            "requests \(scorecard.requests) ms \(scorecard.milliseconds) profile \(scorecard.refreshProfile ?? "-")"
-        )
         let notPassed = scorecard.findings.filter { $0.status != .pass }
         #expect(notPassed.isEmpty, "\(notPassed.map { "\($0.check.rawValue): \($0.status) \($0.summary)" })")
         #expect(scorecard.stoppedEarly == nil)
+        #expect(scorecard.requests == logged)
+        #expect(scorecard.requests < 150)
+        #expect(scorecard.refreshProfile?.hasPrefix("signinsim") == true)
+    }
+
+    /// Every finding that ran names exchanges, each one the log (and so the HAR) holds.
+    @Test func evidenceNumbersAreTheLogsEntries() async throws {
+        let (scorecard, world, _) = try await AuditWorld.auditEmbedded()
+        await world.shutdown()
+        for finding in scorecard.findings {
+            #expect(!finding.evidence.isEmpty, "\(finding.check.rawValue) names no exchange")
+            #expect(finding.evidence.allSatisfy { (1...scorecard.requests).contains($0) })
+        }
+    }
+
+    /// A budget too small for the audit stops it with the reason; what did not run is a skip.
+    @Test func theRequestBudgetStopsTheAudit() async throws {
+        let (scorecard, world, _) = try await AuditWorld.auditEmbedded { $0.maximumRequests = 10 }
+        await world.shutdown()
+        #expect(scorecard.requests <= 10)
+        #expect(scorecard.stoppedEarly?.contains("budget of 10 requests") == true)
+        #expect(scorecard.count(.fail) == 0)
+        #expect(scorecard.count(.skip) > 30)
+    }
+
+    /// Unselected checks are skipped as such and send nothing of their own.
+    @Test func onlyTheSelectedChecksRun() async throws {
+        let (scorecard, world, _) = try await AuditWorld.auditEmbedded {
+            $0.selection = Set(AuditCheck.allCases.filter { $0.group == .discovery })
+        }
+        await world.shutdown()
+        #expect(scorecard.count(.pass) == AuditCheck.allCases.count { $0.group == .discovery })
+        #expect(scorecard.findings.filter { $0.check.group != .discovery }.allSatisfy { $0.status == .skip })
+        #expect(scorecard.requests <= 3)
     }
 }
