@@ -314,7 +314,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "AuditTests",
-            dependencies: ["Audit", "Simulator", "Issuer", "WebAuthSession", "HTTPCore", "JSON", "TestSupport"]),
+            dependencies: [
+                "Audit", "Simulator", "Issuer", "WebAuthSession", "HTTPCore", "JSON", "TestSupport",
+            ]),
         .testTarget(
             name: "SimulatorTests",
             dependencies: [
