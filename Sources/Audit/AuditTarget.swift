@@ -50,6 +50,9 @@ public struct AuditTarget: Sendable {
     public var maximumRequests: Int
     /// How many transport failures in a row stop the audit.
     public var maximumFailureStreak: Int
+    /// How long the audit lets a real issuer settle after the two requests of the refresh race,
+    /// before it asks what they left (none against the embedded issuer, which answers in order).
+    public var racePause: Duration
 
     public init(
         issuer: String, client: AuditClient, redirectURI: String, person: WebUserScript,
@@ -70,5 +73,6 @@ public struct AuditTarget: Sendable {
         self.waitsForCodeExpiry = false
         self.maximumRequests = 400
         self.maximumFailureStreak = 3
+        self.racePause = .zero
     }
 }

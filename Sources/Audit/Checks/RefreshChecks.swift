@@ -87,6 +87,7 @@ extension AuditRun {
             return .skip("the code flow issued no refresh token")
         }
         let answers = try await refreshTogether(token, times: 2)
+        if target.racePause > .zero { try await Task.sleep(for: target.racePause) }
         let won = answers.filter(\.succeeded)
         let described = answers.map(\.described).joined(separator: " and ")
         let newTokens = Set(won.compactMap(\.refreshToken)).subtracting([token])

@@ -4,6 +4,7 @@ import JSON
 import OAuthCore
 import ScenarioReports
 import ScenarioRunner
+import SignInSDK
 import Simulator
 import WebAuthSession
 import WebKitSession
@@ -82,14 +83,14 @@ extension SignInSimCLI {
                     "Against a real issuer, wait ten minutes to check that a code expires (otherwise skipped)."
             ),
             SignInSimCLI.oneShotSeedOption,
-        ] + ClientSettings.registrationOptions,
+        ] + ClientSettings.registrationOptions + ClientSettings.authorizationOptions,
         run: { arguments, context in
-            try await AuditRun(arguments).run(context: context, arguments: arguments)
+            try await AuditCommandRun(arguments).run(context: context, arguments: arguments)
         })
 }
 
 /// `audit`'s options, checked, and the run.
-struct AuditRun {
+struct AuditCommandRun {
     var issuer: String?
     var target: AuditTarget
     var format: String
@@ -127,13 +128,37 @@ struct AuditRun {
         }
         if let scopes = settings.scopes { target.scopes = scopes }
         target.audience = settings.audience
+        target.authorizationParameters = Self.authorizationParameters(settings, scopes: target.scopes)
         target.selection = try Self.selection(only: arguments.value("only"), skip: arguments.value("skip"))
         target.waitsForCodeExpiry = arguments.flag("wait-code-expiry")
+        // A real issuer may still be committing the race's first answer when the second comes.
+        target.racePause = .milliseconds(500)
         if let budget = try arguments.integer("max-requests", valueName: "n") {
             guard budget > 0 else { throw UsageError("The value for '--max-requests <n>' must be positive") }
             target.maximumRequests = Int(budget)
         }
         self.target = target
+    }
+
+    /// The authorization request's own options, as every flow of the audit sends them (a check
+    /// that needs its own value of one, `prompt=none` or `max_age`, replaces it). The prompt is
+    /// `consent` when the scopes ask for `offline_access` unless told otherwise, as `sign-in`
+    /// sends it (OpenID Connect Core §11).
+    static func authorizationParameters(_ settings: ClientSettings, scopes: [String]) -> [String: String] {
+        var parameters = settings.parameters
+        switch settings.prompt {
+        case .automatic where scopes.contains("offline_access"): parameters[OAuthParameter.prompt] = "consent"
+        case .automatic, .omitted: break
+        case .values(let values): parameters[OAuthParameter.prompt] = values.joined(separator: " ")
+        }
+        let named: [(String, String?)] = [
+            (OAuthParameter.loginHint, settings.loginHint), (OAuthParameter.uiLocales, settings.uiLocales),
+            ("organization", settings.organization),
+            (OAuthParameter.maxAge, settings.maxAge.map(String.init)),
+            ("acr_values", settings.acrValues),
+        ]
+        for case (let name, let value?) in named { parameters[name] = value }
+        return parameters
     }
 
     /// The test user as the sheet's person.
@@ -208,9 +233,11 @@ struct AuditRun {
             if issuer == nil {
                 let selection = target.selection
                 let maximum = target.maximumRequests
+                let parameters = target.authorizationParameters
                 outcome = try await AuditWorld.auditEmbedded(seed: seed, engine: engine, webKit: webKit) {
                     $0.selection = selection
                     $0.maximumRequests = maximum
+                    $0.authorizationParameters = parameters
                 }
             } else {
                 outcome = try await AuditWorld.auditExternal(target, seed: seed, webKit: webKit)
