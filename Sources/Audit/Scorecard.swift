@@ -55,3 +55,62 @@ public struct Scorecard: Sendable, Hashable {
         return .object(object)
     }
 }
+
+extension Scorecard {
+    /// The JSON Schema (draft 2020-12) of `--format json`, made from the catalogue: the check
+    /// ids, groups and statuses are the enums'. `docs/audit.schema.json` is this, written out
+    /// (a test keeps them the same).
+    public static var jsonSchema: JSONValue {
+        func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
+        let finding: JSONValue = [
+            "type": "object",
+            "required": strings(["id", "title", "group", "status", "summary", "reference", "severity", "evidence"]),
+            "additionalProperties": false,
+            "properties": [
+                "id": ["enum": strings(AuditCheck.allCases.map(\.rawValue))],
+                "title": ["type": "string"],
+                "group": ["enum": strings(AuditCheck.Group.allCases.map(\.rawValue))],
+                "status": ["enum": strings(AuditStatus.allCases.map(\.rawValue))],
+                "summary": ["type": "string"],
+                "reference": ["type": "string"],
+                "severity": ["enum": strings(["must", "should"])],
+                "conformance_test": ["type": "string"],
+                "evidence": ["type": "array", "items": ["type": "integer", "minimum": 1]],
+            ],
+        ]
+        let totals: JSONValue = [
+            "type": "object",
+            "required": strings(AuditStatus.allCases.map(\.rawValue)),
+            "additionalProperties": false,
+            "properties": .object(
+                Dictionary(
+                    uniqueKeysWithValues: AuditStatus.allCases.map {
+                        ($0.rawValue, ["type": "integer", "minimum": 0] as JSONValue)
+                    })),
+        ]
+        return [
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "signinsim audit --format json",
+            "type": "object",
+            "required": strings([
+                "issuer", "client_id", "browser", "checks", "totals", "requests", "milliseconds", "refresh_profile",
+                "stopped_early",
+            ]),
+            "additionalProperties": false,
+            "properties": [
+                "issuer": ["type": "string"],
+                "client_id": ["type": "string"],
+                "browser": ["enum": ["lite", "webkit"]],
+                "checks": [
+                    "type": "array", "items": finding, "minItems": .int(Int64(AuditCheck.allCases.count)),
+                    "maxItems": .int(Int64(AuditCheck.allCases.count)),
+                ],
+                "totals": totals,
+                "requests": ["type": "integer", "minimum": 0],
+                "milliseconds": ["type": "integer", "minimum": 0],
+                "refresh_profile": ["type": ["string", "null"]],
+                "stopped_early": ["type": ["string", "null"]],
+            ],
+        ]
+    }
+}

@@ -1,5 +1,6 @@
 import Audit
 import Foundation
+import TestSupport
 import Testing
 
 /// The catalogue: stable ids, a rule and a reference for each, and docs that list them all.
@@ -24,5 +25,15 @@ import Testing
             #expect(
                 text.contains(check.mutation.described), "docs/audit.md lacks \(check.mutation.described)")
         }
+    }
+}
+
+/// The JSON report's schema file is the one the catalogue makes.
+@Suite struct AuditSchemaTests {
+    /// `docs/audit.schema.json` is `Scorecard.jsonSchema` (re-record with SIGNINSIM_UPDATE_GOLDEN=1).
+    @Test func theSchemaFileIsCurrent() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/audit.schema.json")
+        try GoldenFile(at: url).check(Array((Scorecard.jsonSchema.prettyPrinted() + "\n").utf8))
     }
 }

@@ -203,4 +203,29 @@ for path in hars[::10]:
 check(f"the scenarios import-har derives from {len(hars[::10])} of the HARs match the schema and pass",
       not derived_invalid, derived_invalid[:3])
 
+# 6. The audit's reports: its JSON against docs/audit.schema.json (check-jsonschema), its HAR
+# read by haralyzer, with exactly the requests the JSON counts and each finding's evidence among
+# them.
+audit_json = os.path.join(WORK, "audit.json")
+audit_har = os.path.join(WORK, "audit.har")
+process = subprocess.run([BINARY, "audit", "--format", "json", "--har", audit_har], capture_output=True,
+                         text=True, timeout=300)
+check("signinsim audit of the embedded issuer exits 0", process.returncode == 0, process.stderr[-1500:])
+with open(audit_json, "w") as output:
+    output.write(process.stdout)
+process = subprocess.run(
+    [checker, "--schemafile", os.path.join(os.path.dirname(SCENARIOS), "docs", "audit.schema.json"), audit_json],
+    capture_output=True, text=True, timeout=120)
+check("check-jsonschema validates the audit's JSON against docs/audit.schema.json", process.returncode == 0,
+      process.stdout[-1500:] + process.stderr[-1500:])
+try:
+    audit = json.load(open(audit_json))
+    audit_entries = HarParser.from_file(audit_har).har_data["entries"]
+    cited = sorted({number for finding in audit["checks"] for number in finding["evidence"]})
+    check("haralyzer reads the audit's HAR: one entry per request counted, every cited exchange in it",
+          len(audit_entries) == audit["requests"] and cited and cited[-1] <= len(audit_entries),
+          f"{len(audit_entries)} entries, {audit['requests']} requests, last cited {cited[-1:]}")
+except (ValueError, KeyError, OSError) as error:
+    check("haralyzer reads the audit's HAR", False, str(error))
+
 finish()
