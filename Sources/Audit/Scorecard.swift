@@ -64,7 +64,9 @@ extension Scorecard {
         func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
         let finding: JSONValue = [
             "type": "object",
-            "required": strings(["id", "title", "group", "status", "summary", "reference", "severity", "evidence"]),
+            "required": strings([
+                "id", "title", "group", "status", "summary", "reference", "severity", "evidence",
+            ]),
             "additionalProperties": false,
             "properties": [
                 "id": ["enum": strings(AuditCheck.allCases.map(\.rawValue))],
@@ -93,7 +95,8 @@ extension Scorecard {
             "title": "signinsim audit --format json",
             "type": "object",
             "required": strings([
-                "issuer", "client_id", "browser", "checks", "totals", "requests", "milliseconds", "refresh_profile",
+                "issuer", "client_id", "browser", "checks", "totals", "requests", "milliseconds",
+                "refresh_profile",
                 "stopped_early",
             ]),
             "additionalProperties": false,
