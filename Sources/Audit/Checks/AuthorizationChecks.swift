@@ -3,103 +3,105 @@ import OAuthCore
 
 extension AuditRun {
     func authorizationChecks() async throws {
-        try await check(.authorizeStateEchoed) {
-            let flow = try await mainFlow()
-            let authorization = flow.authorization
-            guard let returned = authorization.end.parameters?[OAuthParameter.state] else {
-                return .broken("the response carried no state (the app sent one)")
-            }
-            return returned == authorization.state
-                ? .pass("the response's state is the one the app sent")
-                : .broken("the response's state is not the one the app sent")
-        }
-        try await check(.authorizeIssResponse) {
-            let flow = try await mainFlow()
-            let promised = metadata?.bool("authorization_response_iss_parameter_supported") == true
-            guard let iss = flow.authorization.end.parameters?["iss"] else {
-                return promised
-                    ? .broken(
-                        "discovery promises iss in authorization responses (RFC 9207 §3), but this one has none"
-                    )
-                    : .pass("no iss in the response, and discovery does not promise one")
-            }
-            return iss == target.issuer
-                ? .pass("iss is \(iss)") : .broken("iss is \(iss), not the issuer \(target.issuer)")
-        }
+        try await check(.authorizeStateEchoed) { try await stateEchoed() }
+        try await check(.authorizeIssResponse) { try await issInResponse() }
         try await check(.authorizePKCERequired) { try await pkceRequired() }
         try await check(.authorizePlainRefused) { try await plainRefused() }
+        let redirectURI = target.redirectURI
         let variants: [(AuditCheck, String?, String)] = [
-            (.authorizeRedirectExtraPath, RedirectURIVariants.extraPath(target.redirectURI), "added path"),
+            (.authorizeRedirectExtraPath, RedirectURIVariants.extraPath(redirectURI), "added path"),
             (
-                .authorizeRedirectTrailingSlash, RedirectURIVariants.trailingSlash(target.redirectURI),
+                .authorizeRedirectTrailingSlash, RedirectURIVariants.trailingSlash(redirectURI),
                 "a trailing slash"
             ),
-            (
-                .authorizeRedirectExtraQuery, RedirectURIVariants.extraQuery(target.redirectURI),
-                "an added query"
-            ),
-            (
-                .authorizeRedirectCase, RedirectURIVariants.otherCase(target.redirectURI),
-                "its path in other case"
-            ),
-            (
-                .authorizeRedirectUserInfo, RedirectURIVariants.userInfo(target.redirectURI),
-                "an added user part"
-            ),
+            (.authorizeRedirectExtraQuery, RedirectURIVariants.extraQuery(redirectURI), "an added query"),
+            (.authorizeRedirectCase, RedirectURIVariants.otherCase(redirectURI), "its path in other case"),
+            (.authorizeRedirectUserInfo, RedirectURIVariants.userInfo(redirectURI), "an added user part"),
         ]
         for (check, variant, what) in variants {
             try await self.check(check) {
                 guard let variant else { return .skip("the redirect URI has no \(what) variant") }
-                return try await nearMiss(variant, of: target.redirectURI, what: what)
+                return try await nearMiss(variant, of: redirectURI, what: what)
             }
         }
-        try await check(.authorizeLoopbackAnyPort) {
-            guard let loopback = target.loopbackRedirectURI,
-                let other = RedirectURIVariants.otherPort(loopback)
-            else {
-                return .skip("no loopback redirect URI is registered (--loopback-redirect-uri)")
-            }
-            let authorization = try await authorize(redirectURI: other)
-            if authorization.end.code != nil, let url = authorization.end.callbackURL,
-                RedirectURIVariants.landed(url, on: other)
-            {
-                return .pass("\(other) was accepted (registered: \(loopback))")
-            }
+        try await check(.authorizeLoopbackAnyPort) { try await loopbackAnyPort() }
+        try await check(.authorizeLocalhost) { try await localhostRefused() }
+        try await check(.authorizeErrorsRedirected) { try await errorsRedirected() }
+    }
+
+    /// The first flow's response carries the `state` the app sent (RFC 6749 §4.1.2).
+    private func stateEchoed() async throws -> Verdict {
+        let authorization = try await mainFlow().authorization
+        guard let returned = authorization.end.parameters?[OAuthParameter.state] else {
+            return .broken("the response carried no state (the app sent one)")
+        }
+        return returned == authorization.state
+            ? .pass("the response's state is the one the app sent")
+            : .broken("the response's state is not the one the app sent")
+    }
+
+    /// `iss` is the issuer when present, and present when discovery promises it (RFC 9207 §2).
+    private func issInResponse() async throws -> Verdict {
+        let flow = try await mainFlow()
+        let promised = metadata?.bool("authorization_response_iss_parameter_supported") == true
+        guard let iss = flow.authorization.end.parameters?["iss"] else {
+            return promised
+                ? .broken(
+                    "discovery promises iss in authorization responses (RFC 9207 §3), but this one has none")
+                : .pass("no iss in the response, and discovery does not promise one")
+        }
+        return iss == target.issuer
+            ? .pass("iss is \(iss)") : .broken("iss is \(iss), not the issuer \(target.issuer)")
+    }
+
+    /// A registered loopback redirect URI on another port is accepted (RFC 8252 §7.3).
+    private func loopbackAnyPort() async throws -> Verdict {
+        guard let loopback = target.loopbackRedirectURI, let other = RedirectURIVariants.otherPort(loopback)
+        else {
+            return .skip("no loopback redirect URI is registered (--loopback-redirect-uri)")
+        }
+        let authorization = try await authorize(redirectURI: other)
+        if authorization.end.code != nil, let url = authorization.end.callbackURL,
+            RedirectURIVariants.landed(url, on: other)
+        {
+            return .pass("\(other) was accepted (registered: \(loopback))")
+        }
+        return .broken(
+            "\(other) was refused although \(loopback) is registered: \(authorization.end.described)")
+    }
+
+    /// `localhost` in place of the loopback IP literal is refused (RFC 8252 §8.3).
+    private func localhostRefused() async throws -> Verdict {
+        guard let loopback = target.loopbackRedirectURI, let variant = RedirectURIVariants.localhost(loopback)
+        else {
+            return .skip("no loopback redirect URI is registered (--loopback-redirect-uri)")
+        }
+        let authorization = try await authorize(redirectURI: variant)
+        if let url = authorization.end.callbackURL, RedirectURIVariants.landed(url, on: variant) {
             return .broken(
-                "\(other) was refused although \(loopback) is registered: \(authorization.end.described)")
+                "\(variant) was accepted in place of \(loopback): localhost may resolve elsewhere "
+                    + "(RFC 8252 §8.3 recommends the IP literal); \(authorization.end.described)")
         }
-        try await check(.authorizeLocalhost) {
-            guard let loopback = target.loopbackRedirectURI,
-                let variant = RedirectURIVariants.localhost(loopback)
-            else {
-                return .skip("no loopback redirect URI is registered (--loopback-redirect-uri)")
-            }
-            let authorization = try await authorize(redirectURI: variant)
-            if let url = authorization.end.callbackURL, RedirectURIVariants.landed(url, on: variant) {
-                return .broken(
-                    "\(variant) was accepted in place of \(loopback): localhost may resolve elsewhere "
-                        + "(RFC 8252 §8.3 recommends the IP literal); \(authorization.end.described)")
-            }
-            return .pass("\(variant) was refused: \(authorization.end.described)")
+        return .pass("\(variant) was refused: \(authorization.end.described)")
+    }
+
+    /// An unsupported response type comes back to the app as an error with its `state`, not as
+    /// a page (RFC 6749 §4.1.2.1).
+    private func errorsRedirected() async throws -> Verdict {
+        let authorization = try await authorize(extra: [OAuthParameter.responseType: "signinsim_audit"])
+        guard let url = authorization.end.callbackURL, RedirectURIVariants.landed(url, on: target.redirectURI)
+        else {
+            return .broken(
+                "an unsupported response_type was answered with a page, not at the app's redirect URI: "
+                    + authorization.end.described)
         }
-        try await check(.authorizeErrorsRedirected) {
-            let authorization = try await authorize(extra: [OAuthParameter.responseType: "signinsim_audit"])
-            guard let url = authorization.end.callbackURL,
-                RedirectURIVariants.landed(url, on: target.redirectURI)
-            else {
-                return .broken(
-                    "an unsupported response_type was answered with a page, not at the app's redirect URI: "
-                        + authorization.end.described)
-            }
-            guard let error = authorization.end.error else {
-                return .broken(
-                    "an unsupported response_type came back without an error: \(authorization.end.described)")
-            }
-            let state = authorization.end.parameters?[OAuthParameter.state] == authorization.state
-            return state
-                ? .pass("an unsupported response_type came back to the app as error=\(error) with its state")
-                : .broken("error=\(error) came back without the request's state")
+        guard let error = authorization.end.error else {
+            return .broken(
+                "an unsupported response_type came back without an error: \(authorization.end.described)")
         }
+        return authorization.end.parameters?[OAuthParameter.state] == authorization.state
+            ? .pass("an unsupported response_type came back to the app as error=\(error) with its state")
+            : .broken("error=\(error) came back without the request's state")
     }
 
     /// Sends the authorization request with `variant` for the redirect URI: the rule holds when

@@ -2,141 +2,164 @@ import JOSE
 import JSON
 import OAuthCore
 
+/// The first code flow's ID token, parsed once per check.
+struct IDTokenUnderAudit {
+    var jws: JWS
+    var claims: [String: JSONValue]
+    var flow: CodeFlow
+}
+
 extension AuditRun {
     /// The ID token of the first code flow, read claim by claim; `auth_time` from a flow with
     /// `max_age`.
     func idTokenChecks() async throws {
-        func token() async throws -> (jws: JWS, claims: [String: JSONValue], flow: CodeFlow) {
-            let flow = try await mainFlow()
-            guard let idToken = flow.answer.idToken else {
-                throw ProbeFailure(message: "the token response had no id_token")
-            }
-            let jws: JWS
-            do {
-                jws = try JWS.parse(idToken)
-            } catch {
-                throw ProbeFailure(message: "the id_token is not a compact JWS: \(error.message)")
-            }
-            guard let claims = try? jws.payloadObject() else {
-                throw ProbeFailure(message: "the id_token's payload is not a JSON object")
-            }
-            return (jws, claims, flow)
+        try await check(.idTokenSignature) { try await idTokenSignature(try await idToken()) }
+        try await check(.idTokenKeyID) { try await idTokenKeyID(try await idToken()) }
+        try await check(.idTokenIssuer) { idTokenIssuer(try await idToken()) }
+        try await check(.idTokenAudience) { idTokenAudience(try await idToken()) }
+        try await check(.idTokenSubject) { idTokenSubject(try await idToken()) }
+        try await check(.idTokenNonce) { idTokenNonce(try await idToken()) }
+        try await check(.idTokenHashes) { idTokenHashes(try await idToken()) }
+        try await check(.idTokenLifetime) { idTokenLifetime(try await idToken()) }
+        try await check(.idTokenAuthTime) { try await idTokenAuthTime() }
+    }
+
+    private func idToken() async throws -> IDTokenUnderAudit {
+        let flow = try await mainFlow()
+        guard let idToken = flow.answer.idToken else {
+            throw ProbeFailure(message: "the token response had no id_token")
         }
-        try await check(.idTokenSignature) {
-            let (jws, _, _) = try await token()
-            let name = jws.header.algorithmName ?? "(none)"
-            guard let algorithm = JWSAlgorithm(rawValue: name) else {
-                return .broken("alg is \(name), which no relying party may accept as a signature here")
-            }
-            let advertised = metadata?.strings("id_token_signing_alg_values_supported") ?? []
-            guard advertised.contains(name) else {
-                return .broken(
-                    "alg \(name) is not in id_token_signing_alg_values_supported (\(advertised.joined(separator: ", ")))"
-                )
-            }
-            let keys = try await keySet()
-            let candidates = JWKCollection(keys).entries.filter {
-                jws.header.keyID == nil
-                    ? $0.jwk.keyType == algorithm.keyType : $0.jwk.keyID == jws.header.keyID
-            }
-            for candidate in candidates where (try? jws.verify(with: candidate.key)) != nil {
-                return .pass(
-                    "\(name), verified with \(candidate.jwk.keyID.map { "kid \($0)" } ?? "the set's key")")
-            }
+        let jws: JWS
+        do {
+            jws = try JWS.parse(idToken)
+        } catch {
+            throw ProbeFailure(message: "the id_token is not a compact JWS: \(error.message)")
+        }
+        guard let claims = try? jws.payloadObject() else {
+            throw ProbeFailure(message: "the id_token's payload is not a JSON object")
+        }
+        return IDTokenUnderAudit(jws: jws, claims: claims, flow: flow)
+    }
+
+    /// Signed with an advertised algorithm, by a key of the key set (Core §3.1.3.7 steps 6, 7).
+    private func idTokenSignature(_ token: IDTokenUnderAudit) async throws -> Verdict {
+        let name = token.jws.header.algorithmName ?? "(none)"
+        guard let algorithm = JWSAlgorithm(rawValue: name) else {
+            return .broken("alg is \(name), which no relying party may accept as a signature here")
+        }
+        let advertised = metadata?.strings("id_token_signing_alg_values_supported") ?? []
+        guard advertised.contains(name) else {
             return .broken(
-                "the \(name) signature verifies with no key of the key set (\(candidates.count) tried)")
+                "alg \(name) is not in id_token_signing_alg_values_supported (\(advertised.joined(separator: ", ")))"
+            )
         }
-        try await check(.idTokenKeyID) {
-            let (jws, _, _) = try await token()
-            let keys = try await keySet()
-            guard let kid = jws.header.keyID else {
-                let signing = keys.keys.filter { $0.use != "enc" }
-                return signing.count <= 1
-                    ? .pass("no kid, and the key set has one signing key (Core §10.1 allows it)")
-                    : .broken("no kid, but the key set has \(signing.count) signing keys (Core §10.1)")
+        let keyID = token.jws.header.keyID
+        let candidates = JWKCollection(try await keySet()).entries.filter {
+            keyID == nil ? $0.jwk.keyType == algorithm.keyType : $0.jwk.keyID == keyID
+        }
+        for candidate in candidates where (try? token.jws.verify(with: candidate.key)) != nil {
+            return .pass(
+                "\(name), verified with \(candidate.jwk.keyID.map { "kid \($0)" } ?? "the set's key")")
+        }
+        return .broken(
+            "the \(name) signature verifies with no key of the key set (\(candidates.count) tried)")
+    }
+
+    /// A `kid` the key set has, or none with a single signing key (Core §10.1).
+    private func idTokenKeyID(_ token: IDTokenUnderAudit) async throws -> Verdict {
+        let keys = try await keySet()
+        guard let kid = token.jws.header.keyID else {
+            let signing = keys.keys.filter { $0.use != "enc" }
+            return signing.count <= 1
+                ? .pass("no kid, and the key set has one signing key (Core §10.1 allows it)")
+                : .broken("no kid, but the key set has \(signing.count) signing keys (Core §10.1)")
+        }
+        return keys.keys.contains { $0.keyID == kid }
+            ? .pass("kid \(kid) is in the key set") : .broken("kid \(kid) is not in the key set")
+    }
+
+    private func idTokenIssuer(_ token: IDTokenUnderAudit) -> Verdict {
+        let iss = token.claims["iss"]?.stringValue
+        return iss == target.issuer
+            ? .pass("iss is \(target.issuer)") : .broken("iss is \(iss ?? "absent"), not \(target.issuer)")
+    }
+
+    /// `aud` contains the client; `azp`, when present, is the client, and present with several
+    /// audiences (Core §3.1.3.7 steps 3 to 5).
+    private func idTokenAudience(_ token: IDTokenUnderAudit) -> Verdict {
+        let audiences: [String] =
+            switch token.claims["aud"] {
+            case .string(let one)?: [one]
+            case .array(let many)?: many.compactMap(\.stringValue)
+            default: []
             }
-            return keys.keys.contains { $0.keyID == kid }
-                ? .pass("kid \(kid) is in the key set") : .broken("kid \(kid) is not in the key set")
+        let client = target.client.id
+        guard audiences.contains(client) else {
+            return .broken("aud (\(audiences.joined(separator: ", "))) does not contain \(client)")
         }
-        try await check(.idTokenIssuer) {
-            let (_, claims, _) = try await token()
-            let iss = claims["iss"]?.stringValue
-            return iss == target.issuer
-                ? .pass("iss is \(target.issuer)")
-                : .broken("iss is \(iss ?? "absent"), not \(target.issuer)")
+        let azp = token.claims["azp"]?.stringValue
+        if let azp, azp != client { return .broken("azp is \(azp), not \(client)") }
+        if audiences.count > 1, azp == nil {
+            return .broken("aud has \(audiences.count) values but there is no azp (Core §3.1.3.7 step 4)")
         }
-        try await check(.idTokenAudience) {
-            let (_, claims, _) = try await token()
-            let audiences: [String] =
-                switch claims["aud"] {
-                case .string(let one)?: [one]
-                case .array(let many)?: many.compactMap(\.stringValue)
-                default: []
-                }
-            let client = target.client.id
-            guard audiences.contains(client) else {
-                return .broken("aud (\(audiences.joined(separator: ", "))) does not contain \(client)")
-            }
-            let azp = claims["azp"]?.stringValue
-            if let azp, azp != client { return .broken("azp is \(azp), not \(client)") }
-            if audiences.count > 1, azp == nil {
-                return .broken("aud has \(audiences.count) values but there is no azp (Core §3.1.3.7 step 4)")
-            }
-            return .pass("aud contains \(client)" + (azp.map { "; azp is \($0)" } ?? ""))
+        return .pass("aud contains \(client)" + (azp.map { "; azp is \($0)" } ?? ""))
+    }
+
+    private func idTokenSubject(_ token: IDTokenUnderAudit) -> Verdict {
+        guard let sub = token.claims["sub"]?.stringValue, !sub.isEmpty else {
+            return .broken("sub is absent or empty")
         }
-        try await check(.idTokenSubject) {
-            let (_, claims, _) = try await token()
-            guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
-                return .broken("sub is absent or empty")
-            }
-            return sub.utf8.count <= 255
-                ? .pass("sub is present (\(sub.utf8.count) bytes)")
-                : .broken("sub is longer than 255 ASCII characters")
+        return sub.utf8.count <= 255
+            ? .pass("sub is present (\(sub.utf8.count) bytes)")
+            : .broken("sub is longer than 255 ASCII characters")
+    }
+
+    private func idTokenNonce(_ token: IDTokenUnderAudit) -> Verdict {
+        let nonce = token.claims["nonce"]?.stringValue
+        return nonce == token.flow.authorization.nonce
+            ? .pass("nonce is the one the app sent")
+            : .broken(
+                nonce == nil ? "nonce is absent (the app sent one)" : "nonce is not the one the app sent")
+    }
+
+    /// `at_hash`, when present, is the access token's (Core §3.1.3.8); the code flow's token
+    /// endpoint may leave it out (Core §3.1.3.6).
+    private func idTokenHashes(_ token: IDTokenUnderAudit) -> Verdict {
+        guard let atHash = token.claims["at_hash"]?.stringValue else {
+            return .pass("no at_hash, which the code flow's token endpoint may leave out (Core §3.1.3.6)")
         }
-        try await check(.idTokenNonce) {
-            let (_, claims, flow) = try await token()
-            let nonce = claims["nonce"]?.stringValue
-            return nonce == flow.authorization.nonce
-                ? .pass("nonce is the one the app sent")
-                : .broken(
-                    nonce == nil ? "nonce is absent (the app sent one)" : "nonce is not the one the app sent")
+        guard let accessToken = token.flow.answer.accessToken, let name = token.jws.header.algorithmName,
+            let expected = try? HashClaim.leftHalfHash(of: accessToken, algorithm: name)
+        else {
+            return .skip("at_hash cannot be computed for alg \(token.jws.header.algorithmName ?? "(none)")")
         }
-        try await check(.idTokenHashes) {
-            let (jws, claims, flow) = try await token()
-            guard let atHash = claims["at_hash"]?.stringValue else {
-                return .pass("no at_hash, which the code flow's token endpoint may leave out (Core §3.1.3.6)")
-            }
-            guard let accessToken = flow.answer.accessToken, let name = jws.header.algorithmName,
-                let expected = try? HashClaim.leftHalfHash(of: accessToken, algorithm: name)
-            else {
-                return .skip("at_hash cannot be computed for alg \(jws.header.algorithmName ?? "(none)")")
-            }
-            return atHash == expected
-                ? .pass("at_hash matches the access token")
-                : .broken("at_hash does not match the access token")
+        return atHash == expected
+            ? .pass("at_hash matches the access token") : .broken("at_hash does not match the access token")
+    }
+
+    /// `iat` within five minutes of the issuer's clock, `exp` after it and after now.
+    private func idTokenLifetime(_ token: IDTokenUnderAudit) -> Verdict {
+        guard let iat = token.claims["iat"]?.int64Value, let exp = token.claims["exp"]?.int64Value else {
+            return .broken("iat or exp is absent or not a number")
         }
-        try await check(.idTokenLifetime) {
-            let (_, claims, _) = try await token()
-            guard let iat = claims["iat"]?.int64Value, let exp = claims["exp"]?.int64Value else {
-                return .broken("iat or exp is absent or not a number")
-            }
-            let now = probe.now()
-            if exp <= now { return .broken("exp is \(now - exp) s in the past") }
-            if exp <= iat { return .broken("exp (\(exp)) is not after iat (\(iat))") }
-            if abs(iat - now) > 300 { return .broken("iat is \(iat - now) s from now") }
-            return .pass("issued \(now - iat) s ago, valid for \(exp - iat) s")
+        let now = probe.now()
+        if exp <= now { return .broken("exp is \(now - exp) s in the past") }
+        if exp <= iat { return .broken("exp (\(exp)) is not after iat (\(iat))") }
+        if abs(iat - now) > 300 { return .broken("iat is \(iat - now) s from now") }
+        return .pass("issued \(now - iat) s ago, valid for \(exp - iat) s")
+    }
+
+    /// A flow with `max_age` gets an ID token with `auth_time` (Core §3.1.2.1).
+    private func idTokenAuthTime() async throws -> Verdict {
+        let flow = try await codeFlow(extra: [OAuthParameter.maxAge: "86400"])
+        guard let idToken = flow.answer.idToken, let jws = try? JWS.parse(idToken),
+            let claims = try? jws.payloadObject()
+        else { return .skip("the flow with max_age got no readable id_token") }
+        guard let authTime = claims["auth_time"]?.int64Value else {
+            return .broken("the request had max_age=86400, but the ID token has no auth_time")
         }
-        try await check(.idTokenAuthTime) {
-            let flow = try await codeFlow(extra: [OAuthParameter.maxAge: "86400"])
-            guard let idToken = flow.answer.idToken, let jws = try? JWS.parse(idToken),
-                let claims = try? jws.payloadObject()
-            else { return .skip("the flow with max_age got no readable id_token") }
-            guard let authTime = claims["auth_time"]?.int64Value else {
-                return .broken("the request had max_age=86400, but the ID token has no auth_time")
-            }
-            let age = probe.now() - authTime
-            return age <= 86400 && age >= -300
-                ? .pass("auth_time is \(age) s ago") : .broken("auth_time is \(age) s ago, outside max_age")
-        }
+        let age = probe.now() - authTime
+        return age <= 86400 && age >= -300
+            ? .pass("auth_time is \(age) s ago") : .broken("auth_time is \(age) s ago, outside max_age")
     }
 }

@@ -62,30 +62,36 @@ extension AuditRun {
                 return .skip(
                     "the sign-out did not come back to the app, so the audit cannot tell when it was done")
             }
-            var notes: [String] = []
-            for request in [SignOutCheck.StoreRequest.promptNone, .plain] {
-                var extra: [String: String] = [:]
-                switch request {
-                case .promptNone: extra[OAuthParameter.prompt] = "none"
-                case .plain: extra[OAuthParameter.prompt] = ""
-                }
-                if request == .promptNone, let hint = caches.main?.answer.idToken {
-                    extra[OAuthParameter.idTokenHint] = hint
-                }
-                let outcome = try await probe.sheetOutcome(
-                    authorizationRequest(extra: extra).url, redirectURI: target.redirectURI,
-                    person: SignOutCheck.checkingPerson)
-                let observation = SignOutCheck.observation(of: outcome, request: request)
-                switch observation {
-                case .noSessionInStore, .loginFormShown, .refreshRefused:
-                    return .pass("the session is gone: \(observation.description)")
-                case .sessionInStore, .refreshAccepted:
-                    return .broken("the sign-out came back to the app, but \(observation.description)")
-                case .notChecked(let why):
-                    notes.append(why)
-                }
-            }
-            return .skip("the session's end could not be verified: \(notes.joined(separator: "; "))")
+            return try await sessionEnded()
         }
+    }
+
+    /// Asks the shared browser store whether the test user's session outlived the sign-out:
+    /// `prompt=none` with `id_token_hint`, then without `prompt`, as `SignOutCheck` asks.
+    private func sessionEnded() async throws -> Verdict {
+        var notes: [String] = []
+        for request in [SignOutCheck.StoreRequest.promptNone, .plain] {
+            var extra: [String: String] = [:]
+            switch request {
+            case .promptNone:
+                extra[OAuthParameter.prompt] = "none"
+                if let hint = caches.main?.answer.idToken { extra[OAuthParameter.idTokenHint] = hint }
+            case .plain:
+                extra[OAuthParameter.prompt] = ""
+            }
+            let outcome = try await probe.sheetOutcome(
+                authorizationRequest(extra: extra).url, redirectURI: target.redirectURI,
+                person: SignOutCheck.checkingPerson)
+            let observation = SignOutCheck.observation(of: outcome, request: request)
+            switch observation {
+            case .noSessionInStore, .loginFormShown, .refreshRefused:
+                return .pass("the session is gone: \(observation.description)")
+            case .sessionInStore, .refreshAccepted:
+                return .broken("the sign-out came back to the app, but \(observation.description)")
+            case .notChecked(let why):
+                notes.append(why)
+            }
+        }
+        return .skip("the session's end could not be verified: \(notes.joined(separator: "; "))")
     }
 }
