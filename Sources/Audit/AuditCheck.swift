@@ -70,7 +70,9 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
     public enum Group: String, Sendable, Hashable, CaseIterable {
         case discovery, authorization, token
         case idToken = "id-token"
-        case refresh, userInfo = "userinfo", revocation, dpop, logout
+        case refresh
+        case userInfo = "userinfo"
+        case revocation, dpop, logout
 
         public var title: String {
             switch self {
@@ -95,7 +97,8 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
 
     public var group: Group {
         switch self {
-        case .discoveryRequiredMembers, .discoveryIssuerMatch, .discoveryPKCEAdvertised, .discoveryPlainNotAdvertised,
+        case .discoveryRequiredMembers, .discoveryIssuerMatch, .discoveryPKCEAdvertised,
+            .discoveryPlainNotAdvertised,
             .discoveryIssParameter, .discoveryEndSession, .discoveryRevocation, .discoveryKeySet:
             .discovery
         case .authorizePKCERequired, .authorizePlainRefused, .authorizeRedirectExtraPath,
@@ -103,10 +106,12 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
             .authorizeRedirectUserInfo, .authorizeLoopbackAnyPort, .authorizeLocalhost, .authorizeStateEchoed,
             .authorizeIssResponse, .authorizeErrorsRedirected:
             .authorization
-        case .tokenCodeSingleUse, .tokenCodeReuseRevokes, .tokenCodeBoundToRedirectURI, .tokenCodeBoundToVerifier,
+        case .tokenCodeSingleUse, .tokenCodeReuseRevokes, .tokenCodeBoundToRedirectURI,
+            .tokenCodeBoundToVerifier,
             .tokenCodeBoundToClient, .tokenPKCEDowngradeRefused, .tokenAuthMethods, .tokenCodeLifetime:
             .token
-        case .idTokenSignature, .idTokenKeyID, .idTokenIssuer, .idTokenAudience, .idTokenSubject, .idTokenNonce,
+        case .idTokenSignature, .idTokenKeyID, .idTokenIssuer, .idTokenAudience, .idTokenSubject,
+            .idTokenNonce,
             .idTokenHashes, .idTokenLifetime, .idTokenAuthTime:
             .idToken
         case .refreshRotation, .refreshReuseRefused, .refreshReuseRevokesFamily, .refreshBoundToClient,
@@ -122,7 +127,8 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
     /// Whether breaking the rule fails the check or warns.
     public var severity: Severity {
         switch self {
-        case .discoveryPKCEAdvertised, .discoveryPlainNotAdvertised, .discoveryIssParameter, .discoveryEndSession,
+        case .discoveryPKCEAdvertised, .discoveryPlainNotAdvertised, .discoveryIssParameter,
+            .discoveryEndSession,
             .discoveryRevocation, .authorizePlainRefused, .authorizeLocalhost, .tokenCodeReuseRevokes,
             .refreshReuseRevokesFamily:
             .should

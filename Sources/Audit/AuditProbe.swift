@@ -70,10 +70,12 @@ final class AuditProbe: Sendable {
             return response
         case .success:
             try noteFailure()
-            throw ProbeFailure(message: "\(request.method.rawValue) \(request.urlWithoutQuery): the connection dropped")
+            throw ProbeFailure(
+                message: "\(request.method.rawValue) \(request.urlWithoutQuery): the connection dropped")
         case .failure(let error):
             try noteFailure()
-            throw ProbeFailure(message: "\(request.method.rawValue) \(request.urlWithoutQuery): \(error.message)")
+            throw ProbeFailure(
+                message: "\(request.method.rawValue) \(request.urlWithoutQuery): \(error.message)")
         }
     }
 
@@ -90,7 +92,8 @@ final class AuditProbe: Sendable {
             return state.failureStreak
         }
         if streak >= target.maximumFailureStreak {
-            throw AuditStop(reason: "\(streak) requests in a row got no response; the issuer looks unreachable")
+            throw AuditStop(
+                reason: "\(streak) requests in a row got no response; the issuer looks unreachable")
         }
     }
 
@@ -154,7 +157,8 @@ final class AuditProbe: Sendable {
     /// (RFC 6749 §3.2.1), and the secret as `method` sends it (RFC 6749 §2.3.1: Basic with the
     /// form-encoded id and secret, or in the body).
     static func authenticate(
-        _ client: AuditClient, method: TokenEndpointAuthMethod, form: inout FormParameters, headers: inout HTTPHeaders
+        _ client: AuditClient, method: TokenEndpointAuthMethod, form: inout FormParameters,
+        headers: inout HTTPHeaders
     ) {
         form.append(OAuthParameter.clientID, client.id)
         switch method {
@@ -171,7 +175,9 @@ final class AuditProbe: Sendable {
     }
 
     /// A DPoP proof (RFC 9449 §4.2) signed by `key`.
-    func proof(_ key: JWSSigner, method: String, url: String, accessToken: String? = nil, nonce: String? = nil)
+    func proof(
+        _ key: JWSSigner, method: String, url: String, accessToken: String? = nil, nonce: String? = nil
+    )
         throws -> String
     {
         try DPoPProof.make(
@@ -245,7 +251,8 @@ enum SheetEnd: Sendable {
             let query = URLParts.query(of: url) ?? ""
             self = .callback(url: url, parameters: (try? FormURLEncoding.decode(query)) ?? FormParameters())
         case .failure(let error) where [.errorPage, .unexpectedPage, .foreignScheme].contains(error.code):
-            self = .page(url: error.url ?? outcome.trace.last?.url, status: error.status, message: error.message)
+            self = .page(
+                url: error.url ?? outcome.trace.last?.url, status: error.status, message: error.message)
         case .failure(let error):
             self = .failed(error)
         }

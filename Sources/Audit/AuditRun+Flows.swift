@@ -77,11 +77,15 @@ extension AuditRun {
         case .s256:
             let pair = probe.newPKCE()
             pkce = pair
-            parameters += [(OAuthParameter.codeChallenge, pair.challenge), (OAuthParameter.codeChallengeMethod, "S256")]
+            parameters += [
+                (OAuthParameter.codeChallenge, pair.challenge), (OAuthParameter.codeChallengeMethod, "S256"),
+            ]
         case .plain:
             let pair = probe.newPKCE()
             pkce = pair
-            parameters += [(OAuthParameter.codeChallenge, pair.verifier), (OAuthParameter.codeChallengeMethod, "plain")]
+            parameters += [
+                (OAuthParameter.codeChallenge, pair.verifier), (OAuthParameter.codeChallengeMethod, "plain"),
+            ]
         case .none:
             break
         }
@@ -104,19 +108,22 @@ extension AuditRun {
         extra: [String: String] = [:], ephemeral: Bool = false, person: WebUserScript? = nil
     ) async throws -> Authorization {
         let redirectURI = redirectURI ?? target.redirectURI
-        let request = authorizationRequest(pkce: pkceRequest, redirectURI: redirectURI, client: client, extra: extra)
+        let request = authorizationRequest(
+            pkce: pkceRequest, redirectURI: redirectURI, client: client, extra: extra)
         let (end, evidence) = try await exchanges {
             try await probe.sheet(request.url, redirectURI: redirectURI, ephemeral: ephemeral, person: person)
         }
         return Authorization(
-            state: request.state, nonce: request.nonce, pkce: request.pkce, redirectURI: redirectURI, end: end,
+            state: request.state, nonce: request.nonce, pkce: request.pkce, redirectURI: redirectURI,
+            end: end,
             evidence: evidence)
     }
 
     /// Redeems an authorization's code (RFC 6749 §4.1.3): with its verifier and redirect URI
     /// unless told otherwise.
     func redeem(
-        _ authorization: Authorization, code: String? = nil, verifier: String?? = nil, redirectURI: String? = nil,
+        _ authorization: Authorization, code: String? = nil, verifier: String?? = nil,
+        redirectURI: String? = nil,
         client: AuditClient? = nil, dpop: JWSSigner? = nil
     ) async throws -> AuditProbe.TokenAnswer {
         var form = FormParameters()
@@ -154,7 +161,8 @@ extension AuditRun {
             return (authorization, try await redeem(authorization, dpop: dpop))
         }
         guard answer.succeeded else {
-            throw ProbeFailure(message: "the code was not redeemed: the token endpoint answered \(answer.described)")
+            throw ProbeFailure(
+                message: "the code was not redeemed: the token endpoint answered \(answer.described)")
         }
         return CodeFlow(authorization: authorization, answer: answer, evidence: evidence)
     }
@@ -193,7 +201,9 @@ extension AuditRun {
 
     /// Whether an access token still works: UserInfo's answer to it (200 or not), or nil when
     /// the issuer has no UserInfo endpoint.
-    func accessTokenWorks(_ token: String, tokenType: String? = nil, dpop: JWSSigner? = nil) async throws -> Bool? {
+    func accessTokenWorks(_ token: String, tokenType: String? = nil, dpop: JWSSigner? = nil) async throws
+        -> Bool?
+    {
         guard let endpoint = metadata?.userInfoEndpoint else { return nil }
         var headers = HTTPHeaders()
         if let dpop, tokenType?.lowercased() == "dpop" {

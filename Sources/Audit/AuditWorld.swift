@@ -16,7 +16,9 @@ public enum AuditWorld {
     /// added, registered for the same redirect URIs.
     public static func tenant(_ base: Tenant = .default) -> Tenant {
         var tenant = base
-        guard tenant.client(peerClient.id) == nil, let app = tenant.client("com.example.app") else { return tenant }
+        guard tenant.client(peerClient.id) == nil, let app = tenant.client("com.example.app") else {
+            return tenant
+        }
         var peer = ClientRegistration(
             id: peerClient.id, name: "Audit peer", secret: peerClient.secret, redirectURIs: app.redirectURIs,
             postLogoutRedirectURIs: app.postLogoutRedirectURIs)

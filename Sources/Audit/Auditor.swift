@@ -81,7 +81,8 @@ final class AuditRun {
         guard metadata != nil else {
             for check in AuditCheck.allCases where findings[check] == nil {
                 findings[check] = AuditFinding(
-                    check: check, status: .skip, summary: "not run: the issuer's discovery document could not be read")
+                    check: check, status: .skip,
+                    summary: "not run: the issuer's discovery document could not be read")
             }
             throw AuditStop(reason: "discovery failed, so nothing else can be audited")
         }
@@ -99,7 +100,8 @@ final class AuditRun {
     /// Runs `body` as `check` and records its finding, unless the check was not selected.
     func check(_ check: AuditCheck, _ body: () async throws -> Verdict) async throws {
         guard target.selection.contains(check) else {
-            findings[check] = AuditFinding(check: check, status: .skip, summary: "not selected (--only / --skip)")
+            findings[check] = AuditFinding(
+                check: check, status: .skip, summary: "not selected (--only / --skip)")
             return
         }
         borrowed = []

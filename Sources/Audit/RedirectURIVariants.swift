@@ -19,7 +19,8 @@ enum RedirectURIVariants {
     static func otherCase(_ uri: String) -> String? {
         guard let range = pathRange(uri) else { return nil }
         let path = uri[range]
-        let swapped = String(path.map { $0.isUppercase ? Character($0.lowercased()) : Character($0.uppercased()) })
+        let swapped = String(
+            path.map { $0.isUppercase ? Character($0.lowercased()) : Character($0.uppercased()) })
         guard swapped != path else { return nil }
         return uri.replacingCharacters(in: range, with: swapped)
     }
@@ -32,7 +33,8 @@ enum RedirectURIVariants {
 
     /// The loopback URI on another port than it names (51234, or 51235 if it names that one).
     static func otherPort(_ uri: String) -> String? {
-        guard let parts = URLParts(uri), isLoopback(uri), let authority = URLParts.authorityRange(of: uri) else {
+        guard let parts = URLParts(uri), isLoopback(uri), let authority = URLParts.authorityRange(of: uri)
+        else {
             return nil
         }
         let port = parts.port == 51234 ? 51235 : 51234

@@ -1,5 +1,6 @@
 import AppleID
 import Clocks
+public import Device
 import Foundation
 import HTTPClient
 import HTTPCore
@@ -7,14 +8,14 @@ import Issuer
 import JOSE
 import JSON
 import OAuthCore
-import Scenario
+public import Scenario
 import SignInSDK
 import Simulator
 import WebKitSession
 
 /// The world one scenario runs in, built fresh from its header: the embedded issuer (with the
 /// scenario's tenant) or a real one, one phone, its apps installed (not launched).
-final class ScenarioWorld: Sendable {
+public final class ScenarioWorld: Sendable {
     let scenario: Scenario
     let world: SimulationWorld
     let phone: SimulatedPhone
@@ -193,15 +194,7 @@ final class ScenarioWorld: Sendable {
     /// SDKs and their sheets), its Apple ID sheet, and the embedded issuer calling Apple. Each
     /// names the page of the step it was sent during: the last page begun before it was sent.
     func exchanges(pages: [(id: String, began: ContinuousClock.Instant)] = []) -> [RecordedExchange] {
-        let device = phone.device.network.log.map { exchange in
-            var recorded = Self.recorded(
-                source: exchange.initiator.map { $0.agent == .browser ? .browser : .app } ?? .device,
-                startedAt: exchange.startedAtMilliseconds, request: exchange.request,
-                outcome: exchange.outcome, milliseconds: exchange.durationMilliseconds)
-            recorded.app = exchange.initiator?.app
-            recorded.engine = exchange.initiator?.engine
-            return (exchange.sentAt, recorded)
-        }
+        let device = phone.device.network.log.map { ($0.sentAt, Self.recorded($0)) }
         let others = world.exchangeLog.all.map { entry in
             var recorded = Self.recorded(
                 source: ExchangeSource(rawValue: entry.source) ?? .unknown,
@@ -256,6 +249,18 @@ final class ScenarioWorld: Sendable {
             }
         }
         return states
+    }
+
+    /// An exchange of a phone's network as a report value: who sent it (the app, a sheet's
+    /// browser, the device), and what came of it. The audit's HAR is these, in the log's order.
+    public static func recorded(_ exchange: ConditionedTransport.Exchange) -> RecordedExchange {
+        var recorded = Self.recorded(
+            source: exchange.initiator.map { $0.agent == .browser ? .browser : .app } ?? .device,
+            startedAt: exchange.startedAtMilliseconds, request: exchange.request,
+            outcome: exchange.outcome, milliseconds: exchange.durationMilliseconds)
+        recorded.app = exchange.initiator?.app
+        recorded.engine = exchange.initiator?.engine
+        return recorded
     }
 
     private static func recorded(

@@ -12,7 +12,7 @@ public enum SignInSimCLI {
             objects involved.
             """,
         subcommands: [
-            versionCommand, jwkCommand, jwtCommand, serveCommand, signInCommand, appleSignInCommand,
+            versionCommand, jwkCommand, jwtCommand, serveCommand, signInCommand, appleSignInCommand, auditCommand,
             runCommand,
             mergeReportsCommand, matrixCommand, validateCommand, listCommand, schemaCommand, replayCommand,
             importHARCommand,

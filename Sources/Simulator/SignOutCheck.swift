@@ -244,7 +244,6 @@ extension SimulatedApp {
             requests: device.network.checkLog.count - sentBefore)
     }
 
-
     /// An authorization request in the store the app's sign-ins used.
     private func browserCheck(_ record: SignOutRecord, _ request: SignOutCheck.StoreRequest) async
         -> SignOutCheck.Observation
@@ -290,7 +289,8 @@ extension SimulatedApp {
             url: url, callback: callback, browser: engine, prefersEphemeralWebBrowserSession: false)
         let outcome: WebAuthenticationOutcome
         do {
-            outcome = try await session.start(as: SignOutCheck.checkingPerson, in: WebPresentationContext()).outcome()
+            outcome = try await session.start(as: SignOutCheck.checkingPerson, in: WebPresentationContext())
+                .outcome()
         } catch {
             return .notChecked("the check's sheet could not open: \(error.message)")
         }
@@ -338,7 +338,8 @@ extension SignOutCheck {
 
     /// What the end of a check's sheet (`checkingPerson` in the store of the app's sign-ins)
     /// says of the issuer's session.
-    public static func observation(of outcome: WebAuthenticationOutcome, request: StoreRequest) -> Observation {
+    public static func observation(of outcome: WebAuthenticationOutcome, request: StoreRequest) -> Observation
+    {
         let consentShown = outcome.trace.contains {
             if case .deniedConsent = $0.action { true } else { false }
         }

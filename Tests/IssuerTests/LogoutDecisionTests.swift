@@ -17,7 +17,7 @@ import Testing
             tenant: .default, keys: try SigningKeyRing(algorithm: .es256, source: .generated))
         return state.logoutDecision(
             LogoutRequestFacts(clientID: clientID, postLogoutRedirectURI: redirectURI, state: logoutState),
-            hint: hint)
+            hint: hint, deviations: [])
     }
 
     static func refusal(_ decision: LogoutDecision) -> String? {

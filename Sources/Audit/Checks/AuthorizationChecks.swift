@@ -18,7 +18,9 @@ extension AuditRun {
             let promised = metadata?.bool("authorization_response_iss_parameter_supported") == true
             guard let iss = flow.authorization.end.parameters?["iss"] else {
                 return promised
-                    ? .broken("discovery promises iss in authorization responses (RFC 9207 §3), but this one has none")
+                    ? .broken(
+                        "discovery promises iss in authorization responses (RFC 9207 §3), but this one has none"
+                    )
                     : .pass("no iss in the response, and discovery does not promise one")
             }
             return iss == target.issuer
@@ -28,10 +30,22 @@ extension AuditRun {
         try await check(.authorizePlainRefused) { try await plainRefused() }
         let variants: [(AuditCheck, String?, String)] = [
             (.authorizeRedirectExtraPath, RedirectURIVariants.extraPath(target.redirectURI), "added path"),
-            (.authorizeRedirectTrailingSlash, RedirectURIVariants.trailingSlash(target.redirectURI), "a trailing slash"),
-            (.authorizeRedirectExtraQuery, RedirectURIVariants.extraQuery(target.redirectURI), "an added query"),
-            (.authorizeRedirectCase, RedirectURIVariants.otherCase(target.redirectURI), "its path in other case"),
-            (.authorizeRedirectUserInfo, RedirectURIVariants.userInfo(target.redirectURI), "an added user part"),
+            (
+                .authorizeRedirectTrailingSlash, RedirectURIVariants.trailingSlash(target.redirectURI),
+                "a trailing slash"
+            ),
+            (
+                .authorizeRedirectExtraQuery, RedirectURIVariants.extraQuery(target.redirectURI),
+                "an added query"
+            ),
+            (
+                .authorizeRedirectCase, RedirectURIVariants.otherCase(target.redirectURI),
+                "its path in other case"
+            ),
+            (
+                .authorizeRedirectUserInfo, RedirectURIVariants.userInfo(target.redirectURI),
+                "an added user part"
+            ),
         ]
         for (check, variant, what) in variants {
             try await self.check(check) {
@@ -40,7 +54,9 @@ extension AuditRun {
             }
         }
         try await check(.authorizeLoopbackAnyPort) {
-            guard let loopback = target.loopbackRedirectURI, let other = RedirectURIVariants.otherPort(loopback) else {
+            guard let loopback = target.loopbackRedirectURI,
+                let other = RedirectURIVariants.otherPort(loopback)
+            else {
                 return .skip("no loopback redirect URI is registered (--loopback-redirect-uri)")
             }
             let authorization = try await authorize(redirectURI: other)
@@ -49,10 +65,13 @@ extension AuditRun {
             {
                 return .pass("\(other) was accepted (registered: \(loopback))")
             }
-            return .broken("\(other) was refused although \(loopback) is registered: \(authorization.end.described)")
+            return .broken(
+                "\(other) was refused although \(loopback) is registered: \(authorization.end.described)")
         }
         try await check(.authorizeLocalhost) {
-            guard let loopback = target.loopbackRedirectURI, let variant = RedirectURIVariants.localhost(loopback) else {
+            guard let loopback = target.loopbackRedirectURI,
+                let variant = RedirectURIVariants.localhost(loopback)
+            else {
                 return .skip("no loopback redirect URI is registered (--loopback-redirect-uri)")
             }
             let authorization = try await authorize(redirectURI: variant)
@@ -65,14 +84,16 @@ extension AuditRun {
         }
         try await check(.authorizeErrorsRedirected) {
             let authorization = try await authorize(extra: [OAuthParameter.responseType: "signinsim_audit"])
-            guard let url = authorization.end.callbackURL, RedirectURIVariants.landed(url, on: target.redirectURI)
+            guard let url = authorization.end.callbackURL,
+                RedirectURIVariants.landed(url, on: target.redirectURI)
             else {
                 return .broken(
                     "an unsupported response_type was answered with a page, not at the app's redirect URI: "
                         + authorization.end.described)
             }
             guard let error = authorization.end.error else {
-                return .broken("an unsupported response_type came back without an error: \(authorization.end.described)")
+                return .broken(
+                    "an unsupported response_type came back without an error: \(authorization.end.described)")
             }
             let state = authorization.end.parameters?[OAuthParameter.state] == authorization.state
             return state
@@ -86,7 +107,9 @@ extension AuditRun {
     private func nearMiss(_ variant: String, of registered: String, what: String) async throws -> Verdict {
         let authorization = try await authorize(redirectURI: variant)
         if let url = authorization.end.callbackURL, RedirectURIVariants.landed(url, on: variant) {
-            let carried = authorization.end.code != nil ? "a code" : authorization.end.error.map { "error=\($0)" } ?? "nothing"
+            let carried =
+                authorization.end.code != nil
+                ? "a code" : authorization.end.error.map { "error=\($0)" } ?? "nothing"
             return .broken("\(variant) (the registered URI with \(what)) was redirected to, with \(carried)")
         }
         return .pass("\(variant) (with \(what)) was not redirected to: \(authorization.end.described)")
@@ -105,7 +128,8 @@ extension AuditRun {
                 : .pass("a code came without PKCE, but its redemption was refused (\(answer.described))")
         }
         return answer.succeeded
-            ? .broken("a public client's request without code_challenge got a code, redeemed without a verifier")
+            ? .broken(
+                "a public client's request without code_challenge got a code, redeemed without a verifier")
             : .pass("a code came without PKCE, but its redemption was refused (\(answer.described))")
     }
 
@@ -117,7 +141,8 @@ extension AuditRun {
         }
         let answer = try await redeem(authorization)
         return answer.succeeded
-            ? .broken("code_challenge_method=plain was accepted and its code redeemed with the plain verifier")
+            ? .broken(
+                "code_challenge_method=plain was accepted and its code redeemed with the plain verifier")
             : .pass("a code came for plain, but its redemption was refused (\(answer.described))")
     }
 }

@@ -10,7 +10,10 @@ extension AuditRun {
             return
         }
         guard algorithms.contains(JWSAlgorithm.es256.rawValue) else {
-            skipAll(checks, "DPoP is advertised without ES256 (\(algorithms.joined(separator: ", "))), the key this audit proves with")
+            skipAll(
+                checks,
+                "DPoP is advertised without ES256 (\(algorithms.joined(separator: ", "))), the key this audit proves with"
+            )
             return
         }
         var bound: (flow: CodeFlow, key: JWSSigner)?
@@ -21,7 +24,9 @@ extension AuditRun {
             let type = flow.answer.tokenType ?? "(none)"
             return type.lowercased() == "dpop"
                 ? .pass("the code redeemed with a DPoP proof answered token_type DPoP")
-                : .broken("the code redeemed with a DPoP proof answered token_type \(type): the tokens are bound to no key")
+                : .broken(
+                    "the code redeemed with a DPoP proof answered token_type \(type): the tokens are bound to no key"
+                )
         }
         try await check(.dpopRefreshBound) {
             guard let bound else { return .skip("the DPoP code flow did not run") }
@@ -30,9 +35,13 @@ extension AuditRun {
                 return .skip("the tokens were not DPoP-bound to begin with")
             }
             guard target.client.secret == nil else {
-                return .skip("a confidential client's refresh token is bound to its credentials, not to the key (RFC 9449 §5)")
+                return .skip(
+                    "a confidential client's refresh token is bound to its credentials, not to the key (RFC 9449 §5)"
+                )
             }
-            guard let token = bound.flow.answer.refreshToken else { return .skip("no refresh token was issued") }
+            guard let token = bound.flow.answer.refreshToken else {
+                return .skip("no refresh token was issued")
+            }
             let answer = try await refresh(token, dpop: try probe.newDPoPKey())
             return answer.succeeded
                 ? .broken("the DPoP-bound refresh token was refreshed with a proof of another key")

@@ -12,9 +12,22 @@ extension AuditRun {
     /// Fetches `/.well-known/openid-configuration` (Discovery §4) and checks what it says.
     func discoveryChecks() async throws {
         let url = target.issuer.trimmingSuffix("/") + "/.well-known/openid-configuration"
-        let (response, evidence) = try await exchanges { try? await probe.get(url) }
-        guard let response, response.status == 200, let object = (try? response.jsonBody())?.objectValue else {
-            let seen = response.map { "answered \($0.status)" } ?? "got no response"
+        let (fetched, evidence) = try await exchanges {
+            () async throws -> Result<HTTPResponse, ProbeFailure> in
+            do {
+                return .success(try await probe.get(url))
+            } catch let failure as ProbeFailure {
+                return .failure(failure)
+            }
+        }
+        let response: HTTPResponse
+        switch fetched {
+        case .success(let answer): response = answer
+        case .failure(let failure):
+            throw AuditStop(reason: "the discovery document could not be fetched: \(failure.message)")
+        }
+        guard response.status == 200, let object = (try? response.jsonBody())?.objectValue else {
+            let seen = "answered \(response.status)"
             findings[.discoveryRequiredMembers] = AuditFinding(
                 check: .discoveryRequiredMembers, status: .fail,
                 summary: "\(url) \(seen), not a JSON object (Discovery §4.2)", evidence: evidence)
@@ -39,11 +52,13 @@ extension AuditRun {
         try await check(.discoveryPKCEAdvertised) {
             cite(evidence)
             guard let methods = view.strings("code_challenge_methods_supported") else {
-                return .broken("code_challenge_methods_supported is absent: a client cannot learn that PKCE works")
+                return .broken(
+                    "code_challenge_methods_supported is absent: a client cannot learn that PKCE works")
             }
             return methods.contains("S256")
                 ? .pass("code_challenge_methods_supported lists \(methods.joined(separator: ", "))")
-                : .broken("code_challenge_methods_supported lists \(methods.joined(separator: ", ")) but not S256")
+                : .broken(
+                    "code_challenge_methods_supported lists \(methods.joined(separator: ", ")) but not S256")
         }
         try await check(.discoveryPlainNotAdvertised) {
             cite(evidence)
@@ -60,23 +75,27 @@ extension AuditRun {
                 ? .pass("authorization_response_iss_parameter_supported is true")
                 : .broken(
                     "authorization_response_iss_parameter_supported is "
-                        + (object["authorization_response_iss_parameter_supported"] == nil ? "absent" : "not true")
+                        + (object["authorization_response_iss_parameter_supported"] == nil
+                            ? "absent" : "not true")
                         + ": an app cannot tell this issuer's responses from another's (mix-up)")
         }
         try await check(.discoveryEndSession) {
             cite(evidence)
             return view.endSessionEndpoint.map { .pass("end_session_endpoint is \($0)") }
-                ?? .broken("end_session_endpoint is absent: an app cannot end the browser session at sign-out")
+                ?? .broken(
+                    "end_session_endpoint is absent: an app cannot end the browser session at sign-out")
         }
         try await check(.discoveryRevocation) {
             cite(evidence)
             return view.revocationEndpoint.map { .pass("revocation_endpoint is \($0)") }
-                ?? .broken("revocation_endpoint is absent: an app cannot revoke its refresh token at sign-out")
+                ?? .broken(
+                    "revocation_endpoint is absent: an app cannot revoke its refresh token at sign-out")
         }
         try await check(.discoveryKeySet) {
             guard let uri = view.jwksURI else { return .skip("discovery has no jwks_uri") }
             let response = try await probe.get(uri)
-            guard response.status == 200, case .array(let keys)? = (try? response.jsonBody())?.objectValue?["keys"]
+            guard response.status == 200,
+                case .array(let keys)? = (try? response.jsonBody())?.objectValue?["keys"]
             else { return .broken("\(uri) answered \(response.status), not a JWK set") }
             let leaks = keys.enumerated().compactMap { index, key -> String? in
                 let members = JWK.privateMembers(in: key)

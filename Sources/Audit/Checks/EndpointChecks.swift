@@ -6,7 +6,9 @@ import OAuthCore
 extension AuditRun {
     func userInfoChecks() async throws {
         try await check(.userInfoSubject) {
-            guard let endpoint = metadata?.userInfoEndpoint else { return .skip("discovery has no userinfo_endpoint") }
+            guard let endpoint = metadata?.userInfoEndpoint else {
+                return .skip("discovery has no userinfo_endpoint")
+            }
             let flow = try await mainFlow()
             guard let accessToken = flow.answer.accessToken, let idToken = flow.answer.idToken,
                 let sub = (try? JWS.parse(idToken).payloadObject())?["sub"]?.stringValue
@@ -20,10 +22,13 @@ extension AuditRun {
             }
             let got = claims?["sub"]?.stringValue
             return got == sub
-                ? .pass("UserInfo's sub is the ID token's") : .broken("UserInfo's sub is \(got ?? "absent"), not the ID token's")
+                ? .pass("UserInfo's sub is the ID token's")
+                : .broken("UserInfo's sub is \(got ?? "absent"), not the ID token's")
         }
         try await check(.userInfoChallenge) {
-            guard let endpoint = metadata?.userInfoEndpoint else { return .skip("discovery has no userinfo_endpoint") }
+            guard let endpoint = metadata?.userInfoEndpoint else {
+                return .skip("discovery has no userinfo_endpoint")
+            }
             let response = try await probe.get(endpoint)
             guard response.status == 401 else {
                 return .broken("UserInfo without a token answered \(response.status), not 401")
@@ -48,14 +53,19 @@ extension AuditRun {
             form.append(OAuthParameter.token, token)
             if let hint { form.append(OAuthParameter.tokenTypeHint, hint) }
             var headers = HTTPHeaders()
-            AuditProbe.authenticate(target.client, method: method(for: target.client), form: &form, headers: &headers)
+            AuditProbe.authenticate(
+                target.client, method: method(for: target.client), form: &form, headers: &headers)
             return try await probe.send(HTTPRequest.form(url: endpoint, parameters: form, headers: headers))
         }
         try await check(.revocationRevokes) {
             let flow = try await codeFlow()
-            guard let token = flow.answer.refreshToken else { return .skip("the code flow issued no refresh token") }
+            guard let token = flow.answer.refreshToken else {
+                return .skip("the code flow issued no refresh token")
+            }
             let response = try await revoke(token, hint: OAuthParameter.refreshToken)
-            guard response.status == 200 else { return .broken("the revocation answered \(response.status), not 200") }
+            guard response.status == 200 else {
+                return .broken("the revocation answered \(response.status), not 200")
+            }
             let after = try await refresh(token)
             return after.succeeded
                 ? .broken("the revocation answered 200, but the refresh token still refreshed")
@@ -65,7 +75,8 @@ extension AuditRun {
             let response = try await revoke("signinsim-audit-" + probe.randomString(), hint: nil)
             return response.status == 200
                 ? .pass("a token the issuer never issued was answered 200")
-                : .broken("a token the issuer never issued was answered \(response.status) (RFC 7009 §2.2: 200)")
+                : .broken(
+                    "a token the issuer never issued was answered \(response.status) (RFC 7009 §2.2: 200)")
         }
     }
 }

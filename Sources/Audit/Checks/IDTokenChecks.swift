@@ -30,16 +30,21 @@ extension AuditRun {
             }
             let advertised = metadata?.strings("id_token_signing_alg_values_supported") ?? []
             guard advertised.contains(name) else {
-                return .broken("alg \(name) is not in id_token_signing_alg_values_supported (\(advertised.joined(separator: ", ")))")
+                return .broken(
+                    "alg \(name) is not in id_token_signing_alg_values_supported (\(advertised.joined(separator: ", ")))"
+                )
             }
             let keys = try await keySet()
             let candidates = JWKCollection(keys).entries.filter {
-                jws.header.keyID == nil ? $0.jwk.keyType == algorithm.keyType : $0.jwk.keyID == jws.header.keyID
+                jws.header.keyID == nil
+                    ? $0.jwk.keyType == algorithm.keyType : $0.jwk.keyID == jws.header.keyID
             }
             for candidate in candidates where (try? jws.verify(with: candidate.key)) != nil {
-                return .pass("\(name), verified with \(candidate.jwk.keyID.map { "kid \($0)" } ?? "the set's key")")
+                return .pass(
+                    "\(name), verified with \(candidate.jwk.keyID.map { "kid \($0)" } ?? "the set's key")")
             }
-            return .broken("the \(name) signature verifies with no key of the key set (\(candidates.count) tried)")
+            return .broken(
+                "the \(name) signature verifies with no key of the key set (\(candidates.count) tried)")
         }
         try await check(.idTokenKeyID) {
             let (jws, _, _) = try await token()
@@ -57,7 +62,8 @@ extension AuditRun {
             let (_, claims, _) = try await token()
             let iss = claims["iss"]?.stringValue
             return iss == target.issuer
-                ? .pass("iss is \(target.issuer)") : .broken("iss is \(iss ?? "absent"), not \(target.issuer)")
+                ? .pass("iss is \(target.issuer)")
+                : .broken("iss is \(iss ?? "absent"), not \(target.issuer)")
         }
         try await check(.idTokenAudience) {
             let (_, claims, _) = try await token()
@@ -80,16 +86,20 @@ extension AuditRun {
         }
         try await check(.idTokenSubject) {
             let (_, claims, _) = try await token()
-            guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else { return .broken("sub is absent or empty") }
+            guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
+                return .broken("sub is absent or empty")
+            }
             return sub.utf8.count <= 255
-                ? .pass("sub is present (\(sub.utf8.count) bytes)") : .broken("sub is longer than 255 ASCII characters")
+                ? .pass("sub is present (\(sub.utf8.count) bytes)")
+                : .broken("sub is longer than 255 ASCII characters")
         }
         try await check(.idTokenNonce) {
             let (_, claims, flow) = try await token()
             let nonce = claims["nonce"]?.stringValue
             return nonce == flow.authorization.nonce
                 ? .pass("nonce is the one the app sent")
-                : .broken(nonce == nil ? "nonce is absent (the app sent one)" : "nonce is not the one the app sent")
+                : .broken(
+                    nonce == nil ? "nonce is absent (the app sent one)" : "nonce is not the one the app sent")
         }
         try await check(.idTokenHashes) {
             let (jws, claims, flow) = try await token()
@@ -98,9 +108,12 @@ extension AuditRun {
             }
             guard let accessToken = flow.answer.accessToken, let name = jws.header.algorithmName,
                 let expected = try? HashClaim.leftHalfHash(of: accessToken, algorithm: name)
-            else { return .skip("at_hash cannot be computed for alg \(jws.header.algorithmName ?? "(none)")") }
+            else {
+                return .skip("at_hash cannot be computed for alg \(jws.header.algorithmName ?? "(none)")")
+            }
             return atHash == expected
-                ? .pass("at_hash matches the access token") : .broken("at_hash does not match the access token")
+                ? .pass("at_hash matches the access token")
+                : .broken("at_hash does not match the access token")
         }
         try await check(.idTokenLifetime) {
             let (_, claims, _) = try await token()

@@ -17,7 +17,8 @@ extension AuditRun {
             skipAll(checks, "no post-logout redirect URI is registered (--post-logout-redirect-uri)")
             return
         }
-        func endSession(redirectTo uri: String, state: String, idTokenHint: String?) async throws -> SheetEnd {
+        func endSession(redirectTo uri: String, state: String, idTokenHint: String?) async throws -> SheetEnd
+        {
             var parameters = FormParameters()
             if let idTokenHint { parameters.append(OAuthParameter.idTokenHint, idTokenHint) }
             parameters.append(OAuthParameter.clientID, target.client.id)
@@ -41,7 +42,8 @@ extension AuditRun {
         try await check(.logoutStateEchoed) {
             let flow = try await codeFlow()
             let state = probe.randomString()
-            let end = try await endSession(redirectTo: registered, state: state, idTokenHint: flow.answer.idToken)
+            let end = try await endSession(
+                redirectTo: registered, state: state, idTokenHint: flow.answer.idToken)
             signedOut = (end, state)
             guard let url = end.callbackURL, RedirectURIVariants.landed(url, on: registered) else {
                 return .skip("the sign-out did not come back to \(registered): \(end.described)")
@@ -49,12 +51,16 @@ extension AuditRun {
             let returned = end.parameters?[OAuthParameter.state]
             return returned == state
                 ? .pass("the post-logout redirect came back with the state sent")
-                : .broken(returned == nil ? "the post-logout redirect has no state" : "the post-logout redirect's state is not the one sent")
+                : .broken(
+                    returned == nil
+                        ? "the post-logout redirect has no state"
+                        : "the post-logout redirect's state is not the one sent")
         }
         try await check(.logoutVerified) {
             guard let signedOut else { return .skip("the sign-out did not run") }
             guard signedOut.end.callbackURL != nil else {
-                return .skip("the sign-out did not come back to the app, so the audit cannot tell when it was done")
+                return .skip(
+                    "the sign-out did not come back to the app, so the audit cannot tell when it was done")
             }
             var notes: [String] = []
             for request in [SignOutCheck.StoreRequest.promptNone, .plain] {

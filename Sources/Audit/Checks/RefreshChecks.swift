@@ -10,7 +10,8 @@ extension AuditRun {
         try await check(.refreshRotation) {
             let flow = try await codeFlow()
             guard let first = flow.answer.refreshToken else {
-                return .skip("the code flow issued no refresh token (scopes: \(target.scopes.joined(separator: " ")))")
+                return .skip(
+                    "the code flow issued no refresh token (scopes: \(target.scopes.joined(separator: " ")))")
             }
             let refreshed = try await refresh(first)
             guard refreshed.succeeded else { return .skip("the refresh was refused: \(refreshed.described)") }
@@ -40,7 +41,9 @@ extension AuditRun {
                 return .skip("refresh tokens do not rotate, so there is no rotated-out token")
             }
             return reuse.succeeded
-                ? .broken("the rotated-out refresh token was accepted again (a grace period, or no reuse detection)")
+                ? .broken(
+                    "the rotated-out refresh token was accepted again (a grace period, or no reuse detection)"
+                )
                 : .pass("the rotated-out refresh token was refused: \(reuse.described)")
         }
         try await check(.refreshReuseRevokesFamily) {
@@ -53,18 +56,22 @@ extension AuditRun {
             }
             return familyAlive
                 ? .broken("after the reuse, the newest refresh token still works: a thief's copy would too")
-                : .pass("after the reuse, the newest refresh token was refused as well (the family is revoked)")
+                : .pass(
+                    "after the reuse, the newest refresh token was refused as well (the family is revoked)")
         }
         try await check(.refreshBoundToClient) {
             guard let other = target.otherClient else {
                 return .skip("no second client is registered (--other-client-id)")
             }
             let flow = try await codeFlow()
-            guard let token = flow.answer.refreshToken else { return .skip("the code flow issued no refresh token") }
+            guard let token = flow.answer.refreshToken else {
+                return .skip("the code flow issued no refresh token")
+            }
             let answer = try await refresh(token, client: other)
             return answer.succeeded
                 ? .broken("client \(other.id) refreshed \(target.client.id)'s refresh token")
-                : .pass("client \(other.id) was refused \(target.client.id)'s refresh token: \(answer.described)")
+                : .pass(
+                    "client \(other.id) was refused \(target.client.id)'s refresh token: \(answer.described)")
         }
         try await check(.refreshRace) { try await race() }
         refreshProfile = Self.closestProfile(rotation)
@@ -76,7 +83,9 @@ extension AuditRun {
     /// how theft shows).
     private func race() async throws -> Verdict {
         let flow = try await codeFlow()
-        guard let token = flow.answer.refreshToken else { return .skip("the code flow issued no refresh token") }
+        guard let token = flow.answer.refreshToken else {
+            return .skip("the code flow issued no refresh token")
+        }
         let answers = try await refreshTogether(token, times: 2)
         let won = answers.filter(\.succeeded)
         let described = answers.map(\.described).joined(separator: " and ")
@@ -89,7 +98,8 @@ extension AuditRun {
         var live = 0
         for newToken in newTokens where try await refresh(newToken).succeeded { live += 1 }
         return live == 2
-            ? .broken("the racing pair got two different new refresh tokens, and both refreshed: two live branches")
+            ? .broken(
+                "the racing pair got two different new refresh tokens, and both refreshed: two live branches")
             : .pass("the racing pair got two new refresh tokens; \(live) of them still refreshed afterwards")
     }
 
@@ -102,7 +112,9 @@ extension AuditRun {
         let method = method(for: client)
         return try await withThrowingTaskGroup(of: AuditProbe.TokenAnswer.self) { group in
             for _ in 0..<times {
-                group.addTask { try await probe.token(request, endpoint: endpoint, client: client, method: method) }
+                group.addTask {
+                    try await probe.token(request, endpoint: endpoint, client: client, method: method)
+                }
             }
             var answers: [AuditProbe.TokenAnswer] = []
             for try await answer in group { answers.append(answer) }

@@ -7,7 +7,9 @@ extension AuditRun {
         try await check(.tokenCodeReuseRevokes) { try await codeUsedTwice().revokes }
         try await check(.tokenCodeBoundToRedirectURI) {
             let authorization = try await authorize()
-            guard authorization.end.code != nil else { return .skip("no code came: \(authorization.end.described)") }
+            guard authorization.end.code != nil else {
+                return .skip("no code came: \(authorization.end.described)")
+            }
             let other = RedirectURIVariants.extraPath(authorization.redirectURI)
             let answer = try await redeem(authorization, redirectURI: other)
             return answer.succeeded
@@ -16,7 +18,9 @@ extension AuditRun {
         }
         try await check(.tokenCodeBoundToVerifier) {
             let authorization = try await authorize()
-            guard authorization.end.code != nil else { return .skip("no code came: \(authorization.end.described)") }
+            guard authorization.end.code != nil else {
+                return .skip("no code came: \(authorization.end.described)")
+            }
             let answer = try await redeem(authorization, verifier: .some(probe.newPKCE().verifier))
             return answer.succeeded
                 ? .broken("the code was redeemed with another code_verifier than its challenge's")
@@ -27,7 +31,9 @@ extension AuditRun {
                 return .skip("no second client is registered (--other-client-id)")
             }
             let authorization = try await authorize()
-            guard authorization.end.code != nil else { return .skip("no code came: \(authorization.end.described)") }
+            guard authorization.end.code != nil else {
+                return .skip("no code came: \(authorization.end.described)")
+            }
             let answer = try await redeem(authorization, client: other)
             return answer.succeeded
                 ? .broken("client \(other.id) redeemed a code issued to \(target.client.id)")
@@ -40,8 +46,10 @@ extension AuditRun {
             }
             let answer = try await redeem(authorization, verifier: .some(probe.newPKCE().verifier))
             return answer.succeeded
-                ? .broken("a code issued without code_challenge was redeemed with a code_verifier: PKCE downgrade")
-                : .pass("a code_verifier for a code issued without a challenge was refused: \(answer.described)")
+                ? .broken(
+                    "a code issued without code_challenge was redeemed with a code_verifier: PKCE downgrade")
+                : .pass(
+                    "a code_verifier for a code issued without a challenge was refused: \(answer.described)")
         }
         try await check(.tokenAuthMethods) { try await authenticationMethods() }
     }
@@ -97,7 +105,8 @@ extension AuditRun {
     private func authenticationMethods() async throws -> Verdict {
         let confidential = [target.client, target.otherClient].compactMap { $0 }.first { $0.secret != nil }
         guard let client = confidential else {
-            return .skip("the audited clients have no secret, so only none can be tried, which every flow uses")
+            return .skip(
+                "the audited clients have no secret, so only none can be tried, which every flow uses")
         }
         let advertised = metadata?.authMethods ?? []
         let methods = [TokenEndpointAuthMethod.clientSecretBasic, .clientSecretPost].filter {
@@ -133,7 +142,9 @@ extension AuditRun {
     func codeLifetimeCheck() async throws {
         try await check(.tokenCodeLifetime) {
             let authorization = try await authorize()
-            guard authorization.end.code != nil else { return .skip("no code came: \(authorization.end.described)") }
+            guard authorization.end.code != nil else {
+                return .skip("no code came: \(authorization.end.described)")
+            }
             guard await probe.wait(601) else {
                 return .skip("waiting out ten minutes against a real issuer needs --wait-code-expiry")
             }

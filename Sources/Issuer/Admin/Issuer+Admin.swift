@@ -93,7 +93,7 @@ extension Issuer {
     func adminCreateClient(_ request: HTTPRequest) -> HTTPResponse {
         do {
             let body = try Issuer.adminBody(request)
-            let client = try ClientRegistration(adminJSON: body)
+            let client = try ClientRegistration(adminJSON: body, deviations: tenant.deviations)
             state.withLock { $0.clients[client.id] = client }
             return .json(["client_id": .string(client.id), "public": .bool(client.isPublic)], status: 201)
         } catch {
@@ -300,8 +300,9 @@ extension Issuer {
 }
 
 extension ClientRegistration {
-    /// A client from the admin API's JSON (the names of RFC 7591 client metadata).
-    init(adminJSON body: [String: JSONValue]) throws(OAuthError) {
+    /// A client from the admin API's JSON (the names of RFC 7591 client metadata), its redirect
+    /// URIs checked with the tenant's `deviations`.
+    init(adminJSON body: [String: JSONValue], deviations: Set<IssuerDeviation>) throws(OAuthError) {
         guard let id = body["client_id"]?.stringValue, !id.isEmpty else {
             throw OAuthError.invalidRequest("client_id is required")
         }
@@ -316,7 +317,7 @@ extension ClientRegistration {
         let postLogoutRedirectURIs = try strings("post_logout_redirect_uris") ?? []
         // The same rules as a tenant file's (TenantLoader+Schema), for both lists.
         for uri in redirectURIs + postLogoutRedirectURIs {
-            if let problem = RedirectURIPolicy.registrationProblem(uri) {
+            if let problem = RedirectURIPolicy.registrationProblem(uri, deviations: deviations) {
                 throw OAuthError.invalidRequest(problem)
             }
         }

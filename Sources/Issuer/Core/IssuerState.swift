@@ -235,6 +235,8 @@ struct AuthorizationRequest: Sendable, Hashable {
     var state: String?
     var nonce: String?
     var codeChallenge: String?
+    /// How `codeChallenge` was made (RFC 7636 §4.3); S256 unless the tenant allows plain.
+    var codeChallengeMethod: CodeChallengeMethod = .s256
     var prompt: Set<String>
     var loginHint: String?
     var maxAge: Int64?
@@ -251,6 +253,8 @@ struct AuthorizationCodeRecord: Sendable {
     var audience: String?
     var nonce: String?
     var codeChallenge: String?
+    /// How `codeChallenge` was made (RFC 7636 §4.3); S256 unless the tenant allows plain.
+    var codeChallengeMethod: CodeChallengeMethod = .s256
     var authTime: Int64
     var sessionID: String?
     var dpopKeyThumbprint: String?

@@ -75,7 +75,12 @@ extension IssuerState {
     /// `azp`), whose registered post-logout redirect URIs include the one given, exactly. With
     /// both, `client_id` must be an audience of the hint. A `client_id` that names no client is
     /// refused even without a redirect URI.
-    func logoutDecision(_ request: LogoutRequestFacts, hint: LogoutIDTokenHint) -> LogoutDecision {
+    ///
+    /// With the `post-logout-redirect-prefix` deviation, a redirect URI that starts with a
+    /// registered one is redirected to as given.
+    func logoutDecision(
+        _ request: LogoutRequestFacts, hint: LogoutIDTokenHint, deviations: Set<IssuerDeviation>
+    ) -> LogoutDecision {
         var clientID = request.clientID
         switch hint {
         case .absent:
@@ -104,7 +109,11 @@ extension IssuerState {
                         "A post_logout_redirect_uri needs client_id or id_token_hint to name the application."
                 ))
         }
-        guard client.postLogoutRedirectURIs.contains(redirectURI) else {
+        let registered = client.postLogoutRedirectURIs
+        let prefixMatches =
+            deviations.contains(.postLogoutRedirectPrefix)
+            && registered.contains { redirectURI.hasPrefix($0) }
+        guard registered.contains(redirectURI) || prefixMatches else {
             return .refused(
                 LogoutRefusal(message: "The post_logout_redirect_uri is not registered for this application.")
             )

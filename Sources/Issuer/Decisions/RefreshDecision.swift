@@ -22,6 +22,8 @@ struct RefreshRequestFacts: Sendable {
     var freshSeed: RefreshTokenSeed
     /// The key the `django-oauth-toolkit` profile derives successors with (`Issuer.successorKey`).
     var successorKey: HMACSHA256Key?
+    /// The rules of RFC 6749 §6 and RFC 9449 §5 the tenant breaks (`Tenant.deviations`).
+    var deviations: Set<IssuerDeviation> = []
 }
 
 /// What a refresh token request gets, decided under the issuer's lock.
@@ -82,7 +84,8 @@ extension IssuerState {
         let grant = family.grant
         if let problem = record.refreshProblem(
             issuedTo: grant.clientID, familyRevoked: family.revokedReason != nil, boundTo: binding,
-            clientID: request.clientID, proofThumbprint: request.proofThumbprint, now: now)
+            clientID: request.clientID, proofThumbprint: request.proofThumbprint, now: now,
+            deviations: request.deviations)
         {
             throw problem
         }
@@ -236,11 +239,15 @@ extension RefreshTokenRecord {
     ///
     /// Without any proof a bound token fails `invalid_dpop_proof` (the client can fix that);
     /// with another key it fails `invalid_grant` (the grant is not this key's).
+    ///
+    /// `deviations` are the tenant's: `refresh-ignores-client` lets any client redeem the
+    /// token; `dpop-refresh-unbound` takes a proof of any key for a bound token (a proof is
+    /// still needed).
     func refreshProblem(
         issuedTo owner: String, familyRevoked: Bool, boundTo binding: String?, clientID: String,
-        proofThumbprint: String?, now: Int64
+        proofThumbprint: String?, now: Int64, deviations: Set<IssuerDeviation> = []
     ) -> OAuthError? {
-        guard owner == clientID else {
+        guard owner == clientID || deviations.contains(.refreshIgnoresClient) else {
             return .invalidGrant("the refresh token was issued to another client")
         }
         guard expiresAt > now else { return .invalidGrant("the refresh token expired") }
@@ -249,7 +256,7 @@ extension RefreshTokenRecord {
                 return .invalidDPoPProof(
                     "the refresh token is bound to a DPoP key; send a proof signed with it")
             }
-            guard proofThumbprint == binding else {
+            guard proofThumbprint == binding || deviations.contains(.dpopRefreshUnbound) else {
                 return .invalidGrant("the refresh token is bound to another DPoP key (RFC 9449 §5)")
             }
         }

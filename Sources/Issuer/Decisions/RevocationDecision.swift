@@ -1,3 +1,5 @@
+import OAuthCore
+
 /// The kinds of token the revocation endpoint revokes (RFC 7009 §2.1).
 enum RevocableToken: Sendable, Equatable, CaseIterable {
     case refreshToken
@@ -21,6 +23,14 @@ enum RevocationDecision: Sendable, Equatable {
     case revoked
     /// Found and left alone: another client's, or already expired (nothing to revoke).
     case leftAlone
+
+    /// The error a revocation request gets after this outcome for every kind, if any: none
+    /// (200, RFC 7009 §2.2), unless the tenant deviates with `revocation-rejects-unknown`
+    /// (`rejectsUnknown`) and no kind of token knew it: then 400 `invalid_request`.
+    func refusal(rejectsUnknown: Bool) -> OAuthError? {
+        guard rejectsUnknown, self == .notFound else { return nil }
+        return .invalidRequest("the token is unknown")
+    }
 }
 
 extension IssuerState {

@@ -81,13 +81,19 @@ extension AuthorizationRequest {
                 "The request has no redirect_uri (required by OpenID Connect Core §3.1.2.1).")
         }
         // Before the registered list is consulted: such a URI must never be redirected to, nor
-        // lead to the login page (RFC 6749 §4.1.2.1, RFC 3986 §3.2.1).
-        guard !RedirectURIPolicy.hasUserInfo(redirectURI) else {
+        // lead to the login page (RFC 6749 §4.1.2.1, RFC 3986 §3.2.1), unless the tenant
+        // deviates (`redirect-uri-user-info`).
+        guard !RedirectURIPolicy.hasUserInfo(redirectURI) || tenant.deviates(.redirectURIUserInfo) else {
             throw .untrustedRedirect(
                 "The redirect_uri has user information before its host (RFC 3986 §3.2.1), "
                     + "which no registered redirect URI may have.")
         }
-        guard RedirectURIPolicy.matches(redirectURI, registered: client.redirectURIs) else {
+        // A deviation's near miss is accepted as it was given: the redirect goes to the URI the
+        // request named, not to the registered one it was taken for.
+        guard
+            RedirectURIPolicy.matches(
+                redirectURI, registered: client.redirectURIs, deviations: tenant.deviations)
+        else {
             throw .untrustedRedirect("The redirect_uri is not registered for this application.")
         }
 
@@ -137,34 +143,13 @@ extension AuthorizationRequest {
         }
 
         let codeChallenge = single(OAuthParameter.codeChallenge)
-        let challengeMethod = single(OAuthParameter.codeChallengeMethod)
-        if let codeChallenge {
-            // RFC 7636 §4.3: a missing method means plain, which this issuer does not take.
-            guard let challengeMethod else {
-                throw rejection(
-                    OAuthErrorCode.invalidRequest,
-                    "code_challenge_method is missing, which means plain (RFC 7636 section 4.3); only S256 is supported"
-                )
-            }
-            guard challengeMethod == PKCE.method else {
-                throw rejection(
-                    OAuthErrorCode.invalidRequest,
-                    "code_challenge_method must be S256; plain is not supported (RFC 9700 section 2.1.1)")
-            }
-            guard isSHA256Digest(codeChallenge) else {
-                throw rejection(
-                    OAuthErrorCode.invalidRequest,
-                    "code_challenge must be BASE64URL(SHA256(code_verifier)): 43 characters (RFC 7636 section 4.2)"
-                )
-            }
-        } else if challengeMethod != nil {
-            throw rejection(
-                OAuthErrorCode.invalidRequest, "code_challenge_method is given without code_challenge")
-        } else if client.isPublic {
-            throw rejection(
-                OAuthErrorCode.invalidRequest,
-                "code_challenge is required for public clients (RFC 7636 section 4.4.1, RFC 8252 section 8.1)"
-            )
+        let challengeMethod: CodeChallengeMethod
+        do {
+            challengeMethod = try checkCodeChallenge(
+                codeChallenge, method: single(OAuthParameter.codeChallengeMethod), client: client,
+                tenant: tenant)
+        } catch {
+            throw rejection(OAuthErrorCode.invalidRequest, error.description)
         }
 
         // Auth0's `audience` names the API; its scopes become requestable. Without one, the
@@ -222,10 +207,59 @@ extension AuthorizationRequest {
 
         let request = AuthorizationRequest(
             clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: state,
-            nonce: single(OAuthParameter.nonce), codeChallenge: codeChallenge, prompt: prompt,
+            nonce: single(OAuthParameter.nonce), codeChallenge: codeChallenge,
+            codeChallengeMethod: challengeMethod, prompt: prompt,
             loginHint: single(OAuthParameter.loginHint), maxAge: maxAge, audience: audience,
             dpopKeyThumbprint: dpopKeyThumbprint)
         return (request, client)
+    }
+
+    /// The method of a request's PKCE challenge (RFC 7636 §4.3), or why the challenge is
+    /// refused, as an `invalid_request` description: a decision that needs no issuer.
+    ///
+    /// Only `S256` is accepted (RFC 9700 §2.1.1), and a public client must send a challenge
+    /// (RFC 7636 §4.4.1, RFC 8252 §8.1), unless the tenant deviates: `pkce-plain-allowed` also
+    /// takes `plain` and a challenge without a method (which means plain, RFC 7636 §4.3);
+    /// `pkce-optional` lets a public client leave the challenge out.
+    static func checkCodeChallenge(
+        _ challenge: String?, method: String?, client: ClientRegistration, tenant: Tenant
+    ) throws(ChallengeRefusal) -> CodeChallengeMethod {
+        guard let challenge else {
+            if method != nil {
+                throw ChallengeRefusal("code_challenge_method is given without code_challenge")
+            }
+            if client.isPublic, !tenant.deviates(.pkceOptional) {
+                throw ChallengeRefusal(
+                    "code_challenge is required for public clients (RFC 7636 section 4.4.1, RFC 8252 section 8.1)"
+                )
+            }
+            return .s256
+        }
+        let plainAllowed = tenant.deviates(.pkcePlainAllowed)
+        // RFC 7636 §4.3: a missing method means plain.
+        guard method != nil || plainAllowed else {
+            throw ChallengeRefusal(
+                "code_challenge_method is missing, which means plain (RFC 7636 section 4.3); only S256 is supported"
+            )
+        }
+        guard let parsed = CodeChallengeMethod(parameter: method), parsed == .s256 || plainAllowed else {
+            throw ChallengeRefusal(
+                "code_challenge_method must be S256; plain is not supported (RFC 9700 section 2.1.1)")
+        }
+        guard parsed.isWellFormed(challenge: challenge) else {
+            throw ChallengeRefusal(
+                parsed == .s256
+                    ? "code_challenge must be BASE64URL(SHA256(code_verifier)): 43 characters (RFC 7636 section 4.2)"
+                    : "a plain code_challenge is the code_verifier: 43 to 128 characters of [A-Za-z0-9-._~] (RFC 7636 section 4.1)"
+            )
+        }
+        return parsed
+    }
+
+    /// Why `checkCodeChallenge` refused a challenge.
+    struct ChallengeRefusal: Error, Sendable {
+        var description: String
+        init(_ description: String) { self.description = description }
     }
 
     /// Whether `text` is the canonical unpadded base64url encoding of 32 bytes (a SHA-256 output).

@@ -46,7 +46,8 @@ extension Issuer {
         let facts = CodeRedemptionFacts(
             codeHash: codeHash, clientID: client.id, redirectURI: redirectURI, verifier: verifier,
             proofThumbprint: proof?.thumbprint,
-            clientMayRefresh: client.grantTypes.contains(GrantType.refreshToken))
+            clientMayRefresh: client.grantTypes.contains(GrantType.refreshToken),
+            deviations: tenant.deviations)
 
         let pending = try state.withLock { state throws(OAuthError) -> PendingTokens in
             sweepIfDue(&state, now: now)

@@ -26,6 +26,10 @@ extension Issuer {
             switch error {
             case .untrustedRedirect(let message):
                 return render(.errorPage(title: "Invalid sign-in request", message: message))
+            case .redirect(let error, _, _) where tenant.deviates(.errorsShownAsPage):
+                // `errors-shown-as-page`: the client never hears of it (RFC 6749 §4.1.2.1).
+                return render(
+                    .errorPage(title: "Invalid sign-in request", message: Issuer.errorPageText(error)))
             case .redirect(let error, let redirectURI, let state):
                 return render(.redirect(errorRedirect(error, redirectURI: redirectURI, state: state)))
             }
@@ -76,5 +80,11 @@ extension Issuer {
                 clientName: client.name, username: request.loginHint, error: nil)
         }
         return proceed(transaction, as: signedIn, clientName: client.name, now: now, in: &state)
+    }
+
+    /// What the page of an authorization error says when a tenant shows errors to the user
+    /// (`errors-shown-as-page`): the code and description that the redirect would have carried.
+    static func errorPageText(_ error: OAuthError) -> String {
+        "The request was refused: \(error.code) (\(errorDescriptionText(error.description)))."
     }
 }

@@ -18,6 +18,9 @@ extension Issuer {
     /// the refusal names both. Failures are 401 `invalid_client`, with a `Basic` challenge when
     /// the client tried HTTP Basic (§5.2). Secrets compare in constant time; an assertion's
     /// `jti` is accepted once.
+    ///
+    /// With the `client-secret-post-refused` deviation, `client_secret_post` is refused with
+    /// `invalid_client` though discovery still lists it (OpenID Connect Core §9).
     func authenticateClient(_ parameters: OAuthRequestParameters, request: HTTPRequest) throws(OAuthError)
         -> ClientRegistration
     {
@@ -45,6 +48,9 @@ extension Issuer {
         let accepted = client.acceptedAuthenticationMethods
         guard accepted.contains(method) else {
             throw .invalidClient(Issuer.methodRefusal(client, used: method), basicChallenge: usedBasic)
+        }
+        if method == .clientSecretPost, tenant.deviates(.clientSecretPostRefused) {
+            throw .invalidClient("client authentication failed", basicChallenge: false)
         }
         switch method {
         case .publicClient:

@@ -8,7 +8,7 @@ extension Issuer {
     func discoveryDocument(_ request: HTTPRequest) -> HTTPResponse {
         let mismatch = state.withLock { $0.faults.take(.discoveryIssuerMismatch) }
         let algorithms = state.withLock { $0.keys.active.algorithm.rawValue }
-        let document: JSONValue = [
+        var members: [String: JSONValue] = [
             "issuer": .string(mismatch ? "https://impostor.example" : identifier),
             "authorization_endpoint": .string(url(Path.authorize)),
             "token_endpoint": .string(url(Path.token)),
@@ -42,7 +42,33 @@ extension Issuer {
             "request_parameter_supported": false,
             "claims_parameter_supported": false,
         ]
-        return .json(document, headers: ["Cache-Control": "public, max-age=60"])
+        Issuer.applyDiscoveryDeviations(tenant.deviations, to: &members)
+        return .json(.object(members), headers: ["Cache-Control": "public, max-age=60"])
+    }
+
+    /// The discovery document as a tenant that deviates serves it: each discovery deviation
+    /// leaves out, or adds to, one member, and the endpoints stay as they are.
+    static func applyDiscoveryDeviations(
+        _ deviations: Set<IssuerDeviation>, to members: inout [String: JSONValue]
+    ) {
+        // OpenID Connect Discovery 1.0 §3: REQUIRED.
+        if deviations.contains(.discoveryOmitsSubjectTypes) { members["subject_types_supported"] = nil }
+        // Advertised only: the authorization endpoint still takes S256 alone (RFC 9700 §2.1.1).
+        if deviations.contains(.discoveryAdvertisesPlain) {
+            members["code_challenge_methods_supported"] = ["S256", "plain"]
+        }
+        // RFC 8414 §2: without it, a client cannot tell that PKCE is supported.
+        if deviations.contains(.discoveryOmitsPKCEMethods) {
+            members["code_challenge_methods_supported"] = nil
+        }
+        // RFC 9207 §3: absent means false; the responses carry no `iss` either.
+        if deviations.contains(.noIssParameter) {
+            members["authorization_response_iss_parameter_supported"] = nil
+        }
+        // RP-Initiated Logout 1.0 §2.1; the endpoint is still served.
+        if deviations.contains(.noEndSessionEndpoint) { members["end_session_endpoint"] = nil }
+        // RFC 8414 §2; the endpoint is still served.
+        if deviations.contains(.noRevocationEndpoint) { members["revocation_endpoint"] = nil }
     }
 
     /// Every client authentication method the token and revocation endpoints take; which one a
@@ -63,8 +89,12 @@ extension Issuer {
 
     /// The JWK Set at `jwks_uri` (RFC 7517 §5).
     func keySet() -> HTTPResponse {
+        let publishesPrivateMembers = tenant.deviates(.jwksPrivateMembers)
         let set = state.withLock { state in
-            var set = state.keys.publicKeySet
+            // `jwks-private-members`: the issuer's own keys with their private members (RFC
+            // 7518 §6.2.2.1, §6.3.2), as a misconfigured issuer that exports its key pair
+            // publishes them.
+            var set = publishesPrivateMembers ? state.keys.privateKeySet : state.keys.publicKeySet
             switch state.jwksPresentation {
             case .normal: break
             case .activeKeyOnly:

@@ -78,7 +78,7 @@ extension Issuer {
                 } ?? .notIssuedHere
         }
         let (decision, dropsState) = state.withLock { state -> (LogoutDecision, Bool) in
-            let decision = state.logoutDecision(facts, hint: hint)
+            let decision = state.logoutDecision(facts, hint: hint, deviations: tenant.deviations)
             // RP-Initiated Logout §3: `state` goes back as given, unless a fault drops it. A
             // logout without `state` has nothing to drop, so it leaves the fault for the next one.
             guard takingFaults, case .redirect(_, state: _?) = decision else { return (decision, false) }

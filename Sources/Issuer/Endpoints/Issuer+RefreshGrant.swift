@@ -34,7 +34,7 @@ extension Issuer {
             presentedToken: presentedToken, presentedHash: presentedHash, requestedScopes: requested,
             clientID: client.id, proofThumbprint: proof?.thumbprint, rotation: refreshRotation(for: client),
             refreshTokenLifetime: lifetimes.refreshToken, freshSeed: newRefreshToken(),
-            successorKey: successorKey)
+            successorKey: successorKey, deviations: tenant.deviations)
 
         let outcome = try state.withLock { state throws(OAuthError) -> RefreshOutcome in
             sweepIfDue(&state, now: now)

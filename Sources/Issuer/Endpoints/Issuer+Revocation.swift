@@ -11,14 +11,25 @@ extension Issuer {
     /// client also answers 200 and is left alone, so that the endpoint tells a client nothing
     /// about tokens that are not its own. `token_type_hint` only decides which kind is looked
     /// for first (§2.1).
+    ///
+    /// Deviations: `revocation-ignored` answers 200 after the client and the request are
+    /// checked, and looks no token up; `revocation-rejects-unknown` answers an unknown token
+    /// 400 `invalid_request` (`RevocationDecision.refusal`).
     func revoke(_ request: HTTPRequest) -> HTTPResponse {
         let now = clock.now()
-        do {
+        do throws(OAuthError) {
             let parameters = try OAuthRequestParameters(request: request)
             let client = try authenticateClient(parameters, request: request)
             let token = try parameters.required(OAuthParameter.token)
-            for kind in RevocableToken.lookupOrder(hint: parameters[OAuthParameter.tokenTypeHint]) {
-                if revoke(token, as: kind, clientID: client.id, now: now) != .notFound { break }
+            if !tenant.deviates(.revocationIgnored) {
+                var outcome = RevocationDecision.notFound
+                for kind in RevocableToken.lookupOrder(hint: parameters[OAuthParameter.tokenTypeHint]) {
+                    outcome = revoke(token, as: kind, clientID: client.id, now: now)
+                    if outcome != .notFound { break }
+                }
+                if let refusal = outcome.refusal(rejectsUnknown: tenant.deviates(.revocationRejectsUnknown)) {
+                    throw refusal
+                }
             }
             return HTTPResponse(status: 200, headers: ["Cache-Control": "no-store", "Pragma": "no-cache"])
         } catch {

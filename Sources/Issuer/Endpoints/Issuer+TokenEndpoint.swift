@@ -75,6 +75,10 @@ extension Issuer {
 
     /// The checks in the order a client can act on them: the request's shape, the grant type,
     /// who the client is, whether it may use the grant, its DPoP proof.
+    ///
+    /// With the `dpop-ignored` deviation the `DPoP` header is not read: nothing is bound and
+    /// tokens are Bearer tokens (RFC 9449 §5 says to bind them). A client that must use DPoP
+    /// still has to send the header.
     private func checkTokenRequest(_ request: HTTPRequest, now: Int64) throws(OAuthError)
         -> (grantType: String, context: TokenRequestContext)
     {
@@ -91,8 +95,9 @@ extension Issuer {
         guard client.grantTypes.contains(grantType) else {
             throw .unauthorizedClient("client \(client.id) is not allowed the \(grantType) grant")
         }
-        let proof = try verifyDPoPProof(request, endpoint: .token, now: now)
-        if client.requireDPoP, proof == nil {
+        let ignoresDPoP = tenant.deviates(.dpopIgnored)
+        let proof = ignoresDPoP ? nil : try verifyDPoPProof(request, endpoint: .token, now: now)
+        if client.requireDPoP, proof == nil, !(ignoresDPoP && request.headers.contains("DPoP")) {
             throw .invalidDPoPProof("client \(client.id) must send a DPoP proof with every token request")
         }
         return (

@@ -98,9 +98,11 @@ extension Issuer {
         return token.isEmpty ? nil : (canonical, token)
     }
 
-    /// RFC 6750 §3.1: a request without credentials gets a challenge and no error code.
+    /// RFC 6750 §3.1: a request without credentials gets a challenge and no error code; none
+    /// at all with the `userinfo-no-challenge` deviation (§3 says MUST).
     private func missingCredentials() -> HTTPResponse {
         var headers: HTTPHeaders = ["Cache-Control": "no-store", "Pragma": "no-cache"]
+        if tenant.deviates(.userInfoNoChallenge) { return HTTPResponse(status: 401, headers: headers) }
         headers.add(name: "WWW-Authenticate", value: Issuer.challenge("Bearer", ["realm": identifier]))
         headers.add(
             name: "WWW-Authenticate", value: Issuer.challenge("DPoP", ["algs": Issuer.dpopAlgorithms]))

@@ -147,8 +147,16 @@ extension Issuer {
         parameters.append(OAuthParameter.error, error.code)
         parameters.append(OAuthParameter.errorDescription, Issuer.errorDescriptionText(error.description))
         if let state { parameters.append(OAuthParameter.state, state) }
-        parameters.append("iss", identifier)
+        if Issuer.sendsIssuerParameter(deviations: tenant.deviations) {
+            parameters.append("iss", identifier)
+        }
         return FormURLEncoding.appendingQuery(parameters, to: redirectURI)
+    }
+
+    /// Whether authorization responses, codes and errors alike, carry `iss` (RFC 9207 §2): always,
+    /// unless the tenant deviates (`no-iss-parameter`, `iss-parameter-omitted`).
+    static func sendsIssuerParameter(deviations: Set<IssuerDeviation>) -> Bool {
+        !deviations.contains(.noIssParameter) && !deviations.contains(.issParameterOmitted)
     }
 
     /// RFC 6749 §4.1.2.1 limits `error_description` to printable ASCII without `"` and `\`.
@@ -282,7 +290,8 @@ extension Issuer {
         state.codes[Issuer.hash(code)] = AuthorizationCodeRecord(
             clientID: request.clientID, redirectURI: request.redirectURI, userID: signedIn.user.id,
             scopes: request.scopes, audience: request.audience, nonce: request.nonce,
-            codeChallenge: request.codeChallenge, authTime: signedIn.session.authTime,
+            codeChallenge: request.codeChallenge, codeChallengeMethod: request.codeChallengeMethod,
+            authTime: signedIn.session.authTime,
             sessionID: signedIn.session.id, dpopKeyThumbprint: request.dpopKeyThumbprint,
             expiresAt: now + lifetime, redeemed: nil)
         var parameters = FormParameters()
@@ -291,7 +300,9 @@ extension Issuer {
             if state.faults.take(.callbackStateAltered) { requestState = Issuer.altered(requestState) }
             parameters.append(OAuthParameter.state, requestState)
         }
-        parameters.append("iss", identifier)
+        if Issuer.sendsIssuerParameter(deviations: tenant.deviations) {
+            parameters.append("iss", identifier)
+        }
         return FormURLEncoding.appendingQuery(parameters, to: request.redirectURI)
     }
 

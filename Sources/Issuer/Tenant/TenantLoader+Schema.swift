@@ -63,8 +63,9 @@ extension TenantDecoder {
         let fields = try fields(root, of: "the tenant file", allowed: Self.topLevelKeys)
         var tenant = Tenant.default
         // Sections are applied in this order whatever order the file lists them in, so that
-        // clients' lifetimes start from the file's tenant lifetimes and default_audience can
-        // name an audience the file adds.
+        // clients' lifetimes start from the file's tenant lifetimes, default_audience can name
+        // an audience the file adds, and clients' redirect URIs are checked with the file's
+        // deviations.
         if let node = fields["replace_defaults"], try bool(node, "replace_defaults") {
             tenant = Self.emptyTenant
         }
@@ -183,10 +184,11 @@ extension TenantDecoder {
             }
             if let node = fields["name"] { client.name = try nonEmptyString(node, "name") }
             if let node = fields["redirect_uris"] {
-                client.redirectURIs = try redirectURIs(node, "redirect_uris")
+                client.redirectURIs = try redirectURIs(node, "redirect_uris", deviations: tenant.deviations)
             }
             if let node = fields["post_logout_redirect_uris"] {
-                client.postLogoutRedirectURIs = try redirectURIs(node, "post_logout_redirect_uris")
+                client.postLogoutRedirectURIs = try redirectURIs(
+                    node, "post_logout_redirect_uris", deviations: tenant.deviations)
             }
             if let node = fields["grant_types"] { client.grantTypes = try grantTypes(node) }
             if let node = fields["require_dpop"] { client.requireDPoP = try bool(node, "require_dpop") }
@@ -244,10 +246,14 @@ extension TenantDecoder {
     }
 
     /// Redirect URIs a native app may register (RFC 8252 §7), each refused at its own line.
-    private func redirectURIs(_ node: YAMLNode, _ name: String) throws(TenantError) -> [String] {
+    /// `deviations` are the tenant's, which `tenant(from:)` reads before the clients
+    /// (`allow-localhost-redirects` lets `http://localhost` be registered).
+    private func redirectURIs(_ node: YAMLNode, _ name: String, deviations: Set<IssuerDeviation>)
+        throws(TenantError) -> [String]
+    {
         var uris: [String] = []
         for (uri, item) in try strings(node, name) {
-            if let problem = RedirectURIPolicy.registrationProblem(uri) {
+            if let problem = RedirectURIPolicy.registrationProblem(uri, deviations: deviations) {
                 throw failure("\(name): \(problem)", at: item.mark)
             }
             uris.append(uri)

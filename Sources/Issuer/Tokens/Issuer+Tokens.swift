@@ -137,7 +137,9 @@ extension Issuer {
             expiresAt: now + lifetime,
             issuedAt: now, authorizedParty: grant.client.id, nonce: grant.nonce)
         var extra = userClaimMembers(grant.user, scopes: grant.scopes, reserve: 3 + 9)
-        extra.append(("auth_time", .int(grant.authTime)))
+        // Core §2: REQUIRED when max_age was requested; this issuer always sends it, unless the
+        // tenant deviates (`auth-time-omitted`).
+        if !tenant.deviates(.authTimeOmitted) { extra.append(("auth_time", .int(grant.authTime))) }
         if let sid = grant.sessionID { extra.append(("sid", .string(sid))) }
         // at_hash (Core §3.1.3.6) under the alg the token is signed with. The RP faults leave it
         // out, or spoil it as the conformance suite does (a "1" appended).

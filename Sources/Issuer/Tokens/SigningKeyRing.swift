@@ -35,6 +35,18 @@ struct SigningKeyRing: Sendable {
     /// The public JWK Set (`jwks_uri`).
     var publicKeySet: JWKSet { JWKSet(keys: ([active] + retired).map(\.publicJWK)) }
 
+    /// The same keys with their private members (EC `d`, RFC 7518 §6.2.2.1; RSA `d`, `p`, `q`,
+    /// `dp`, `dq`, `qi`, §6.3.2): what the `jwks-private-members` deviation publishes.
+    var privateKeySet: JWKSet {
+        JWKSet(
+            keys: ([active] + retired).map { signer in
+                switch signer.key {
+                case .p256(let key): JWK(key, keyID: signer.keyID, algorithm: signer.algorithm.rawValue)
+                case .rsa(let key): JWK(key, keyID: signer.keyID, algorithm: signer.algorithm.rawValue)
+                }
+            })
+    }
+
     private static func makeSigner(algorithm: JWSAlgorithm, generation: Int, source: SigningKeySource)
         throws(JOSEError) -> JWSSigner
     {

@@ -75,7 +75,7 @@ public enum HTMLReport {
     }
 
     /// Everything up to `<body>`: the policy that loads nothing, and the style.
-    private static func head(title: String) -> String {
+    static func head(title: String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en">

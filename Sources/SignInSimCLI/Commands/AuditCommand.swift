@@ -1,0 +1,332 @@
+import Audit
+import HTTPCore
+import JSON
+import OAuthCore
+import ScenarioReports
+import ScenarioRunner
+import Simulator
+import WebAuthSession
+import WebKitSession
+
+extension SignInSimCLI {
+    static let auditCommand = CommandSpec(
+        name: "audit",
+        abstract: "Audit an issuer for native apps: a scorecard of checks, each with its evidence.",
+        discussion: """
+            Plays a native app against the issuer on a simulated phone: discovery, authorization
+            requests in the web sheet as the test user (near misses of the redirect URI, PKCE left
+            out or plain, an unsupported response type), codes redeemed twice or with the wrong
+            verifier, redirect URI or client, the ID token claim by claim, refresh rotation, reuse
+            and a race, UserInfo, revocation, DPoP when advertised, and RP-initiated logout with
+            proof that the session ended. Each check is pass, warn (a SHOULD), fail (a MUST) or
+            skip (with why), cites its rule, and names the exchanges behind it as the HAR numbers
+            them. Only the test user's own session and tokens are touched, within a request
+            budget. Exit 0 when no check failed, 1 when one did, 2 when the audit could not run.
+            Without --issuer it audits the embedded issuer. The checks are listed in docs/audit.md.
+            """,
+        options: [
+            .option(
+                "issuer", value: "url", help: "The issuer (default: an embedded issuer started in process)."),
+            .option("client-id", value: "id", help: "The native app's client id (default: com.example.app)."),
+            .option(
+                "redirect-uri", value: "uri",
+                help: "Its registered redirect URI (default: com.example.app://auth/callback)."),
+            .option(
+                "loopback-redirect-uri", value: "uri",
+                help:
+                    "A registered http://127.0.0.1 redirect URI, for the loopback checks (RFC 8252 §7.3, §8.3)."
+            ),
+            .option(
+                "post-logout-redirect-uri", value: "uri",
+                help: "A registered post-logout redirect URI, for the logout checks."),
+            .option(
+                "other-client-id", value: "id",
+                help:
+                    "A second client registered at the issuer: codes and refresh tokens must be refused to it."
+            ),
+            .option("other-client-secret", value: "secret", help: "The second client's secret."),
+            .option(
+                "other-client-auth-method", value: "method",
+                help: "How the second client authenticates: " + TokenEndpointAuthMethod.spelledOut + ".",
+                allowed: TokenEndpointAuthMethod.allCases.map(\.rawValue)),
+            .option(
+                "username", value: "name", help: "The test user's username (default: alice@example.com)."),
+            .option("password", value: "secret", help: "The test user's password (default: alice-password)."),
+            .option(
+                "username-field", value: "name", help: "The login form's username field (default: username)."),
+            .option(
+                "password-field", value: "name", help: "The login form's password field (default: password)."),
+            .option(
+                "fill", value: "name=value", help: "Another form field the user fills (repeatable).",
+                repeatable: true),
+            .option("click", value: "selector", help: "A button to press (repeatable).", repeatable: true),
+            SignInSimCLI.browserOption,
+            .option(
+                "only", value: "ids",
+                help: "Run only these checks (comma-separated ids or groups, as docs/audit.md lists)."),
+            .option("skip", value: "ids", help: "Skip these checks (comma-separated ids or groups)."),
+            .option(
+                "format", value: "format", help: "What to print: text (default) or json.",
+                allowed: ["text", "json"]),
+            .option(
+                "html", value: "file",
+                help: "Write the scorecard with the exchanges behind each check as a page."),
+            .option(
+                "har", value: "file",
+                help: "Write every exchange as an HTTP Archive, numbered as the evidence."),
+            .option(
+                "max-requests", value: "n", help: "The most requests the audit may send (default: 400)."),
+            .flag(
+                "wait-code-expiry",
+                help:
+                    "Against a real issuer, wait ten minutes to check that a code expires (otherwise skipped)."
+            ),
+            SignInSimCLI.oneShotSeedOption,
+        ] + ClientSettings.registrationOptions,
+        run: { arguments, context in
+            try await AuditRun(arguments).run(context: context, arguments: arguments)
+        })
+}
+
+/// `audit`'s options, checked, and the run.
+struct AuditRun {
+    var issuer: String?
+    var target: AuditTarget
+    var format: String
+    var html: String?
+    var har: String?
+    var seed: UInt64?
+    var browser: BrowserEngine?
+
+    init(_ arguments: ParsedArguments) throws {
+        issuer = arguments.value("issuer")
+        browser = try SignInSimCLI.requestedBrowser(arguments)
+        seed = try arguments.seed()
+        format = arguments.value("format") ?? "text"
+        html = arguments.value("html")
+        har = arguments.value("har")
+        let settings = try ClientSettings(arguments)
+        if settings.keyFile != nil {
+            throw UsageError(
+                "'--client-key' (private_key_jwt) is not supported by audit yet: audit a secret or a public client"
+            )
+        }
+        let person = try Self.person(arguments)
+        let clientID = arguments.value("client-id") ?? "com.example.app"
+        var target = AuditTarget(
+            issuer: issuer ?? "",
+            client: AuditClient(id: clientID, secret: settings.clientSecret, method: settings.method),
+            redirectURI: arguments.value("redirect-uri") ?? "com.example.app://auth/callback", person: person)
+        if let loopback = arguments.value("loopback-redirect-uri") { target.loopbackRedirectURI = loopback }
+        target.postLogoutRedirectURI = arguments.value("post-logout-redirect-uri")
+        if let other = arguments.value("other-client-id") {
+            target.otherClient = AuditClient(
+                id: other, secret: arguments.value("other-client-secret"),
+                method: arguments.value("other-client-auth-method").flatMap(
+                    TokenEndpointAuthMethod.init(rawValue:)))
+        }
+        if let scopes = settings.scopes { target.scopes = scopes }
+        target.audience = settings.audience
+        target.selection = try Self.selection(only: arguments.value("only"), skip: arguments.value("skip"))
+        target.waitsForCodeExpiry = arguments.flag("wait-code-expiry")
+        if let budget = try arguments.integer("max-requests", valueName: "n") {
+            guard budget > 0 else { throw UsageError("The value for '--max-requests <n>' must be positive") }
+            target.maximumRequests = Int(budget)
+        }
+        self.target = target
+    }
+
+    /// The test user as the sheet's person.
+    static func person(_ arguments: ParsedArguments) throws(UsageError) -> WebUserScript {
+        var others = FormParameters()
+        var overrides: [WebPageOverride] = []
+        for pair in arguments.allValues("fill") {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw UsageError(
+                    "The value '\(pair)' is invalid for '--fill <name=value>': expected NAME=VALUE")
+            }
+            let (name, value) = (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
+            if WebElementTarget.isTarget(name) {
+                overrides.append(.fill(WebElementTarget(name), value: value))
+            } else {
+                others.append(name, value)
+            }
+        }
+        overrides += arguments.allValues("click").map { .click(WebElementTarget($0)) }
+        var person = WebUserScript.signIn(
+            username: arguments.value("username") ?? "alice@example.com",
+            password: arguments.value("password") ?? "alice-password",
+            usernameField: arguments.value("username-field") ?? "username",
+            passwordField: arguments.value("password-field") ?? "password", otherFields: others)
+        person.overrides = overrides
+        return person
+    }
+
+    /// `--only` and `--skip`: check ids or group names, comma-separated; an unknown one is a
+    /// usage error listing the groups.
+    static func selection(only: String?, skip: String?) throws(UsageError) -> Set<AuditCheck> {
+        func checks(_ text: String, option: String) throws(UsageError) -> Set<AuditCheck> {
+            var result = Set<AuditCheck>()
+            for word in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) })
+            where !word.isEmpty {
+                if let check = AuditCheck(rawValue: word) {
+                    result.insert(check)
+                } else if let group = AuditCheck.Group(rawValue: word) {
+                    result.formUnion(AuditCheck.allCases.filter { $0.group == group })
+                } else {
+                    let groups = AuditCheck.Group.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError(
+                        "The value '\(word)' is invalid for '--\(option) <ids>': not a check id (docs/audit.md) "
+                            + "nor a group (\(groups))")
+                }
+            }
+            return result
+        }
+        var selected =
+            try only.map { text throws(UsageError) in try checks(text, option: "only") }
+            ?? Set(AuditCheck.allCases)
+        if let skip { selected.subtract(try checks(skip, option: "skip")) }
+        return selected
+    }
+
+    func run(context: CLIContext, arguments: ParsedArguments) async throws -> ExitCode {
+        for destination in [
+            html.map { ReportDestination.file(option: "html", path: $0) },
+            har.map { ReportDestination.file(option: "har", path: $0) },
+        ].compactMap({ $0 }) {
+            do {
+                try destination.check()
+            } catch {
+                throw CommandFailure("\(error)", exitCode: .invalidInput)
+            }
+        }
+        let (engine, webKit) = try engine(context: context)
+        var target = self.target
+        target.engine = engine
+        let outcome: (scorecard: Scorecard, world: SimulationWorld, phone: SimulatedPhone)
+        do {
+            if issuer == nil {
+                let selection = target.selection
+                let maximum = target.maximumRequests
+                outcome = try await AuditWorld.auditEmbedded(seed: seed, engine: engine, webKit: webKit) {
+                    $0.selection = selection
+                    $0.maximumRequests = maximum
+                }
+            } else {
+                outcome = try await AuditWorld.auditExternal(target, seed: seed, webKit: webKit)
+            }
+        } catch {
+            await webKit?.shutdown()
+            throw CommandFailure("the audit could not start: \(error)", exitCode: .invalidInput)
+        }
+        let scorecard = outcome.scorecard
+        let exchanges = outcome.phone.device.network.log.map(ScenarioWorld.recorded)
+        await outcome.world.shutdown()
+        await webKit?.shutdown()
+        if let har {
+            try ReportDestination.write(
+                HARWriter.render(exchanges, creator: "signinsim audit", version: SignInSimCLI.version),
+                to: har)
+        }
+        if let html {
+            try ReportDestination.write(
+                HTMLReport.renderAudit(
+                    title: "SignInSim audit of \(scorecard.issuer)", verdict: Self.verdict(scorecard),
+                    facts: Self.facts(scorecard),
+                    groups: AuditCheck.Group.allCases.map { group in
+                        (
+                            group.title,
+                            scorecard.findings.filter { $0.check.group == group }.map {
+                                HTMLReport.AuditRow(
+                                    id: $0.check.rawValue, title: $0.check.title, status: $0.status.rawValue,
+                                    summary: $0.summary, reference: $0.check.reference,
+                                    conformanceTest: $0.check.conformanceTest, evidence: $0.evidence)
+                            }
+                        )
+                    },
+                    exchanges: exchanges, commandLine: Self.displayed(arguments)), to: html)
+        }
+        if format == "json" {
+            context.printJSON(scorecard.json)
+        } else {
+            context.writeOut(Self.text(scorecard))
+        }
+        if scorecard.stoppedEarly != nil,
+            scorecard.count(.pass) + scorecard.count(.fail) + scorecard.count(.warn) == 0
+        {
+            return .invalidInput
+        }
+        return scorecard.count(.fail) > 0
+            ? .failure : (scorecard.stoppedEarly != nil ? .invalidInput : .success)
+    }
+
+    /// The sheet's engine: `--browser`, or `lite` against the embedded issuer and `webkit`
+    /// against a real one when it is installed (as `sign-in` chooses).
+    func engine(context: CLIContext) throws -> (BrowserEngine, WebKitEngine?) {
+        let wanted = browser ?? (issuer == nil ? .lite : .webkit)
+        guard wanted == .webkit else { return (.lite, nil) }
+        do {
+            return (.webkit, try WebKitEngine.locate(environment: context.environment))
+        } catch {
+            guard browser == nil else { throw CommandFailure(error.message, exitCode: .invalidInput) }
+            context.writeError(
+                "signinsim: the sheet runs in lite, which runs no JavaScript: \(error.message)\n")
+            return (.lite, nil)
+        }
+    }
+
+    /// The command line as the page shows it, secrets hidden.
+    static func displayed(_ arguments: ParsedArguments) -> String {
+        let secret: Set<String> = ["password", "client-secret", "other-client-secret", "fill"]
+        var words = ["signinsim", "audit"]
+        for name in arguments.values.keys.sorted() {
+            for value in arguments.values[name] ?? [] {
+                words += ["--\(name)", secret.contains(name) ? "…" : value]
+            }
+        }
+        return words.joined(separator: " ")
+    }
+
+    static func verdict(_ scorecard: Scorecard) -> String {
+        AuditStatus.allCases.map { "\(scorecard.count($0)) \($0.rawValue)" }.joined(separator: ", ")
+    }
+
+    static func facts(_ scorecard: Scorecard) -> [(String, String)] {
+        var facts = [
+            ("Issuer", scorecard.issuer), ("Client", scorecard.clientID), ("Browser", scorecard.engine),
+            ("Requests", "\(scorecard.requests)"), ("Duration", "\(scorecard.milliseconds) ms"),
+        ]
+        if let profile = scorecard.refreshProfile { facts.append(("Refresh behaves like", profile)) }
+        if let stopped = scorecard.stoppedEarly { facts.append(("Stopped early", stopped)) }
+        return facts
+    }
+
+    /// The text scorecard: a line per check under its group, then the totals.
+    static func text(_ scorecard: Scorecard) -> String {
+        var lines = [
+            "signinsim audit of \(scorecard.issuer) (client \(scorecard.clientID), \(scorecard.engine))"
+        ]
+        for group in AuditCheck.Group.allCases {
+            let findings = scorecard.findings.filter { $0.check.group == group }
+            guard !findings.isEmpty else { continue }
+            lines.append("")
+            lines.append(group.title)
+            for finding in findings {
+                let evidence =
+                    finding.evidence.isEmpty
+                    ? "" : " [#\(finding.evidence.map(String.init).joined(separator: ",#"))]"
+                lines.append(
+                    "  \(finding.status.rawValue.uppercased().padding(toLength: 4, withPad: " ", startingAt: 0))  \(finding.check.rawValue): \(finding.summary)\(evidence)"
+                )
+                if finding.status == .fail || finding.status == .warn {
+                    lines.append("        rule: \(finding.check.title) (\(finding.check.reference))")
+                }
+            }
+        }
+        lines.append("")
+        if let profile = scorecard.refreshProfile { lines.append("refresh behaves like: \(profile)") }
+        if let stopped = scorecard.stoppedEarly { lines.append("stopped early: \(stopped)") }
+        lines.append("\(verdict(scorecard)); \(scorecard.requests) requests in \(scorecard.milliseconds) ms")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
