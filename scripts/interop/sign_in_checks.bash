@@ -61,12 +61,14 @@ PY
 # run, compared check by check with EXPECTED-FILE (scripts/interop/audit_expectations.py: every
 # check's status as hand-checked, the exit status that goes with it, fewer than 300 requests).
 # Counts as one check; prints the audit's requests and milliseconds either way, and each
-# mismatch (id, expected, got, the audit's summary) when it fails.
+# mismatch (id, expected, got, the audit's summary) when it fails. With AUDIT_SCORECARDS set to a
+# folder, each scorecard is also copied there (named as its expectation file).
 audit() {
     local name="$1" expected="$2" status=0
     shift 3
     rm -f "$work/audit.json" "$work/audit.out"
     timeout 300 "$binary" audit --format json "$@" >"$work/audit.json" 2>"$work/err" || status=$?
+    [ -z "${AUDIT_SCORECARDS:-}" ] || cp "$work/audit.json" "$AUDIT_SCORECARDS/$(basename "$expected")" || true
     if [ "$status" -le 1 ] && "$python" "$root/scripts/interop/audit_expectations.py" "$work/audit.json" \
         "$expected" --exit-status "$status" --max-requests 300 >"$work/audit.out"; then
         echo "ok   $name ($(tail -n 1 "$work/audit.out"))"
