@@ -59,7 +59,8 @@ PY
 
 # audit NAME EXPECTED-FILE -- signinsim audit arguments…: one `signinsim audit --format json`
 # run, compared check by check with EXPECTED-FILE (scripts/interop/audit_expectations.py: every
-# check's status as hand-checked, the exit status that goes with it, fewer than 300 requests).
+# check's status as hand-checked, the exit status that goes with it, fewer than 300 requests, or
+# AUDIT_MAX_REQUESTS).
 # Counts as one check; prints the audit's requests and milliseconds either way, and each
 # mismatch (id, expected, got, the audit's summary) when it fails. With AUDIT_SCORECARDS set to a
 # folder, each scorecard is also copied there (named as its expectation file).
@@ -70,7 +71,7 @@ audit() {
     timeout 300 "$binary" audit --format json "$@" >"$work/audit.json" 2>"$work/err" || status=$?
     [ -z "${AUDIT_SCORECARDS:-}" ] || cp "$work/audit.json" "$AUDIT_SCORECARDS/$(basename "$expected")" || true
     if [ "$status" -le 1 ] && "$python" "$root/scripts/interop/audit_expectations.py" "$work/audit.json" \
-        "$expected" --exit-status "$status" --max-requests 300 >"$work/audit.out"; then
+        "$expected" --exit-status "$status" --max-requests "${AUDIT_MAX_REQUESTS:-300}" >"$work/audit.out"; then
         echo "ok   $name ($(tail -n 1 "$work/audit.out"))"
         passed=$((passed + 1))
     else
