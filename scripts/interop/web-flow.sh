@@ -8,7 +8,8 @@
 # logout pages are theirs, filled by the scripted user. Whether a sign-out ended the provider's
 # session is what signinsim checks afterwards (prompt=none in the shared browser store, else the
 # refresh token the app held); each provider's answer is pinned below, hand-checked and explained
-# in docs/interop.md.
+# in docs/interop.md. Last, `signinsim audit` of each of the four, every check's status pinned
+# in providers/audit-expected (docs/interop.md, "Audits of real providers").
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 python="$("$root/scripts/python-env" 'requests>=2.31')"
