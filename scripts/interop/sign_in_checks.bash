@@ -57,6 +57,30 @@ PY
     fi
 }
 
+# audit NAME EXPECTED-FILE -- signinsim audit arguments…: one `signinsim audit --format json`
+# run, compared check by check with EXPECTED-FILE (scripts/interop/audit_expectations.py: every
+# check's status as hand-checked, the exit status that goes with it, fewer than 300 requests, or
+# AUDIT_MAX_REQUESTS).
+# Counts as one check; prints the audit's requests and milliseconds either way, and each
+# mismatch (id, expected, got, the audit's summary) when it fails. With AUDIT_SCORECARDS set to a
+# folder, each scorecard is also copied there (named as its expectation file).
+audit() {
+    local name="$1" expected="$2" status=0
+    shift 3
+    rm -f "$work/audit.json" "$work/audit.out"
+    timeout 300 "$binary" audit --format json "$@" >"$work/audit.json" 2>"$work/err" || status=$?
+    [ -z "${AUDIT_SCORECARDS:-}" ] || cp "$work/audit.json" "$AUDIT_SCORECARDS/$(basename "$expected")" || true
+    if [ "$status" -le 1 ] && "$python" "$root/scripts/interop/audit_expectations.py" "$work/audit.json" \
+        "$expected" --exit-status "$status" --max-requests "${AUDIT_MAX_REQUESTS:-300}" >"$work/audit.out"; then
+        echo "ok   $name ($(tail -n 1 "$work/audit.out"))"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $name (exit $status)"
+        sed 's/^/     /' "$work/audit.out" "$work/err" 2>/dev/null | head -60
+        failed=$((failed + 1))
+    fi
+}
+
 # ensure_binaries: builds signinsim and its WebKit helper when either is missing.
 ensure_binaries() {
     local bin
