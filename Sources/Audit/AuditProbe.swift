@@ -237,8 +237,10 @@ final class AuditProbe: Sendable {
 /// Where a sheet ended: at the app's callback, on a page the issuer showed, or in a failure of
 /// its own.
 enum SheetEnd: Sendable {
-    /// The issuer sent the browser to the callback with these query parameters.
-    case callback(url: String, parameters: FormParameters)
+    /// The issuer sent the browser to the callback with these parameters: the query's, or the
+    /// fragment's when the query carries no response (`inFragment`), as some issuers send an
+    /// error for a response type they do not know.
+    case callback(url: String, parameters: FormParameters, inFragment: Bool)
     /// The issuer showed a page and sent the browser nowhere: an error page or a page the person
     /// could not act on.
     case page(url: String?, status: Int?, message: String)
@@ -248,8 +250,16 @@ enum SheetEnd: Sendable {
     init(_ outcome: WebAuthenticationOutcome) {
         switch outcome.result {
         case .success(let url):
-            let query = URLParts.query(of: url) ?? ""
-            self = .callback(url: url, parameters: (try? FormURLEncoding.decode(query)) ?? FormParameters())
+            let query = (try? FormURLEncoding.decode(URLParts.query(of: url) ?? "")) ?? FormParameters()
+            let responseNames = [OAuthParameter.code, OAuthParameter.error, OAuthParameter.state]
+            if !responseNames.contains(where: { query[$0] != nil }), let hash = url.firstIndex(of: "#"),
+                let fragment = try? FormURLEncoding.decode(String(url[url.index(after: hash)...])),
+                responseNames.contains(where: { fragment[$0] != nil })
+            {
+                self = .callback(url: url, parameters: fragment, inFragment: true)
+            } else {
+                self = .callback(url: url, parameters: query, inFragment: false)
+            }
         case .failure(let error) where [.errorPage, .unexpectedPage, .foreignScheme].contains(error.code):
             self = .page(
                 url: error.url ?? outcome.trace.last?.url, status: error.status, message: error.message)
@@ -259,21 +269,22 @@ enum SheetEnd: Sendable {
     }
 
     var parameters: FormParameters? {
-        if case .callback(_, let parameters) = self { parameters } else { nil }
+        if case .callback(_, let parameters, _) = self { parameters } else { nil }
     }
 
     var code: String? { parameters?[OAuthParameter.code] }
     var error: String? { parameters?[OAuthParameter.error] }
     var callbackURL: String? {
-        if case .callback(let url, _) = self { url } else { nil }
+        if case .callback(let url, _, _) = self { url } else { nil }
     }
 
     /// How the sheet ended, for findings.
     var described: String {
         switch self {
-        case .callback(_, let parameters):
-            if parameters[OAuthParameter.code] != nil { return "redirected back with a code" }
-            if let error = parameters[OAuthParameter.error] { return "redirected back with error=\(error)" }
+        case .callback(_, let parameters, let inFragment):
+            let place = inFragment ? " in the fragment" : ""
+            if parameters[OAuthParameter.code] != nil { return "redirected back with a code\(place)" }
+            if let error = parameters[OAuthParameter.error] { return "redirected back with error=\(error)\(place)" }
             return "redirected back with neither a code nor an error"
         case .page(let url, let status, _):
             return "the issuer showed a page" + (status.map { " (\($0))" } ?? "")

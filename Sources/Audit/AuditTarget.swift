@@ -71,7 +71,7 @@ public struct AuditTarget: Sendable {
         self.authorizationParameters = [:]
         self.selection = Set(AuditCheck.allCases)
         self.waitsForCodeExpiry = false
-        self.maximumRequests = 400
+        self.maximumRequests = 600
         self.maximumFailureStreak = 3
         self.racePause = .zero
     }

@@ -137,9 +137,10 @@ check "oidc-provider-mock: no client secret is refused (invalid_client)" 1 \
 # signinsim audit (lite) against each provider: the public client is audited, the confidential
 # one serves the checks that a code or refresh token of one client is refused to another. Every
 # check's status is pinned in providers/audit-expected/NAME.json; each status other than pass is
-# the provider's own behaviour, explained in docs/interop.md ("Audits of real providers"). None
-# registers a loopback redirect URI, so the two loopback checks are skipped; the ten-minute wait
-# of token.code-lifetime is not taken (skipped too).
+# the provider's own behaviour, explained in docs/interop.md ("Audits of real providers"). The
+# three Django providers register http://127.0.0.1/callback beside the app's scheme, for the
+# loopback checks (pyop's registration has none: skipped there); the ten-minute wait of
+# token.code-lifetime is not taken (skipped everywhere).
 audit_provider() {
     local name="$1" prefix="$2"
     shift 2
@@ -153,13 +154,12 @@ audit_provider() {
         --post-logout-redirect-uri com.example.app://auth/signed-out \
         --username alice --password alice-password "$@"
 }
-audit_provider django-oauth-toolkit DJANGO_OIDC
-audit_provider django-oidc-provider DJANGO_OIDC_PROVIDER
-audit_provider django-allauth DJANGO_ALLAUTH
-# pyop refuses offline_access without prompt=consent (see above), which the audit does not send
-# and has no option to add, so its audit asks for the other scopes only (pyop issues a refresh
-# token with every code anyway). Its confidential client is registered for one method.
-audit_provider pyop PYOP --scope "openid profile email" --other-client-auth-method "$PYOP_CONFIDENTIAL_AUTH_METHOD"
+loopback=(--loopback-redirect-uri http://127.0.0.1/callback)
+audit_provider django-oauth-toolkit DJANGO_OIDC "${loopback[@]}"
+audit_provider django-oidc-provider DJANGO_OIDC_PROVIDER "${loopback[@]}"
+audit_provider django-allauth DJANGO_ALLAUTH "${loopback[@]}"
+# pyop's confidential client is registered for one method, which the audit holds it to.
+audit_provider pyop PYOP --other-client-auth-method "$PYOP_CONFIDENTIAL_AUTH_METHOD"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -100,7 +100,7 @@ extension AuditRun {
                 "an unsupported response_type came back without an error: \(authorization.end.described)")
         }
         return authorization.end.parameters?[OAuthParameter.state] == authorization.state
-            ? .pass("an unsupported response_type came back to the app as error=\(error) with its state")
+            ? .pass("an unsupported response_type \(authorization.end.described), with its state")
             : .broken("error=\(error) came back without the request's state")
     }
 

@@ -71,7 +71,9 @@ extension AuditRun {
     private func sessionEnded() async throws -> Verdict {
         var notes: [String] = []
         for request in [SignOutCheck.StoreRequest.promptNone, .plain] {
-            var extra: [String: String] = [:]
+            // Only `openid`, as the sign-out check asks: a scope such as `offline_access` makes
+            // some issuers refuse a request without `prompt=consent` (pyop).
+            var extra: [String: String] = [OAuthParameter.scope: "openid"]
             switch request {
             case .promptNone:
                 extra[OAuthParameter.prompt] = "none"

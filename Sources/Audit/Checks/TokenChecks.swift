@@ -101,23 +101,27 @@ extension AuditRun {
         return (single, revokes)
     }
 
-    /// Each secret method discovery advertises, with the client's secret (OpenID Connect Core §9).
+    /// The secret methods discovery advertises work with the client's secret, and those it
+    /// does not are refused (OpenID Connect Discovery §3, Core §9). A client registered for one
+    /// method (`--other-client-auth-method`) is held to it: the advertised list is the
+    /// endpoint's, and a registration may narrow it (OpenID Connect Dynamic Registration §2).
     private func authenticationMethods() async throws -> Verdict {
         let confidential = [target.client, target.otherClient].compactMap { $0 }.first { $0.secret != nil }
         guard let client = confidential else {
-            return .skip(
-                "the audited clients have no secret, so only none can be tried, which every flow uses")
+            return .skip("the audited clients have no secret, so only none can be tried, which every flow uses")
         }
         let advertised = metadata?.authMethods ?? []
-        let methods = [TokenEndpointAuthMethod.clientSecretBasic, .clientSecretPost].filter {
-            advertised.contains($0.rawValue)
-        }
-        guard !methods.isEmpty else {
+        let secretMethods = [TokenEndpointAuthMethod.clientSecretBasic, .clientSecretPost]
+        let expected = client.method.map { [$0] } ?? secretMethods.filter { advertised.contains($0.rawValue) }
+        guard !expected.isEmpty else {
             return .skip("discovery advertises neither client_secret_basic nor client_secret_post")
         }
-        var refused: [String] = []
+        if let registered = client.method, !advertised.contains(registered.rawValue) {
+            return .broken("\(client.id) is registered for \(registered.rawValue), which discovery does not advertise")
+        }
+        var problems: [String] = []
         var worked: [String] = []
-        for method in methods {
+        for method in secretMethods where expected.contains(method) || !advertised.contains(method.rawValue) {
             var sender = client
             sender.method = method
             let authorization = try await authorize(client: sender)
@@ -125,15 +129,16 @@ extension AuditRun {
                 return .skip("no code came for \(client.id): \(authorization.end.described)")
             }
             let answer = try await redeem(authorization, client: sender)
-            if answer.succeeded {
-                worked.append(method.rawValue)
-            } else {
-                refused.append("\(method.rawValue) (\(answer.described))")
+            switch (expected.contains(method), answer.succeeded) {
+            case (true, true): worked.append(method.rawValue)
+            case (true, false): problems.append("\(method.rawValue) was refused (\(answer.described))")
+            case (false, true): problems.append("\(method.rawValue), not advertised, was accepted")
+            case (false, false): break
             }
         }
-        return refused.isEmpty
+        return problems.isEmpty
             ? .pass("\(client.id) redeemed codes with \(worked.joined(separator: " and "))")
-            : .broken("advertised but refused for \(client.id): \(refused.joined(separator: ", "))")
+            : .broken("\(client.id): \(problems.joined(separator: "; "))")
     }
 
     /// A code redeemed after ten minutes and a second (RFC 6749 §4.1.2: a maximum lifetime of

@@ -21,7 +21,7 @@ PASSWORD = "alice-password"
 PUBLIC_CLIENT_ID = "com.example.app"
 CONFIDENTIAL_CLIENT_ID = "confidential-app"
 CONFIDENTIAL_CLIENT_SECRET = "confidential-app-secret"
-REDIRECT_URIS = "com.example.app://auth/callback"
+REDIRECT_URIS = "com.example.app://auth/callback http://127.0.0.1/callback"
 POST_LOGOUT_REDIRECT_URIS = "com.example.app://auth/callback com.example.app://auth/signed-out"
 PACKAGE = "signinsim_idp"
 
