@@ -284,7 +284,9 @@ enum SheetEnd: Sendable {
         case .callback(_, let parameters, let inFragment):
             let place = inFragment ? " in the fragment" : ""
             if parameters[OAuthParameter.code] != nil { return "redirected back with a code\(place)" }
-            if let error = parameters[OAuthParameter.error] { return "redirected back with error=\(error)\(place)" }
+            if let error = parameters[OAuthParameter.error] {
+                return "redirected back with error=\(error)\(place)"
+            }
             return "redirected back with neither a code nor an error"
         case .page(let url, let status, _):
             return "the issuer showed a page" + (status.map { " (\($0))" } ?? "")

@@ -108,7 +108,8 @@ extension AuditRun {
     private func authenticationMethods() async throws -> Verdict {
         let confidential = [target.client, target.otherClient].compactMap { $0 }.first { $0.secret != nil }
         guard let client = confidential else {
-            return .skip("the audited clients have no secret, so only none can be tried, which every flow uses")
+            return .skip(
+                "the audited clients have no secret, so only none can be tried, which every flow uses")
         }
         let advertised = metadata?.authMethods ?? []
         let secretMethods = [TokenEndpointAuthMethod.clientSecretBasic, .clientSecretPost]
@@ -117,7 +118,8 @@ extension AuditRun {
             return .skip("discovery advertises neither client_secret_basic nor client_secret_post")
         }
         if let registered = client.method, !advertised.contains(registered.rawValue) {
-            return .broken("\(client.id) is registered for \(registered.rawValue), which discovery does not advertise")
+            return .broken(
+                "\(client.id) is registered for \(registered.rawValue), which discovery does not advertise")
         }
         var problems: [String] = []
         var worked: [String] = []

@@ -76,7 +76,8 @@ extension SignInSimCLI {
                 "har", value: "file",
                 help: "Write every exchange as an HTTP Archive, numbered as the evidence."),
             .option(
-                "max-requests", value: "n", help: "The most requests the audit may send, its sheets' included (default: 600)."),
+                "max-requests", value: "n",
+                help: "The most requests the audit may send, its sheets' included (default: 600)."),
             .flag(
                 "wait-code-expiry",
                 help:
