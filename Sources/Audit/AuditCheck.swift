@@ -61,6 +61,7 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
     case dpopTokenBound = "dpop.token-bound"
     case dpopRefreshBound = "dpop.refresh-bound"
     case dpopJKTBound = "dpop.jkt-bound"
+    case dpopNonceChecked = "dpop.nonce-checked"
     // Logout
     case logoutRedirectExact = "logout.redirect-uri-exact"
     case logoutStateEchoed = "logout.state-echoed"
@@ -121,7 +122,7 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
             .refresh
         case .userInfoSubject, .userInfoChallenge: .userInfo
         case .revocationRevokes, .revocationUnknownToken: .revocation
-        case .dpopTokenBound, .dpopRefreshBound, .dpopJKTBound: .dpop
+        case .dpopTokenBound, .dpopRefreshBound, .dpopJKTBound, .dpopNonceChecked: .dpop
         case .logoutStateEchoed, .logoutRedirectExact, .logoutVerified: .logout
         }
     }
@@ -190,6 +191,7 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
         case .dpopTokenBound: "DPoP proofs bind the tokens"
         case .dpopRefreshBound: "A DPoP-bound refresh token needs its key"
         case .dpopJKTBound: "dpop_jkt binds the code to the key"
+        case .dpopNonceChecked: "A DPoP nonce the issuer never issued is refused"
         case .logoutStateEchoed: "The post-logout redirect echoes state"
         case .logoutRedirectExact: "An unregistered post-logout redirect URI is not followed"
         case .logoutVerified: "Logout ends the issuer's session"
@@ -247,6 +249,7 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
         case .dpopTokenBound: "RFC 9449 §5"
         case .dpopRefreshBound: "RFC 9449 §5"
         case .dpopJKTBound: "RFC 9449 §10"
+        case .dpopNonceChecked: "RFC 9449 §8, §11.1"
         case .logoutStateEchoed: "OpenID Connect RP-Initiated Logout 1.0 §3"
         case .logoutRedirectExact: "OpenID Connect RP-Initiated Logout 1.0 §3"
         case .logoutVerified: "OpenID Connect RP-Initiated Logout 1.0 §2"

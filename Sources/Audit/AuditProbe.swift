@@ -1,12 +1,12 @@
 import Cryptography
 import Foundation
-public import HTTPCore
+import HTTPCore
 import JOSE
 import JSON
 import Locking
 import OAuthCore
-public import Simulator
-public import WebAuthSession
+import Simulator
+import WebAuthSession
 
 /// Why the audit stopped before its end.
 public struct AuditStop: Error, Sendable, Hashable {
@@ -125,14 +125,17 @@ final class AuditProbe: Sendable {
 
     /// POSTs `form` to the token endpoint as `client`, with a DPoP proof of `dpop` when given
     /// (and once more with the issuer's nonce if it asks for one, RFC 9449 §8).
+    ///
+    /// - Parameter nonce: the proof's nonce to start with; `followsNonce: false` sends only that
+    ///   one, for the check that a nonce the issuer never issued is refused.
     func token(
         _ form: FormParameters, endpoint: String, client: AuditClient, method: TokenEndpointAuthMethod,
-        dpop: JWSSigner? = nil
+        dpop: JWSSigner? = nil, nonce initialNonce: String? = nil, followsNonce: Bool = true
     ) async throws -> TokenAnswer {
         var form = form
         var headers = HTTPHeaders()
         Self.authenticate(client, method: method, form: &form, headers: &headers)
-        var nonce: String?
+        var nonce = initialNonce
         for _ in 0..<2 {
             var request = HTTPRequest.form(url: endpoint, parameters: form, headers: headers)
             if let dpop {
@@ -142,7 +145,7 @@ final class AuditProbe: Sendable {
             let response = try await send(request)
             let object = (try? response.jsonBody())?.objectValue ?? [:]
             let answer = TokenAnswer(status: response.status, object: object, response: response)
-            if dpop != nil, nonce == nil, answer.error == "use_dpop_nonce",
+            if dpop != nil, followsNonce, nonce == nil, answer.error == "use_dpop_nonce",
                 let issued = response.headers["DPoP-Nonce"]
             {
                 nonce = issued

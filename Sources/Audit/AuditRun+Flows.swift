@@ -123,8 +123,9 @@ extension AuditRun {
     /// unless told otherwise.
     func redeem(
         _ authorization: Authorization, code: String? = nil, verifier: String?? = nil,
-        redirectURI: String? = nil,
-        client: AuditClient? = nil, dpop: JWSSigner? = nil
+        redirectURI: String? = nil, client: AuditClient? = nil, dpop: JWSSigner? = nil,
+        dpopNonce: String? = nil,
+        followsNonce: Bool = true
     ) async throws -> AuditProbe.TokenAnswer {
         var form = FormParameters()
         form.append(OAuthParameter.grantType, GrantType.authorizationCode)
@@ -135,7 +136,9 @@ extension AuditRun {
         if let audience = target.audience { form.append(OAuthParameter.audience, audience) }
         let client = client ?? target.client
         return try await probe.token(
-            form, endpoint: tokenEndpoint, client: client, method: method(for: client), dpop: dpop)
+            form, endpoint: tokenEndpoint, client: client, method: method(for: client), dpop: dpop,
+            nonce: dpopNonce,
+            followsNonce: followsNonce)
     }
 
     /// A refresh (RFC 6749 §6) as `client`.

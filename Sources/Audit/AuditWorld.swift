@@ -2,7 +2,7 @@ import Clocks
 public import HTTPCore
 public import Issuer
 public import Simulator
-public import WebAuthSession
+import WebAuthSession
 public import WebKitSession
 
 /// Where an audit runs: a simulated world with one phone, against the embedded issuer (whose

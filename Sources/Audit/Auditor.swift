@@ -1,7 +1,7 @@
 import Foundation
 import HTTPCore
 import JOSE
-public import JSON
+import JSON
 import OAuthCore
 public import Simulator
 import WebAuthSession

@@ -107,6 +107,7 @@ extension AuditCheck {
         case .dpopTokenBound: .deviations([.dpopIgnored])
         case .dpopRefreshBound: .deviations([.dpopRefreshUnbound])
         case .dpopJKTBound: .deviations([.dpopJKTIgnored])
+        case .dpopNonceChecked: .deviations([.dpopNonceUnchecked])
         case .logoutRedirectExact: .deviations([.postLogoutRedirectPrefix])
         case .logoutStateEchoed: .fault(.logoutWithoutState)
         case .logoutVerified: .fault(.logoutEndsNothing)

@@ -53,6 +53,7 @@ struct IssuerBehavior {
         self.stepOf = stepOf
         tenant = tenantDocument(apps: apps, users: users)
         derivePages()
+        deriveIssParameterOmitted()
         // A race's delay first: faults are taken in the order they were armed.
         deriveRaces()
         deriveTokenFaults()
@@ -104,6 +105,26 @@ struct IssuerBehavior {
         findings.append(
             "entr\(entries.count == 1 ? "y" : "ies") \(ReplayReport.ranges(entries)): the login page is a script "
                 + "shell (scripts, no form), so the tenant's pages are javascript")
+    }
+
+    /// `deviations: [iss-parameter-omitted]` when discovery promised RFC 9207's `iss` on
+    /// authorization responses and a code came without one: the embedded issuer then leaves it
+    /// out the same way, and an SDK that checks it refuses the response as the recorded one did
+    /// (RFC 9207 §2.4). An error without `iss` alone does not count: django-oauth-toolkit sends
+    /// its denials so while its codes carry `iss`, and an error carries no code to steal.
+    private mutating func deriveIssParameterOmitted() {
+        guard analysis.discovery?["authorization_response_iss_parameter_supported"]?.boolValue == true else {
+            return
+        }
+        let bare = analysis.signIns.compactMap(\.callback).filter { callback in
+            let query = (try? URLParts.queryParameters(of: callback.url)) ?? FormParameters()
+            return query["iss"] == nil && callback.code != nil
+        }
+        guard let first = bare.first else { return }
+        tenant["deviations"] = .array([.string(IssuerDeviation.issParameterOmitted.rawValue)])
+        findings.append(
+            "entry \(number(first.exchange)): discovery promises iss in authorization responses, but the "
+                + "callback's code came without one, so the tenant deviates: iss-parameter-omitted")
     }
 
     private func tenantDocument(apps: [AppSetup], users: [[String: JSONValue]]) -> [String: JSONValue] {

@@ -138,4 +138,17 @@ import Testing
         #expect(bound.proofProblem(proofThumbprint: nil)?.description.contains("needs a DPoP proof") == true)
         #expect(bound.proofProblem(proofThumbprint: "other")?.description.contains("not the one") == true)
     }
+
+    /// `dpop-nonce-unchecked`: a nonce is still wanted, but one never issued passes; without the
+    /// deviation the same proof is refused with the current nonce.
+    @Test func anUncheckedNonceLetsAnInventedOnePass() throws {
+        var fixture = try Fixture()
+        var unchecked = Self.withNonces
+        unchecked.acceptsAnyNonce = true
+        #expect(fixture.admit("a", policy: unchecked, now: 1000) == .nonceMissing(current: "n1"))
+        #expect(fixture.admit("b", nonce: "invented", policy: unchecked, now: 1000) == .accepted)
+        #expect(
+            fixture.admit("c", nonce: "invented", policy: Self.withNonces, now: 1000)
+                == .nonceNotCurrent(current: "n1"))
+    }
 }

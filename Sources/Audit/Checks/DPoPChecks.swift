@@ -4,7 +4,7 @@ import OAuthCore
 extension AuditRun {
     /// DPoP (RFC 9449), when discovery advertises ES256 proofs.
     func dpopChecks() async throws {
-        let checks: [AuditCheck] = [.dpopTokenBound, .dpopRefreshBound, .dpopJKTBound]
+        let checks: [AuditCheck] = [.dpopTokenBound, .dpopRefreshBound, .dpopJKTBound, .dpopNonceChecked]
         guard let algorithms = metadata?.dpopAlgorithms else {
             skipAll(checks, "discovery does not advertise DPoP (dpop_signing_alg_values_supported)")
             return
@@ -59,5 +59,32 @@ extension AuditRun {
                 ? .broken("a code requested with dpop_jkt was redeemed with a proof of another key")
                 : .pass("a proof of a key other than dpop_jkt's was refused: \(answer.described)")
         }
+        try await check(.dpopNonceChecked) { try await nonceChecked() }
+    }
+
+    /// Whether the issuer wants server nonces (a proof without one refused with
+    /// `use_dpop_nonce`), and if so, that one it never issued is refused as well (RFC 9449 §8).
+    private func nonceChecked() async throws -> Verdict {
+        let first = try await authorize()
+        guard first.end.code != nil else { return .skip("no code came: \(first.end.described)") }
+        let withoutNonce = try await redeem(first, dpop: try probe.newDPoPKey(), followsNonce: false)
+        guard withoutNonce.error == "use_dpop_nonce" else {
+            return withoutNonce.succeeded
+                ? .pass(
+                    "a proof without a nonce was accepted: the issuer wants no server nonce (RFC 9449 §8 lets it)"
+                )
+                : .skip("a proof without a nonce got \(withoutNonce.described), which says nothing of nonces")
+        }
+        let second = try await authorize()
+        guard second.end.code != nil else { return .skip("no code came: \(second.end.described)") }
+        let invented = "signinsim-audit-" + probe.randomString()
+        let answer = try await redeem(
+            second, dpop: try probe.newDPoPKey(), dpopNonce: invented, followsNonce: false)
+        if answer.succeeded {
+            return .broken("the issuer wants nonces, but a proof with one it never issued was accepted")
+        }
+        return answer.error == "use_dpop_nonce"
+            ? .pass("the issuer wants nonces, and one it never issued was answered use_dpop_nonce")
+            : .pass("the issuer wants nonces, and one it never issued was refused: \(answer.described)")
     }
 }

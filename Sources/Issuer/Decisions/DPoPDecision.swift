@@ -4,6 +4,8 @@ import OAuthCore
 struct DPoPProofPolicy: Sendable, Equatable {
     /// Whether proofs must carry a current server nonce (`require_dpop_nonce`).
     var requireNonce: Bool
+    /// Whether any nonce passes for a current one (deviation `dpop-nonce-unchecked`).
+    var acceptsAnyNonce = false
     /// How far a proof's `iat` may be from the issuer's time (`dpop_proof_window`).
     var proofWindow: Int64
 
@@ -49,7 +51,9 @@ extension IssuerState {
         if policy.requireNonce {
             let current = currentDPoPNonce(now: now, mintNonce: mintNonce)
             guard let nonce else { return .nonceMissing(current: current) }
-            guard dpopNonces.contains(nonce) else { return .nonceNotCurrent(current: current) }
+            guard dpopNonces.contains(nonce) || policy.acceptsAnyNonce else {
+                return .nonceNotCurrent(current: current)
+            }
         }
         let window = policy.replayWindow
         switch dpopProofIDs.record(proofID, now: now, window: window) {

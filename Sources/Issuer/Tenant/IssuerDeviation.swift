@@ -108,6 +108,10 @@ public enum IssuerDeviation: String, Sendable, Hashable, CaseIterable {
     /// A public client's refresh token is not bound to the DPoP key it was issued with: a proof
     /// of any key refreshes it (RFC 9449 §5).
     case dpopRefreshUnbound = "dpop-refresh-unbound"
+    /// DPoP proofs must carry a server nonce (as with `require_dpop_nonce`), but any value is
+    /// taken for one: a nonce the issuer never issued passes, so nonces stop bounding a
+    /// proof's age (RFC 9449 §8, §11.1).
+    case dpopNonceUnchecked = "dpop-nonce-unchecked"
     /// `dpop_jkt` at the authorization endpoint is not bound to the code: the code is redeemed
     /// with a proof of another key (RFC 9449 §10).
     case dpopJKTIgnored = "dpop-jkt-ignored"

@@ -111,8 +111,10 @@ extension Issuer {
         let proof = try DPoPProof.parse(fields[0])
         var accessToken: String?
         if case .resource(let token) = endpoint { accessToken = token }
+        let unchecked = tenant.deviates(.dpopNonceUnchecked)
         let policy = DPoPProofPolicy(
-            requireNonce: tenant.requireDPoPNonce, proofWindow: tenant.lifetimes.dpopProofWindow)
+            requireNonce: tenant.requireDPoPNonce || unchecked, acceptsAnyNonce: unchecked,
+            proofWindow: tenant.lifetimes.dpopProofWindow)
         try proof.check(
             method: request.method.rawValue, urls: [request.urlWithoutQuery, url(request.path)], now: now,
             window: policy.issuedAtWindow, accessToken: accessToken)

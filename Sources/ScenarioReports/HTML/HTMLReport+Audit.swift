@@ -1,4 +1,4 @@
-public import JSON
+import JSON
 public import Scenario
 
 extension HTMLReport {

@@ -113,7 +113,7 @@ struct AuditCommandRun {
                 "'--client-key' (private_key_jwt) is not supported by audit yet: audit a secret or a public client"
             )
         }
-        let person = try Self.person(arguments)
+        let person = try SignInRun.person(arguments, consent: .approve)
         let clientID = arguments.value("client-id") ?? "com.example.app"
         var target = AuditTarget(
             issuer: issuer ?? "",
@@ -160,32 +160,6 @@ struct AuditCommandRun {
         ]
         for case (let name, let value?) in named { parameters[name] = value }
         return parameters
-    }
-
-    /// The test user as the sheet's person.
-    static func person(_ arguments: ParsedArguments) throws(UsageError) -> WebUserScript {
-        var others = FormParameters()
-        var overrides: [WebPageOverride] = []
-        for pair in arguments.allValues("fill") {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw UsageError(
-                    "The value '\(pair)' is invalid for '--fill <name=value>': expected NAME=VALUE")
-            }
-            let (name, value) = (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
-            if WebElementTarget.isTarget(name) {
-                overrides.append(.fill(WebElementTarget(name), value: value))
-            } else {
-                others.append(name, value)
-            }
-        }
-        overrides += arguments.allValues("click").map { .click(WebElementTarget($0)) }
-        var person = WebUserScript.signIn(
-            username: arguments.value("username") ?? "alice@example.com",
-            password: arguments.value("password") ?? "alice-password",
-            usernameField: arguments.value("username-field") ?? "username",
-            passwordField: arguments.value("password-field") ?? "password", otherFields: others)
-        person.overrides = overrides
-        return person
     }
 
     /// `--only` and `--skip`: check ids or group names, comma-separated; an unknown one is a

@@ -150,6 +150,24 @@ struct SignInRun {
         postLogoutRedirectURI = arguments.value("post-logout-redirect-uri")
         clientID = arguments.value("client-id") ?? "com.example.app"
         redirectURI = arguments.value("redirect-uri") ?? "com.example.app://auth/callback"
+        user = try Self.person(arguments, consent: arguments.flag("deny-consent") ? .deny : .approve)
+        client = try ClientSettings(arguments)
+        do {
+            profile = try BehaviorProfile(named: arguments.value("profile") ?? "default")
+        } catch {
+            throw UsageError("The value is invalid for '--profile <name>': \(error.message)")
+        }
+        leeway = try Self.leeway(arguments)
+        sharedSession = arguments.flag("shared-session")
+        refresh = arguments.flag("refresh")
+        signOut = arguments.flag("sign-out")
+    }
+
+    /// The person in the sheet, from `--username`, `--password`, the field names, `--fill` and
+    /// `--click` (a `--fill` name that is a CSS selector or `label:TEXT` is an override).
+    static func person(_ arguments: ParsedArguments, consent: WebUserScript.ConsentDecision)
+        throws(UsageError) -> WebUserScript
+    {
         var others = FormParameters()
         var overrides: [WebPageOverride] = []
         for pair in arguments.allValues("fill") {
@@ -165,23 +183,14 @@ struct SignInRun {
             }
         }
         overrides += arguments.allValues("click").map { .click(WebElementTarget($0)) }
-        user = .signIn(
+        var person = WebUserScript.signIn(
             username: arguments.value("username") ?? "alice@example.com",
             password: arguments.value("password") ?? "alice-password",
             usernameField: arguments.value("username-field") ?? "username",
             passwordField: arguments.value("password-field") ?? "password", otherFields: others,
-            consent: arguments.flag("deny-consent") ? .deny : .approve)
-        user.overrides = overrides
-        client = try ClientSettings(arguments)
-        do {
-            profile = try BehaviorProfile(named: arguments.value("profile") ?? "default")
-        } catch {
-            throw UsageError("The value is invalid for '--profile <name>': \(error.message)")
-        }
-        leeway = try Self.leeway(arguments)
-        sharedSession = arguments.flag("shared-session")
-        refresh = arguments.flag("refresh")
-        signOut = arguments.flag("sign-out")
+            consent: consent)
+        person.overrides = overrides
+        return person
     }
 
     /// `--leeway <seconds>`: a whole number of seconds, not negative.
