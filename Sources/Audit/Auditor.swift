@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import HTTPCore
 import JOSE
@@ -41,11 +42,10 @@ public enum Auditor {
                     check: check, status: .skip,
                     summary: "not run: the audit stopped before it (\(stoppedEarly ?? "no reason recorded"))")
         }
-        let (seconds, attoseconds) = (ContinuousClock.now - started).components
         return Scorecard(
             issuer: target.issuer, clientID: target.client.id, engine: target.engine.rawValue,
             findings: findings, requests: run.probe.sent,
-            milliseconds: Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000),
+            milliseconds: Int((ContinuousClock.now - started).inMilliseconds),
             refreshProfile: run.refreshProfile, stoppedEarly: stoppedEarly)
     }
 }

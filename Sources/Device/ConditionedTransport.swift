@@ -1,3 +1,4 @@
+import Clocks
 public import HTTPCore
 public import Locking
 
@@ -239,20 +240,25 @@ public final class ConditionedTransport: HTTPTransport {
                     durationMilliseconds: elapsed(), sentAt: started, initiator: initiator))
             throw error
         }
-        // The log shows the request as it went out: with the fields the transport beneath
-        // added (a browser jar's `Cookie`).
+        record(
+            Exchange(
+                sequence: sequence, request: Self.asSent(request, outcome: outcome), outcome: outcome,
+                condition: condition,
+                reachedServer: reachedServer, startedAtMilliseconds: startedAt,
+                durationMilliseconds: elapsed(), sentAt: started, initiator: initiator))
+        return try outcome.get()
+    }
+
+    /// The request as it went out, for the log: with the fields the transport beneath added (a
+    /// browser jar's `Cookie`).
+    static func asSent(_ request: HTTPRequest, outcome: Result<HTTPResponse, HTTPError>) -> HTTPRequest {
         var sent = request
         if case .success(let response) = outcome {
             for field in response.addedRequestHeaders {
                 sent.headers.add(name: field.name, value: field.value)
             }
         }
-        record(
-            Exchange(
-                sequence: sequence, request: sent, outcome: outcome, condition: condition,
-                reachedServer: reachedServer, startedAtMilliseconds: startedAt,
-                durationMilliseconds: elapsed(), sentAt: started, initiator: initiator))
-        return try outcome.get()
+        return sent
     }
 
     /// A check's request: straight to the server, past the device's conditions and faults (a
@@ -272,14 +278,9 @@ public final class ConditionedTransport: HTTPTransport {
         } catch {
             outcome = .failure(error)
         }
-        var sent = request
-        if case .success(let response) = outcome {
-            for field in response.addedRequestHeaders {
-                sent.headers.add(name: field.name, value: field.value)
-            }
-        }
         let exchange = Exchange(
-            sequence: sequence, request: sent, outcome: outcome, condition: .none,
+            sequence: sequence, request: Self.asSent(request, outcome: outcome), outcome: outcome,
+            condition: .none,
             reachedServer: (try? outcome.get()) != nil,
             startedAtMilliseconds: startedAt,
             durationMilliseconds: Self.milliseconds(since: started), sentAt: started,
@@ -293,8 +294,7 @@ public final class ConditionedTransport: HTTPTransport {
 
     /// Wall time since `start`, in milliseconds.
     private static func milliseconds(since start: ContinuousClock.Instant) -> Double {
-        let (seconds, attoseconds) = (ContinuousClock.now - start).components
-        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        (ContinuousClock.now - start).inMilliseconds
     }
 
     private func record(_ exchange: Exchange) {

@@ -213,8 +213,7 @@ public final class ScenarioWorld: Sendable {
                 var exchange = exchange
                 exchange.pageref = Self.page(sentAt: sentAt, in: pages)
                 if let firstSent {
-                    let (seconds, attoseconds) = (sentAt - firstSent).components
-                    let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+                    let milliseconds = (sentAt - firstSent).inMilliseconds
                     exchange.wallClockOffsetMilliseconds = (milliseconds * 1000).rounded() / 1000
                 }
                 return exchange

@@ -1,3 +1,4 @@
+import Clocks
 public import HTTPCore
 import Locking
 
@@ -56,11 +57,10 @@ struct RecordingTransport: HTTPTransport {
         } catch {
             outcome = .failure(error)
         }
-        let (seconds, attoseconds) = (ContinuousClock.now - started).components
         log.append(
             .init(
                 source: source, startedAtMilliseconds: startedAt, request: request, outcome: outcome,
-                durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15, sentAt: started,
+                durationMilliseconds: (ContinuousClock.now - started).inMilliseconds, sentAt: started,
                 app: app))
         return try outcome.get()
     }

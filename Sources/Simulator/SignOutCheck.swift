@@ -203,9 +203,6 @@ public struct SignOutCheck: Sendable, Hashable {
 extension SimulatedApp {
     /// Signs the app out through its SDK, keeping what ``checkSignOut(_:)`` needs afterwards.
     public func signOut(callEndSession: Bool) async throws(SignInError) -> SignOutRecord {
-        let storage = KeychainTokenStorage(
-            keychain: device.keychain, accessGroup: configuration.accessGroup,
-            accessibility: configuration.keychainAccessibility)
         var items: [String: [UInt8]] = [:]
         for key in [SignInClient.credentialsKey, SignInClient.dpopKeyKey] {
             // A keychain that cannot be read now leaves nothing to check with, which the check
@@ -275,22 +272,11 @@ extension SimulatedApp {
         } catch {
             return .notChecked("no authorization request could be built to check the browser store: \(error)")
         }
-        let redirectURI = configuration.options.redirectURI
-        guard let callback = WebAuthenticationCallback(redirectURI: redirectURI) else {
-            return .notChecked("the redirect URI \(redirectURI) cannot be a callback")
-        }
-        let engine: any WebSheetEngine
-        do {
-            engine = try phone.sheetEngine(configuration.browser)
-        } catch {
-            return .notChecked("no browser to check with: \(error.message)")
-        }
-        let session = WebAuthenticationSession(
-            url: url, callback: callback, browser: engine, prefersEphemeralWebBrowserSession: false)
         let outcome: WebAuthenticationOutcome
         do {
-            outcome = try await session.start(as: SignOutCheck.checkingPerson, in: WebPresentationContext())
-                .outcome()
+            outcome = try await phone.openSheet(
+                url: url, redirectURI: configuration.options.redirectURI, engine: configuration.browser,
+                ephemeral: false, person: SignOutCheck.checkingPerson)
         } catch {
             return .notChecked("the check's sheet could not open: \(error.message)")
         }

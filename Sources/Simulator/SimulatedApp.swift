@@ -268,14 +268,19 @@ public final class SimulatedApp: Sendable {
     /// Whether the app's credentials are in the keychain, read without the app running (nil
     /// when the keychain refuses, as before the first unlock).
     public func hasStoredCredentials() -> Bool? {
-        let storage = KeychainTokenStorage(
-            keychain: device.keychain, accessGroup: configuration.accessGroup,
-            accessibility: configuration.keychainAccessibility)
         do {
             return try storage.load(key: SignInClient.credentialsKey) != nil
         } catch {
             return nil
         }
+    }
+
+    /// The app's keychain items as its SDK stores them: the one view of them that the SDK's
+    /// environment, the credentials check and the sign-out record share.
+    var storage: KeychainTokenStorage {
+        KeychainTokenStorage(
+            keychain: device.keychain, accessGroup: configuration.accessGroup,
+            accessibility: configuration.keychainAccessibility)
     }
 
     /// Who the app's own requests come from, for the device's network log.
@@ -284,9 +289,7 @@ public final class SimulatedApp: Sendable {
     private func makeEnvironment() -> SignInEnvironment {
         SignInEnvironment(
             transport: device.network,
-            storage: KeychainTokenStorage(
-                keychain: device.keychain, accessGroup: configuration.accessGroup,
-                accessibility: configuration.keychainAccessibility),
+            storage: storage,
             preferences: DeviceAppPreferences(device: device, bundleID: bundleID),
             clock: device.clock, random: device.random,
             webAuthentication: DeviceWebAuthenticationAgent(app: self),

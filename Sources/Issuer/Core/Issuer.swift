@@ -198,11 +198,9 @@ public final class Issuer: Sendable {
     }
 
     private func log(_ request: HTTPRequest, response: HTTPResponse, started: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - started
-        let (seconds, attoseconds) = elapsed.components
         let entry = RequestLogEntry(
             request, status: response.dropsConnection ? 0 : response.status, time: clock.now(),
-            durationMilliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+            durationMilliseconds: (ContinuousClock.now - started).inMilliseconds)
         recentRequests.withLock { $0.append(entry) }
     }
 
