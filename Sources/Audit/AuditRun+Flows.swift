@@ -145,12 +145,15 @@ extension AuditRun {
     func refresh(_ token: String, client: AuditClient? = nil, dpop: JWSSigner? = nil) async throws
         -> AuditProbe.TokenAnswer
     {
-        var form = FormParameters()
-        form.append(OAuthParameter.grantType, GrantType.refreshToken)
-        form.append(OAuthParameter.refreshToken, token)
         let client = client ?? target.client
         return try await probe.token(
-            form, endpoint: tokenEndpoint, client: client, method: method(for: client), dpop: dpop)
+            Self.refreshForm(token), endpoint: tokenEndpoint, client: client, method: method(for: client),
+            dpop: dpop)
+    }
+
+    /// A refresh request's form (RFC 6749 §6), before client authentication.
+    static func refreshForm(_ token: String) -> FormParameters {
+        [OAuthParameter.grantType: GrantType.refreshToken, OAuthParameter.refreshToken: token]
     }
 
     /// A whole code flow: authorization with S256 in the shared store, then the redemption.

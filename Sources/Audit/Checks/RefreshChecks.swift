@@ -106,10 +106,9 @@ extension AuditRun {
 
     /// `times` refreshes of `token` sent at once.
     private func refreshTogether(_ token: String, times: Int) async throws -> [AuditProbe.TokenAnswer] {
-        var form = FormParameters()
-        form.append(OAuthParameter.grantType, GrantType.refreshToken)
-        form.append(OAuthParameter.refreshToken, token)
-        let (probe, endpoint, client, request) = (probe, tokenEndpoint, target.client, form)
+        let (probe, endpoint, client, request) = (
+            probe, tokenEndpoint, target.client, Self.refreshForm(token)
+        )
         let method = method(for: client)
         return try await withThrowingTaskGroup(of: AuditProbe.TokenAnswer.self) { group in
             for _ in 0..<times {

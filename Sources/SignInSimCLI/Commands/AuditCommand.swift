@@ -246,7 +246,10 @@ struct AuditCommandRun {
                             }
                         )
                     },
-                    exchanges: exchanges, commandLine: Self.displayed(arguments)), to: html)
+                    exchanges: exchanges,
+                    commandLine: RunCommand.displayed(
+                        arguments, hiding: ["password", "client-secret", "other-client-secret", "fill"])),
+                to: html)
         }
         if format == "json" {
             context.printJSON(scorecard.json)
@@ -275,18 +278,6 @@ struct AuditCommandRun {
                 "signinsim: the sheet runs in lite, which runs no JavaScript: \(error.message)\n")
             return (.lite, nil)
         }
-    }
-
-    /// The command line as the page shows it, secrets hidden.
-    static func displayed(_ arguments: ParsedArguments) -> String {
-        let secret: Set<String> = ["password", "client-secret", "other-client-secret", "fill"]
-        var words = ["signinsim", "audit"]
-        for name in arguments.values.keys.sorted() {
-            for value in arguments.values[name] ?? [] {
-                words += ["--\(name)", secret.contains(name) ? "…" : value]
-            }
-        }
-        return words.joined(separator: " ")
     }
 
     static func verdict(_ scorecard: Scorecard) -> String {

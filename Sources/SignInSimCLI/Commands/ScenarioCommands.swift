@@ -427,13 +427,17 @@ struct RunCommand {
 
     /// The command line as a report shows it: options in a fixed order, and the values of
     /// `-e` hidden (a password may be one).
-    static func displayed(_ arguments: ParsedArguments) -> String {
+    ///
+    /// - Parameter hiding: options whose values are secrets, each shown as `…`.
+    static func displayed(_ arguments: ParsedArguments, hiding: Set<String> = []) -> String {
         var words = arguments.commandPath.isEmpty ? ["signinsim", "run"] : arguments.commandPath
         for name in arguments.values.keys.sorted() {
             for value in arguments.values[name] ?? [] {
                 let shown =
-                    name == "env"
-                    ? String(value.prefix { $0 != "=" }) + (value.contains("=") ? "=…" : "") : value
+                    hiding.contains(name)
+                    ? "…"
+                    : name == "env"
+                        ? String(value.prefix { $0 != "=" }) + (value.contains("=") ? "=…" : "") : value
                 words += ["--\(name)", shown]
             }
         }
