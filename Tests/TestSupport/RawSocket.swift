@@ -8,7 +8,10 @@ import Foundation
 public enum RawSocket {
     /// Connects to 127.0.0.1:`port`, sends `request`, and reads until the peer closes or
     /// `timeout` passes without data. `nil` when the connection fails.
-    public static func exchange(port: Int, request: [UInt8], timeout: Duration = .seconds(3)) async
+    ///
+    /// The timeout only bounds a server that never closes: an answer ends at the close, so the
+    /// default is as long as the suite's other bounds (a loaded machine answers late, not never).
+    public static func exchange(port: Int, request: [UInt8], timeout: Duration = .seconds(20)) async
         -> [UInt8]?
     {
         await onThread {
