@@ -46,6 +46,22 @@ struct TenantLoaderErrorTests {
             name: "page style of the wrong type", text: "pages: true\n", line: 1, column: 8,
             message: "pages must be a string, found a boolean"),
         BadTenantFile(
+            name: "misspelt pushed_authorization_requests",
+            text: "pages: html\npushed_authorization_requests: requried\n", line: 2, column: 32,
+            message: "unknown pushed_authorization_requests \"requried\"; did you mean \"required\"?"),
+        BadTenantFile(
+            name: "unknown pushed_authorization_requests", text: "pushed_authorization_requests: always\n",
+            line: 1, column: 32,
+            message:
+                "unknown pushed_authorization_requests \"always\"; expected one of: off, allowed, required"),
+        BadTenantFile(
+            name: "pushed_authorization_requests of the wrong type",
+            text: "pushed_authorization_requests: true\n", line: 1, column: 32,
+            message: "pushed_authorization_requests must be off, allowed or required, found a boolean"),
+        BadTenantFile(
+            name: "pushed_request lifetime of zero", text: "lifetimes:\n  pushed_request: 0\n", line: 2,
+            column: 19, message: "pushed_request must be a positive number of seconds, found 0"),
+        BadTenantFile(
             name: "root is a sequence", text: "- client_id: a\n", line: 1, column: 1,
             message: "the tenant file must be a mapping, found a sequence"),
         BadTenantFile(

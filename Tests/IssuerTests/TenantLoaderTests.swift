@@ -150,6 +150,32 @@ struct TenantLoaderTests {
         #expect(emptied.clients.isEmpty)
     }
 
+    /// `pushed_authorization_requests` picks the RFC 9126 policy, in YAML and in JSON, and
+    /// `lifetimes.pushed_request` the request_uri's lifetime; unset, they are `off` and 60 s.
+    @Test("pushed_authorization_requests and lifetimes.pushed_request")
+    func pushedAuthorizationRequests() throws {
+        #expect(Tenant.default.pushedAuthorizationRequests == .off)
+        #expect(Tenant.default.lifetimes.pushedRequest == 60)
+        #expect(try Self.load("pages: html\n").pushedAuthorizationRequests == .off)
+        for policy in PushedAuthorizationPolicy.allCases {
+            let yaml = try Self.load("pushed_authorization_requests: \(policy.rawValue)\n")
+            #expect(yaml.pushedAuthorizationRequests == policy)
+            let json = try Self.load("{\"pushed_authorization_requests\": \"\(policy.rawValue)\"}", "t.json")
+            #expect(json.pushedAuthorizationRequests == policy)
+        }
+        let tenant = try Self.load(
+            """
+            pushed_authorization_requests: required
+            lifetimes: {pushed_request: 30}
+            clients:
+              - {client_id: com.example.app, lifetimes: {pushed_request: 90}}
+            """)
+        #expect(tenant.pushedAuthorizationRequests == .required)
+        #expect(tenant.lifetimes.pushedRequest == 30)
+        #expect(tenant.client("com.example.app")?.lifetimes?.pushedRequest == 90)
+        #expect(tenant.deviations.isEmpty)
+    }
+
     /// `replace_defaults: true` starts from nothing: no default client, user, API or connection.
     @Test("replace_defaults")
     func replaceDefaults() throws {

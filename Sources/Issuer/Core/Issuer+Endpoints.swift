@@ -11,7 +11,8 @@ extension Issuer {
         { issuer, request in .response(answer(issuer, request)) }
     }
 
-    /// Paths at Auth0's places, all advertised in discovery; `/_admin/` is the test control API.
+    /// Paths at Auth0's places, all advertised in discovery (`/par` when the tenant serves
+    /// pushed requests); `/_admin/` is the test control API.
     enum Path {
         static let discovery = "/.well-known/openid-configuration"
         static let jwks = "/.well-known/jwks.json"
@@ -22,6 +23,8 @@ extension Issuer {
         static let userInfo = "/userinfo"
         static let revoke = "/oauth/revoke"
         static let logout = "/oidc/logout"
+        /// RFC 9126 §2, advertised only when the tenant serves pushed requests.
+        static let pushedAuthorization = "/par"
     }
 
     /// Every endpoint by path and method.
@@ -40,6 +43,9 @@ extension Issuer {
             .post: answered { issuer, request in issuer.userInfo(request) },
         ],
         Path.revoke: [.post: answered { issuer, request in issuer.revoke(request) }],
+        Path.pushedAuthorization: [
+            .post: answered { issuer, request in issuer.pushAuthorizationRequest(request) }
+        ],
         Path.logout: [
             .get: answered { issuer, request in issuer.logout(request) },
             .post: answered { issuer, request in issuer.logout(request) },

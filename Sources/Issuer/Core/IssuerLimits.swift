@@ -14,6 +14,10 @@ public struct IssuerLimits: Sendable, Hashable {
     /// Login transactions waiting for the user (one per `GET /authorize`), the oldest forgotten
     /// first; a form of a forgotten one gets the page of an expired one.
     public var pendingTransactions = 10_000
+    /// Pushed authorization requests waiting for their `request_uri` (RFC 9126, one per
+    /// `POST /par` of an authenticated client), the oldest forgotten first; a forgotten one's
+    /// request_uri is then `invalid_request_uri`.
+    public var pushedAuthorizationRequests = 10_000
     /// DPoP proof ids remembered for replay detection (RFC 9449 §11.1); when full, new proofs are
     /// refused (503) until the oldest generation of ids has aged out.
     public var dpopProofIDs = 1_000_000

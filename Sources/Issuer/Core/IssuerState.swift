@@ -14,6 +14,9 @@ struct IssuerState: Sendable {
     /// Login transactions by id: an authorization request waiting for the user. At most
     /// `IssuerLimits.pendingTransactions`, the oldest forgotten first.
     var transactions: BoundedTable<String, AuthorizationTransaction>
+    /// Pushed authorization requests (RFC 9126) by hash of their `request_uri`. At most
+    /// `IssuerLimits.pushedAuthorizationRequests`, the oldest forgotten first.
+    var pushedRequests: BoundedTable<String, PushedAuthorizationRecord>
     /// Authorization codes by hash.
     var codes: [String: AuthorizationCodeRecord] = [:]
     /// Issuer sessions (the SSO cookie) by hash of the cookie value.
@@ -70,6 +73,7 @@ struct IssuerState: Sendable {
     init(tenant: Tenant, keys: SigningKeyRing, limits: IssuerLimits = .default) {
         self.keys = keys
         transactions = BoundedTable(capacity: limits.pendingTransactions)
+        pushedRequests = BoundedTable(capacity: limits.pushedAuthorizationRequests)
         dpopProofIDs = DPoPReplayCache(capacity: limits.dpopProofIDs)
         clientAssertionIDs = ClientAssertionReplayCache(capacity: limits.clientAssertionIDs)
         for client in tenant.clients { clients[client.id] = client }
@@ -103,6 +107,7 @@ struct IssuerState: Sendable {
     mutating func sweep(now: Int64) {
         lastSweep = now
         transactions.removeAll { $0.expiresAt <= now }
+        pushedRequests.removeAll { $0.expiresAt <= now }
         codes = codes.filter { $0.value.expiresAt > now }
         sessions = sessions.filter { $0.value.expiresAt > now }
         revokedAccessTokens = revokedAccessTokens.filter { $0.value > now }

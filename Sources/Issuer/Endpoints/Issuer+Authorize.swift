@@ -5,8 +5,9 @@ import OAuthCore
 // RFC 8252, RFC 9207. Login and consent forms are in Issuer+Login.swift, logout in
 // Issuer+Logout.swift.
 extension Issuer {
-    /// `GET /authorize`: validates the request, then shows the login page, the consent page,
-    /// or redirects with a code, depending on the browser's session and the user's consents.
+    /// `GET /authorize`: validates the request (or the one pushed under its `request_uri`,
+    /// RFC 9126 §4), then shows the login page, the consent page, or redirects with a code,
+    /// depending on the browser's session and the user's consents.
     func authorize(_ request: HTTPRequest) -> HTTPResponse {
         let now = clock.now()
         let query: FormParameters
@@ -17,10 +18,29 @@ extension Issuer {
                 .errorPage(
                     title: "Invalid sign-in request", message: "The request's query string is malformed."))
         }
+        // RFC 9126 §4: a request_uri stands for the parameters pushed under it.
+        var parameters = query
+        var pushed = false
+        switch resolvePushedRequest(query, now: now) {
+        case nil: break
+        case .use(let pushedParameters)?:
+            parameters = pushedParameters
+            pushed = true
+        case .refused(let error)?:
+            return render(.errorPage(title: "Invalid sign-in request", message: Issuer.errorPageText(error)))
+        }
         let validated: (request: AuthorizationRequest, client: ClientRegistration)
-        do {
-            validated = try AuthorizationRequest.validate(query, tenant: tenant) { id in
+        do throws(AuthorizationRequestRejection) {
+            validated = try AuthorizationRequest.validate(parameters, tenant: tenant) { id in
                 state.withLock { $0.clients[id] }
+            }
+            // RFC 9126 §5: once the client and its redirect URI are known, a request that
+            // should have been pushed is refused at that URI.
+            if let refusal = tenant.pushedAuthorizationRequests.refusal(
+                pushed: pushed, deviations: tenant.deviations)
+            {
+                throw .redirect(
+                    refusal, redirectURI: validated.request.redirectURI, state: validated.request.state)
             }
         } catch {
             switch error {

@@ -4,7 +4,7 @@ import JSON
 import OAuthCore
 
 extension Issuer {
-    /// OpenID Connect Discovery 1.0 §3, with the RFC 8414 / 9207 / 9449 / 8693 additions.
+    /// OpenID Connect Discovery 1.0 §3, with the RFC 8414 / 9207 / 9449 / 8693 / 9126 additions.
     func discoveryDocument(_ request: HTTPRequest) -> HTTPResponse {
         let mismatch = state.withLock { $0.faults.take(.discoveryIssuerMismatch) }
         let algorithms = state.withLock { $0.keys.active.algorithm.rawValue }
@@ -42,6 +42,12 @@ extension Issuer {
             "request_parameter_supported": false,
             "claims_parameter_supported": false,
         ]
+        // RFC 9126 §5.
+        let pushedRequests = tenant.pushedAuthorizationRequests
+        if pushedRequests.servesPushedRequests {
+            members["pushed_authorization_request_endpoint"] = .string(url(Path.pushedAuthorization))
+            members["require_pushed_authorization_requests"] = .bool(pushedRequests == .required)
+        }
         Issuer.applyDiscoveryDeviations(tenant.deviations, to: &members)
         return .json(.object(members), headers: ["Cache-Control": "public, max-age=60"])
     }

@@ -115,4 +115,22 @@ public enum IssuerDeviation: String, Sendable, Hashable, CaseIterable {
     /// `dpop_jkt` at the authorization endpoint is not bound to the code: the code is redeemed
     /// with a proof of another key (RFC 9449 §10).
     case dpopJKTIgnored = "dpop-jkt-ignored"
+
+    // MARK: Pushed authorization requests (RFC 9126)
+
+    /// A `request_uri` is not used up at the authorization endpoint: it may be used again until it
+    /// expires (RFC 9126 §4: it SHOULD be good for one authorization request).
+    case parRequestURIReusable = "par-request-uri-reusable"
+    /// The authorization endpoint honours a `request_uri` whatever `client_id` comes with it, or
+    /// none (RFC 9126 §4: it MUST be the client that pushed the request).
+    case parIgnoresClientID = "par-ignores-client-id"
+    /// The pushed authorization request endpoint accepts any `redirect_uri` (201), though the
+    /// authorization endpoint still checks it when the `request_uri` is used (RFC 9126 §2.1: the
+    /// push is validated as an authorization request).
+    case parSkipsRedirectURICheck = "par-skips-redirect-uri-check"
+    /// The 201 answer to a push has no `expires_in` (RFC 9126 §2.2: REQUIRED).
+    case parOmitsExpiresIn = "par-omits-expires-in"
+    /// Discovery says `require_pushed_authorization_requests: true` (policy `required`), but
+    /// authorization requests that were not pushed are served anyway (RFC 9126 §5).
+    case parRequiredNotEnforced = "par-required-not-enforced"
 }

@@ -25,6 +25,10 @@ public struct Tenant: Sendable, Hashable {
     /// Whether the login, consent and logout pages are forms in the served HTML or are
     /// rendered by a script (`pages`, docs/issuer.md "Pages that need JavaScript").
     public var pageStyle = LoginPageStyle.html
+    /// Whether pushed authorization requests (RFC 9126) are served, and required
+    /// (`pushed_authorization_requests`, docs/issuer.md "Pushed authorization requests"): off by
+    /// default.
+    public var pushedAuthorizationRequests = PushedAuthorizationPolicy.off
     /// The rules this issuer breaks on purpose (`deviations`, docs/issuer.md "Deviations"):
     /// none by default.
     public var deviations: Set<IssuerDeviation> = []
@@ -297,6 +301,9 @@ public struct TokenLifetimes: Sendable, Hashable {
     public var transaction: Int64 = 600
     /// How far a DPoP proof's `iat` may be from now (RFC 9449 §11.1).
     public var dpopProofWindow: Int64 = 60
+    /// A pushed authorization request's `request_uri` (RFC 9126 §2.2: short-lived; the RFC's
+    /// examples use 60 s).
+    public var pushedRequest: Int64 = 60
 
     public init() {}
 }

@@ -15,7 +15,7 @@ extension TenantDecoder {
     static let topLevelKeys = [
         "replace_defaults", "signing_algorithm", "require_dpop_nonce", "pages", "default_audience",
         "lifetimes", "clients", "users", "audiences", "connections", "refresh_rotation",
-        "refresh_token_reuse", "deviations",
+        "refresh_token_reuse", "deviations", "pushed_authorization_requests",
     ]
     static let clientKeys = [
         "client_id", "client_secret", "name", "redirect_uris", "post_logout_redirect_uris", "grant_types",
@@ -51,6 +51,7 @@ extension TenantDecoder {
             ("session", \.session),
             ("transaction", \.transaction),
             ("dpop_proof_window", \.dpopProofWindow),
+            ("pushed_request", \.pushedRequest),
         ]
 
     /// What `replace_defaults: true` starts from: nothing but the built-in settings.
@@ -82,6 +83,9 @@ extension TenantDecoder {
             tenant.requireDPoPNonce = try bool(node, "require_dpop_nonce")
         }
         if let node = fields["pages"] { tenant.pageStyle = try pageStyle(node) }
+        if let node = fields["pushed_authorization_requests"] {
+            tenant.pushedAuthorizationRequests = try pushedAuthorizationPolicy(node)
+        }
         if let node = fields["deviations"] { tenant.deviations = try deviations(node) }
         var legacyGrace: YAMLNode?
         if let node = fields["lifetimes"] {
@@ -116,6 +120,24 @@ extension TenantDecoder {
                 at: node.mark)
         }
         return style
+    }
+
+    /// `pushed_authorization_requests`: `off`, `allowed` or `required` (RFC 9126 §5).
+    private func pushedAuthorizationPolicy(_ node: YAMLNode) throws(TenantError) -> PushedAuthorizationPolicy
+    {
+        let known = PushedAuthorizationPolicy.allCases.map(\.rawValue)
+        guard let name = node.string else {
+            throw failure(
+                "pushed_authorization_requests must be off, allowed or required, found \(node.typeDescription)",
+                at: node.mark)
+        }
+        guard let policy = PushedAuthorizationPolicy(rawValue: name) else {
+            throw failure(
+                "unknown pushed_authorization_requests \"\(name.prefix(32))\""
+                    + NearMiss.alternatives(for: name, among: known),
+                at: node.mark)
+        }
+        return policy
     }
 
     /// `deviations`: a list of `IssuerDeviation` names, each a rule the issuer breaks.
