@@ -24,6 +24,7 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
     case authorizeRedirectUserInfo = "authorize.redirect-uri-user-info"
     case authorizeLoopbackAnyPort = "authorize.loopback-any-port"
     case authorizeLocalhost = "authorize.localhost-refused"
+    case authorizePrivateUseScheme = "authorize.private-use-scheme"
     case authorizeStateEchoed = "authorize.state-echoed"
     case authorizeIssResponse = "authorize.iss-response"
     case authorizeErrorsRedirected = "authorize.errors-redirected"
@@ -62,6 +63,12 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
     case dpopRefreshBound = "dpop.refresh-bound"
     case dpopJKTBound = "dpop.jkt-bound"
     case dpopNonceChecked = "dpop.nonce-checked"
+    // Pushed authorization requests
+    case parPushAnswered = "par.push-answered"
+    case parRedirectURIValidated = "par.redirect-uri-validated"
+    case parRequestURIBoundToClient = "par.request-uri-bound-to-client"
+    case parRequestURIOneTime = "par.request-uri-one-time"
+    case parRequiredEnforced = "par.required-enforced"
     // Logout
     case logoutRedirectExact = "logout.redirect-uri-exact"
     case logoutStateEchoed = "logout.state-echoed"
@@ -75,7 +82,9 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
         case idToken = "id-token"
         case refresh
         case userInfo = "userinfo"
-        case revocation, dpop, logout
+        case revocation, dpop
+        case pushedAuthorization = "par"
+        case logout
 
         public var title: String {
             switch self {
@@ -87,6 +96,7 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
             case .userInfo: "UserInfo"
             case .revocation: "Revocation"
             case .dpop: "DPoP"
+            case .pushedAuthorization: "Pushed authorization requests"
             case .logout: "Logout"
             }
         }
@@ -106,7 +116,9 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
             .discovery
         case .authorizePKCERequired, .authorizePlainRefused, .authorizeRedirectExtraPath,
             .authorizeRedirectTrailingSlash, .authorizeRedirectExtraQuery, .authorizeRedirectCase,
-            .authorizeRedirectUserInfo, .authorizeLoopbackAnyPort, .authorizeLocalhost, .authorizeStateEchoed,
+            .authorizeRedirectUserInfo, .authorizeLoopbackAnyPort, .authorizeLocalhost,
+            .authorizePrivateUseScheme,
+            .authorizeStateEchoed,
             .authorizeIssResponse, .authorizeErrorsRedirected:
             .authorization
         case .tokenCodeSingleUse, .tokenCodeReuseRevokes, .tokenCodeBoundToRedirectURI,
@@ -123,6 +135,9 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
         case .userInfoSubject, .userInfoChallenge: .userInfo
         case .revocationRevokes, .revocationUnknownToken: .revocation
         case .dpopTokenBound, .dpopRefreshBound, .dpopJKTBound, .dpopNonceChecked: .dpop
+        case .parPushAnswered, .parRedirectURIValidated, .parRequestURIBoundToClient, .parRequestURIOneTime,
+            .parRequiredEnforced:
+            .pushedAuthorization
         case .logoutStateEchoed, .logoutRedirectExact, .logoutVerified: .logout
         }
     }
@@ -132,8 +147,9 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
         switch self {
         case .discoveryPKCEAdvertised, .discoveryPlainNotAdvertised, .discoveryIssParameter,
             .discoveryEndSession,
-            .discoveryRevocation, .authorizePlainRefused, .authorizeLocalhost, .tokenCodeReuseRevokes,
-            .refreshReuseRevokesFamily:
+            .discoveryRevocation, .authorizePlainRefused, .authorizeLocalhost, .authorizePrivateUseScheme,
+            .tokenCodeReuseRevokes,
+            .refreshReuseRevokesFamily, .parRequestURIOneTime:
             .should
         default: .must
         }
@@ -159,6 +175,7 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
         case .authorizeRedirectUserInfo: "A redirect URI with an added user part is refused"
         case .authorizeLoopbackAnyPort: "A loopback redirect URI is accepted on any port"
         case .authorizeLocalhost: "A localhost redirect URI is refused"
+        case .authorizePrivateUseScheme: "A registered private-use scheme redirect URI gets the code"
         case .authorizeStateEchoed: "The authorization response echoes state"
         case .authorizeIssResponse: "The authorization response carries the right iss"
         case .authorizeErrorsRedirected: "Request errors go back to the app, not to a page"
@@ -192,6 +209,11 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
         case .dpopRefreshBound: "A DPoP-bound refresh token needs its key"
         case .dpopJKTBound: "dpop_jkt binds the code to the key"
         case .dpopNonceChecked: "A DPoP nonce the issuer never issued is refused"
+        case .parPushAnswered: "A push is answered 201 with a request_uri that signs in"
+        case .parRedirectURIValidated: "A push with an unregistered redirect URI is refused"
+        case .parRequestURIBoundToClient: "A request_uri is refused to another client"
+        case .parRequestURIOneTime: "A request_uri is refused once its sign-in is done"
+        case .parRequiredEnforced: "When PAR is required, a plain authorization request is refused"
         case .logoutStateEchoed: "The post-logout redirect echoes state"
         case .logoutRedirectExact: "An unregistered post-logout redirect URI is not followed"
         case .logoutVerified: "Logout ends the issuer's session"
@@ -217,6 +239,7 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
         case .authorizeRedirectUserInfo: "RFC 9700 §4.1.3; RFC 3986 §3.2.1, §7.5"
         case .authorizeLoopbackAnyPort: "RFC 8252 §7.3"
         case .authorizeLocalhost: "RFC 8252 §8.3"
+        case .authorizePrivateUseScheme: "RFC 8252 §7.1, §8.4"
         case .authorizeStateEchoed: "RFC 6749 §4.1.2"
         case .authorizeIssResponse: "RFC 9207 §2"
         case .authorizeErrorsRedirected: "RFC 6749 §4.1.2.1"
@@ -250,6 +273,11 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
         case .dpopRefreshBound: "RFC 9449 §5"
         case .dpopJKTBound: "RFC 9449 §10"
         case .dpopNonceChecked: "RFC 9449 §8, §11.1"
+        case .parPushAnswered: "RFC 9126 §2.2, §4"
+        case .parRedirectURIValidated: "RFC 9126 §2.1, §2.3; RFC 6749 §3.1.2.3"
+        case .parRequestURIBoundToClient: "RFC 9126 §2.2"
+        case .parRequestURIOneTime: "RFC 9126 §4"
+        case .parRequiredEnforced: "RFC 9126 §5"
         case .logoutStateEchoed: "OpenID Connect RP-Initiated Logout 1.0 §3"
         case .logoutRedirectExact: "OpenID Connect RP-Initiated Logout 1.0 §3"
         case .logoutVerified: "OpenID Connect RP-Initiated Logout 1.0 §2"
@@ -273,6 +301,9 @@ public enum AuditCheck: String, Sendable, Hashable, CaseIterable, Comparable {
         case .userInfoSubject: "oidcc-userinfo-get"
         case .logoutVerified, .logoutStateEchoed: "oidcc-rp-initiated-logout"
         case .logoutRedirectExact: "oidcc-rp-initiated-logout-bad-post-logout-redirect-uri"
+        case .parRequestURIBoundToClient:
+            "fapi1-advanced-final-par-attempt-to-use-request_uri-for-different-client"
+        case .parRequestURIOneTime: "fapi1-advanced-final-par-attempt-reuse-request_uri"
         default: nil
         }
     }

@@ -249,6 +249,9 @@ enum SheetEnd: Sendable {
     case page(url: String?, status: Int?, message: String)
     /// The sheet failed otherwise (the person's login refused, a network error, a timeout).
     case failed(WebAuthenticationError)
+    /// No sheet opened: the pushed request was refused (RFC 9126 §2.3), which the app hears
+    /// directly.
+    case pushRefused(status: Int, error: String?)
 
     init(_ outcome: WebAuthenticationOutcome) {
         switch outcome.result {
@@ -296,6 +299,8 @@ enum SheetEnd: Sendable {
                 + (url.map { " at \(URLParts.stripQueryAndFragment($0))" } ?? "") + " and redirected nowhere"
         case .failed(let error):
             return "the sheet ended in \(error.code.rawValue): \(error.message)"
+        case .pushRefused(let status, let error):
+            return "the push was refused with \(status)" + (error.map { " \($0)" } ?? " (no JSON error)")
         }
     }
 }

@@ -19,6 +19,16 @@ struct Authorization {
     var redirectURI: String
     var end: SheetEnd
     var evidence: [Int]
+    /// The pushed request's `request_uri` the sheet opened with (RFC 9126 §4), if pushed.
+    var requestURI: String? = nil
+}
+
+/// A pushed authorization request's answer, read as RFC 9126 §2.2 and §2.3 write it.
+struct PushAnswer {
+    var answer: AuditProbe.TokenAnswer
+
+    var requestURI: String? { answer.object["request_uri"]?.stringValue }
+    var expiresIn: Int64? { answer.object["expires_in"]?.int64Value }
 }
 
 /// An authorization and the redemption of its code.
@@ -26,6 +36,13 @@ struct CodeFlow {
     var authorization: Authorization
     var answer: AuditProbe.TokenAnswer
     var evidence: [Int]
+}
+
+/// Where an authorization request's sheet opens, or why it does not.
+enum SheetOpening {
+    case sheet(url: String, requestURI: String?)
+    /// The push was refused, so no sheet opened.
+    case refused(SheetEnd)
 }
 
 /// How the authorization request asks for PKCE.
@@ -54,13 +71,13 @@ extension AuditRun {
         return .clientSecretBasic
     }
 
-    /// An authorization request as the app sends it: `response_type=code`, the app's scopes, a
-    /// fresh `state` and `nonce`, PKCE as asked, and `extra` on top (an empty value removes a
-    /// parameter).
-    func authorizationRequest(
+    /// An authorization request's parameters as the app sends them: `response_type=code`, the
+    /// app's scopes, a fresh `state` and `nonce`, PKCE as asked, and `extra` on top (an empty
+    /// value removes a parameter).
+    func authorizationParameters(
         pkce pkceRequest: PKCERequest = .s256, redirectURI: String? = nil, client: AuditClient? = nil,
         extra: [String: String] = [:]
-    ) -> (url: String, state: String, nonce: String, pkce: PKCE?) {
+    ) -> (parameters: FormParameters, state: String, nonce: String, pkce: PKCE?) {
         let redirectURI = redirectURI ?? target.redirectURI
         let state = probe.randomString()
         let nonce = probe.randomString()
@@ -97,26 +114,75 @@ extension AuditRun {
             parameters.removeAll { $0.0 == name }
             if !value.isEmpty { parameters.append((name, value)) }
         }
-        let url = FormURLEncoding.appendingQuery(FormParameters(parameters), to: authorizationEndpoint)
-        return (url, state, nonce, pkce)
+        return (FormParameters(parameters), state, nonce, pkce)
     }
 
     /// The authorization request in the sheet, as the test user (shared store unless
     /// `ephemeral`).
+    ///
+    /// When discovery requires pushed authorization requests (RFC 9126 §5), the parameters are
+    /// pushed first, as an app must, and the sheet opens with the `request_uri`; a refused push
+    /// ends the authorization there (`SheetEnd.pushRefused`).
     func authorize(
         pkce pkceRequest: PKCERequest = .s256, redirectURI: String? = nil, client: AuditClient? = nil,
-        extra: [String: String] = [:], ephemeral: Bool = false, person: WebUserScript? = nil
+        extra: [String: String] = [:], ephemeral: Bool = false, person: WebUserScript? = nil,
+        pushed: Bool? = nil
     ) async throws -> Authorization {
         let redirectURI = redirectURI ?? target.redirectURI
-        let request = authorizationRequest(
+        let client = client ?? target.client
+        let request = authorizationParameters(
             pkce: pkceRequest, redirectURI: redirectURI, client: client, extra: extra)
-        let (end, evidence) = try await exchanges {
-            try await probe.sheet(request.url, redirectURI: redirectURI, ephemeral: ephemeral, person: person)
+        let ((end, requestURI), evidence) = try await exchanges { () async throws -> (SheetEnd, String?) in
+            switch try await opening(request.parameters, client: client, pushed: pushed) {
+            case .refused(let end):
+                return (end, nil)
+            case .sheet(let url, let requestURI):
+                let end = try await probe.sheet(
+                    url, redirectURI: redirectURI, ephemeral: ephemeral, person: person)
+                return (end, requestURI)
+            }
         }
         return Authorization(
             state: request.state, nonce: request.nonce, pkce: request.pkce, redirectURI: redirectURI,
-            end: end,
-            evidence: evidence)
+            end: end, evidence: evidence, requestURI: requestURI)
+    }
+
+    /// Where the sheet opens for an authorization request: at the authorization endpoint with
+    /// the request's parameters, or, when `pushed` (by default: when discovery requires it, RFC
+    /// 9126 §5, as an app must), with the `request_uri` of the parameters pushed first.
+    func opening(_ parameters: FormParameters, client: AuditClient, pushed: Bool? = nil) async throws
+        -> SheetOpening
+    {
+        guard pushed ?? (metadata?.requiresPushedAuthorization == true) else {
+            return .sheet(
+                url: FormURLEncoding.appendingQuery(parameters, to: authorizationEndpoint), requestURI: nil)
+        }
+        let push = try await self.push(parameters, client: client)
+        guard push.answer.status == 201, let requestURI = push.requestURI else {
+            return .refused(.pushRefused(status: push.answer.status, error: push.answer.error))
+        }
+        return .sheet(url: sheetURL(requestURI: requestURI, client: client), requestURI: requestURI)
+    }
+
+    /// The authorization endpoint's URL for a pushed request: `client_id` and `request_uri`
+    /// only (RFC 9126 §4).
+    func sheetURL(requestURI: String, client: AuditClient) -> String {
+        FormURLEncoding.appendingQuery(
+            [OAuthParameter.clientID: client.id, "request_uri": requestURI], to: authorizationEndpoint)
+    }
+
+    /// Pushes an authorization request's parameters to the PAR endpoint as `client`, with its
+    /// token endpoint authentication (RFC 9126 §2).
+    func push(_ parameters: FormParameters, client: AuditClient? = nil) async throws -> PushAnswer {
+        guard let endpoint = metadata?.pushedAuthorizationEndpoint else {
+            throw ProbeFailure(message: "discovery has no pushed_authorization_request_endpoint")
+        }
+        let client = client ?? target.client
+        var form = parameters
+        form[OAuthParameter.clientID] = nil  // authentication adds it back
+        let answer = try await probe.token(
+            form, endpoint: endpoint, client: client, method: method(for: client))
+        return PushAnswer(answer: answer)
     }
 
     /// Redeems an authorization's code (RFC 6749 §4.1.3): with its verifier and redirect URI

@@ -31,6 +31,9 @@ public struct AuditTarget: Sendable {
     /// A registered `http://127.0.0.1…` or `http://[::1]…` redirect URI, for the loopback checks
     /// (RFC 8252 §7.3); the redirect URI itself when it is one.
     public var loopbackRedirectURI: String?
+    /// A registered private-use scheme redirect URI (RFC 8252 §7.1), for the check that one gets
+    /// the code; the redirect URI itself when it is one.
+    public var privateUseRedirectURI: String?
     /// A registered post-logout redirect URI, for the logout checks.
     public var postLogoutRedirectURI: String?
     public var scopes: [String]
@@ -65,6 +68,7 @@ public struct AuditTarget: Sendable {
         self.engine = engine
         self.otherClient = nil
         self.loopbackRedirectURI = RedirectURIVariants.isLoopback(redirectURI) ? redirectURI : nil
+        self.privateUseRedirectURI = RedirectURIVariants.isPrivateUse(redirectURI) ? redirectURI : nil
         self.postLogoutRedirectURI = nil
         self.scopes = ["openid", "profile", "email", "offline_access"]
         self.audience = nil

@@ -13,9 +13,11 @@ public enum AuditWorld {
     public static let peerClient = AuditClient(id: "com.example.audit-peer", secret: "audit-peer-secret")
 
     /// The tenant `signinsim audit` audits without `--issuer`: `base` with the peer client
-    /// added, registered for the same redirect URIs.
+    /// added, registered for the same redirect URIs, and pushed authorization requests (RFC
+    /// 9126) allowed where `base` has them off, so that the PAR checks run.
     public static func tenant(_ base: Tenant = .default) -> Tenant {
         var tenant = base
+        if tenant.pushedAuthorizationRequests == .off { tenant.pushedAuthorizationRequests = .allowed }
         guard tenant.client(peerClient.id) == nil, let app = tenant.client("com.example.app") else {
             return tenant
         }

@@ -93,6 +93,7 @@ final class AuditRun {
         try await userInfoChecks()
         try await revocationChecks()
         try await dpopChecks()
+        try await pushedAuthorizationChecks()
         try await logoutChecks()
         try await codeLifetimeCheck()
     }
@@ -173,4 +174,8 @@ struct ProviderMetadataView {
     var jwksURI: String? { string("jwks_uri") }
     var authMethods: [String] { strings("token_endpoint_auth_methods_supported") ?? ["client_secret_basic"] }
     var dpopAlgorithms: [String]? { strings("dpop_signing_alg_values_supported") }
+    var pushedAuthorizationEndpoint: String? { string("pushed_authorization_request_endpoint") }
+    /// `require_pushed_authorization_requests` (RFC 9126 §5): every authorization request must
+    /// be pushed first.
+    var requiresPushedAuthorization: Bool { bool("require_pushed_authorization_requests") == true }
 }

@@ -6,6 +6,8 @@ public import Issuer
 /// (`AuditCheck.mutation`, docs/audit.md "Every check can fail").
 public enum IssuerMutation: Sendable, Hashable {
     case deviations([IssuerDeviation])
+    /// Pushed authorization requests required (RFC 9126 §5), with `deviations` on top.
+    case pushedAuthorizationRequired(deviations: [IssuerDeviation])
     case fault(IssuerFault)
     case refreshRotation(RefreshRotation)
     case codeLifetime(seconds: Int64)
@@ -15,6 +17,9 @@ public enum IssuerMutation: Sendable, Hashable {
         var tenant = base
         switch self {
         case .deviations(let deviations): tenant.deviations.formUnion(deviations)
+        case .pushedAuthorizationRequired(let deviations):
+            tenant.pushedAuthorizationRequests = .required
+            tenant.deviations.formUnion(deviations)
         case .refreshRotation(let profile): tenant.refreshRotation = RefreshRotationSettings(profile)
         case .codeLifetime(let seconds): tenant.lifetimes.authorizationCode = seconds
         case .fault: break
@@ -32,11 +37,18 @@ public enum IssuerMutation: Sendable, Hashable {
     public var described: String {
         switch self {
         case .deviations(let deviations):
-            "deviations: [\(deviations.map(\.rawValue).joined(separator: ", "))]"
+            Self.describe(deviations)
+        case .pushedAuthorizationRequired(let deviations):
+            "pushed_authorization_requests: \(PushedAuthorizationPolicy.required.rawValue), "
+                + Self.describe(deviations)
         case .fault(let fault): "fault \(fault.rawValue)"
         case .refreshRotation(let profile): "refresh_rotation: \(Self.describe(profile))"
         case .codeLifetime(let seconds): "lifetimes: {authorization_code: \(seconds)}"
         }
+    }
+
+    private static func describe(_ deviations: [IssuerDeviation]) -> String {
+        "deviations: [\(deviations.map(\.rawValue).joined(separator: ", "))]"
     }
 
     private static func describe(_ profile: RefreshRotation) -> String {
@@ -74,6 +86,7 @@ extension AuditCheck {
         case .authorizeRedirectUserInfo: .deviations([.redirectURIUserInfo])
         case .authorizeLoopbackAnyPort: .deviations([.loopbackPortExact])
         case .authorizeLocalhost: .deviations([.allowLocalhostRedirects])
+        case .authorizePrivateUseScheme: .deviations([.privateUseRedirectsRefused])
         case .authorizeStateEchoed: .fault(.callbackStateAltered)
         case .authorizeIssResponse: .deviations([.issParameterOmitted])
         case .authorizeErrorsRedirected: .deviations([.errorsShownAsPage])
@@ -108,11 +121,22 @@ extension AuditCheck {
         case .dpopRefreshBound: .deviations([.dpopRefreshUnbound])
         case .dpopJKTBound: .deviations([.dpopJKTIgnored])
         case .dpopNonceChecked: .deviations([.dpopNonceUnchecked])
+        case .parPushAnswered: .deviations([.parOmitsExpiresIn])
+        case .parRedirectURIValidated: .deviations([.parSkipsRedirectURICheck])
+        case .parRequestURIBoundToClient: .deviations([.parIgnoresClientID])
+        case .parRequestURIOneTime: .deviations([.parRequestURIReusable])
+        case .parRequiredEnforced: .pushedAuthorizationRequired(deviations: [.parRequiredNotEnforced])
         case .logoutRedirectExact: .deviations([.postLogoutRedirectPrefix])
         case .logoutStateEchoed: .fault(.logoutWithoutState)
         case .logoutVerified: .fault(.logoutEndsNothing)
         }
     }
+
+    /// Whether this check's mutant is audited with the app's flows sent to its loopback redirect
+    /// URI: an issuer that refuses private-use scheme redirects refuses every flow to one, so
+    /// that mutant is audited as a loopback app, its private-use URI still registered and
+    /// checked.
+    public var mutantAuditsAsLoopbackApp: Bool { self == .authorizePrivateUseScheme }
 
     /// Other checks the mutation breaks as well, because their rule cannot be broken alone:
     /// a downgrade needs a code issued without PKCE, and a reuse interval both lets a

@@ -57,6 +57,15 @@ enum RedirectURIVariants {
         return parts.host == "127.0.0.1" || parts.host == "[::1]"
     }
 
+    /// Whether the URI is a private-use scheme redirect (RFC 8252 §7.1): a scheme other than
+    /// `http` and `https`.
+    static func isPrivateUse(_ uri: String) -> Bool {
+        guard let colon = uri.firstIndex(of: ":"), colon > uri.startIndex else { return false }
+        let scheme = uri[..<colon].lowercased()
+        return scheme != "http" && scheme != "https"
+            && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
+    }
+
     /// Whether `callback` (where the sheet ended) is `variant`: the same URI up to its query,
     /// with every query parameter the variant has.
     static func landed(_ callback: String, on variant: String) -> Bool {

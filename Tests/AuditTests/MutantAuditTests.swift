@@ -11,7 +11,12 @@ import Testing
     func eachMutantBreaksItsCheck(_ check: AuditCheck) async throws {
         let mutation = check.mutation
         let (scorecard, world, _) = try await AuditWorld.auditEmbedded(
-            tenant: mutation.tenant(), faults: mutation.faults)
+            tenant: mutation.tenant(), faults: mutation.faults
+        ) { target in
+            if check.mutantAuditsAsLoopbackApp, let loopback = target.loopbackRedirectURI {
+                target.redirectURI = loopback
+            }
+        }
         await world.shutdown()
         let broken = Set([check] + check.mutationAlsoBreaks)
         for finding in scorecard.findings {

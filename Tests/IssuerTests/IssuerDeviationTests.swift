@@ -204,6 +204,25 @@ struct IssuerDeviationTests {
         }
     }
 
+    /// `private-use-redirects-refused` refuses the registered private-use redirect URI, which is
+    /// otherwise taken; a registered loopback URI still works.
+    @Test("private-use-redirects-refused")
+    func privateUseRedirectsRefused() async throws {
+        let privateUse = NativeApp.authorization()
+        #expect(privateUse["redirect_uri"]?.hasPrefix("com.example.app:") == true)
+        try await withIssuer(.inProcess) { fixture in
+            var browser = Browser(fixture)
+            try expectLoginPage(try await browser.authorize(privateUse))
+        }
+        try await withIssuer(.inProcess, tenant: deviatingTenant([.privateUseRedirectsRefused])) { fixture in
+            var browser = Browser(fixture)
+            try expectErrorPage(try await browser.authorize(privateUse))
+            try expectLoginPage(
+                try await browser.authorize(
+                    NativeApp.authorization(["redirect_uri": NativeApp.loopbackRedirectURI])))
+        }
+    }
+
     /// `allow-localhost-redirects` accepts `http://localhost` on any port where a loopback IP is
     /// registered, and the code goes there; other paths are still refused.
     @Test("allow-localhost-redirects at the authorization endpoint")

@@ -26,6 +26,7 @@ extension AuditRun {
         }
         try await check(.authorizeLoopbackAnyPort) { try await loopbackAnyPort() }
         try await check(.authorizeLocalhost) { try await localhostRefused() }
+        try await check(.authorizePrivateUseScheme) { try await privateUseScheme() }
         try await check(.authorizeErrorsRedirected) { try await errorsRedirected() }
     }
 
@@ -70,6 +71,23 @@ extension AuditRun {
             "\(other) was refused although \(loopback) is registered: \(authorization.end.described)")
     }
 
+    /// A registered private-use scheme redirect URI (RFC 8252 §7.1) gets the code: the redirect
+    /// an iOS app's sheet (`ASWebAuthenticationSession`'s callback scheme) or an Android app's
+    /// intent filter waits for.
+    private func privateUseScheme() async throws -> Verdict {
+        guard let uri = target.privateUseRedirectURI else {
+            return .skip("no private-use scheme redirect URI is registered (--private-use-redirect-uri)")
+        }
+        let authorization = try await authorize(redirectURI: uri)
+        if authorization.end.code != nil, let url = authorization.end.callbackURL,
+            RedirectURIVariants.landed(url, on: uri)
+        {
+            return .pass("\(uri) got the code")
+        }
+        return .broken(
+            "\(uri), a registered private-use redirect URI, got no code: \(authorization.end.described)")
+    }
+
     /// `localhost` in place of the loopback IP literal is refused (RFC 8252 §8.3).
     private func localhostRefused() async throws -> Verdict {
         guard let loopback = target.loopbackRedirectURI, let variant = RedirectURIVariants.localhost(loopback)
@@ -89,6 +107,11 @@ extension AuditRun {
     /// a page (RFC 6749 §4.1.2.1).
     private func errorsRedirected() async throws -> Verdict {
         let authorization = try await authorize(extra: [OAuthParameter.responseType: "signinsim_audit"])
+        if case .pushRefused(let status, let error?) = authorization.end {
+            return .pass(
+                "an unsupported response_type was refused at the push with \(status) \(error), which the app reads (RFC 9126 §2.3)"
+            )
+        }
         guard let url = authorization.end.callbackURL, RedirectURIVariants.landed(url, on: target.redirectURI)
         else {
             return .broken(

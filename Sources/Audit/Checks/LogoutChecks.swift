@@ -81,9 +81,14 @@ extension AuditRun {
             case .plain:
                 extra[OAuthParameter.prompt] = ""
             }
+            let opening = try await opening(
+                authorizationParameters(extra: extra).parameters, client: target.client)
+            guard case .sheet(let url, _) = opening else {
+                notes.append("the push of the checking request was refused")
+                continue
+            }
             let outcome = try await probe.sheetOutcome(
-                authorizationRequest(extra: extra).url, redirectURI: target.redirectURI,
-                person: SignOutCheck.checkingPerson)
+                url, redirectURI: target.redirectURI, person: SignOutCheck.checkingPerson)
             let observation = SignOutCheck.observation(of: outcome, request: request)
             switch observation {
             case .noSessionInStore, .loginFormShown, .refreshRefused:

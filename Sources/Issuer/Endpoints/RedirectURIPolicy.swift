@@ -44,8 +44,14 @@ enum RedirectURIPolicy {
     /// `redirect-uri-extra-path`, `-trailing-slash`, `-extra-query` and `-case-insensitive`
     /// accept their variation of a registered URI, `loopback-port-exact` takes the port-free
     /// loopback rule away, and `allow-localhost-redirects` accepts `http://localhost` for a
-    /// registered loopback IP.
+    /// registered loopback IP. `private-use-redirects-refused` takes one kind away: a
+    /// private-use scheme matches nothing.
     static func matches(_ requested: String, registered: [String], deviations: Set<IssuerDeviation>) -> Bool {
+        if deviations.contains(.privateUseRedirectsRefused), let scheme = URLParts(requested)?.scheme,
+            scheme != "http", scheme != "https"
+        {
+            return false
+        }
         if hasUserInfo(requested) {
             guard deviations.contains(.redirectURIUserInfo), let bare = withoutUserInfo(requested) else {
                 return false

@@ -61,6 +61,11 @@ public enum IssuerDeviation: String, Sendable, Hashable, CaseIterable {
     /// registered, on any port, and may be registered: RFC 8252 §8.3 says NOT RECOMMENDED, and
     /// Google and Auth0 accept it, which some native clients (oidc-agent) rely on.
     case allowLocalhostRedirects = "allow-localhost-redirects"
+    /// A registered redirect URI of a private-use scheme (`com.example.app:/callback`, RFC 8252
+    /// §7.1) is refused at the authorization endpoint, as by an issuer that lets apps use only
+    /// `https` redirects (the FAPI 1.0 Advanced profile requires that of its servers): an app
+    /// whose sheet waits for its own scheme never gets the code.
+    case privateUseRedirectsRefused = "private-use-redirects-refused"
     /// Errors that RFC 6749 §4.1.2.1 sends back to the client's redirect URI (an unknown scope,
     /// an unsupported response type) are shown to the user as a page instead.
     case errorsShownAsPage = "errors-shown-as-page"

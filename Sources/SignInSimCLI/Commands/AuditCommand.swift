@@ -38,6 +38,11 @@ extension SignInSimCLI {
                     "A registered http://127.0.0.1 redirect URI, for the loopback checks (RFC 8252 §7.3, §8.3)."
             ),
             .option(
+                "private-use-redirect-uri", value: "uri",
+                help:
+                    "A registered private-use scheme redirect URI (com.example.app:/callback), for its check (RFC 8252 §7.1)."
+            ),
+            .option(
                 "post-logout-redirect-uri", value: "uri",
                 help: "A registered post-logout redirect URI, for the logout checks."),
             .option(
@@ -120,6 +125,9 @@ struct AuditCommandRun {
             client: AuditClient(id: clientID, secret: settings.clientSecret, method: settings.method),
             redirectURI: arguments.value("redirect-uri") ?? "com.example.app://auth/callback", person: person)
         if let loopback = arguments.value("loopback-redirect-uri") { target.loopbackRedirectURI = loopback }
+        if let privateUse = arguments.value("private-use-redirect-uri") {
+            target.privateUseRedirectURI = privateUse
+        }
         target.postLogoutRedirectURI = arguments.value("post-logout-redirect-uri")
         if let other = arguments.value("other-client-id") {
             target.otherClient = AuditClient(

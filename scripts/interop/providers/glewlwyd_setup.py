@@ -175,6 +175,11 @@ def configure(directory, pid):
         "front-channel-logout-allowed": True,
         "session-cookie-name": "GLEWLWYD2_OIDC_SID", "session-cookie-expiration": 2419200,
         "request-parameter-allow": False,
+        # Pushed authorization requests (RFC 9126) allowed beside plain ones, so that the
+        # audit's PAR checks run against Glewlwyd's own endpoint (OIDC.md, "OAuth 2.0 Pushed
+        # Authorization Requests").
+        "oauth-par-allowed": True, "oauth-par-required": False,
+        "oauth-par-request_uri-prefix": "urn:ietf:params:oauth:request_uri:", "oauth-par-duration": 90,
     }
     expect(admin.post(base + "/api/mod/plugin/", json={
         "module": "oidc", "name": "oidc", "display_name": "OpenID Connect",
