@@ -23,7 +23,8 @@ extension Issuer {
         static let userInfo = "/userinfo"
         static let revoke = "/oauth/revoke"
         static let logout = "/oidc/logout"
-        /// RFC 9126 §2, advertised only when the tenant serves pushed requests.
+        /// RFC 9126 §2, advertised only when the tenant serves pushed requests. Not at Auth0's
+        /// place (`/oauth/par`): a client takes it from discovery (RFC 9126 §5).
         static let pushedAuthorization = "/par"
     }
 
