@@ -8,8 +8,9 @@ import Issuer
 import JSON
 import WebAuthSession
 
-/// The request handlers, in process: the issuer (default tenant, its Apple connection wired to
-/// the simulated Apple through a `ClosureTransport`) and the simulated Apple alone. No socket is
+/// The request handlers, in process: the issuer (default tenant with pushed authorization
+/// requests allowed, so that `/par` is fuzzed too, its Apple connection wired to the simulated
+/// Apple through a `ClosureTransport`) and the simulated Apple alone. No socket is
 /// opened. A 5xx answer that no fault injected is a finding: issue 27 allows none.
 enum HandlerTargets {
     static let all: [FuzzTarget] = [
@@ -145,6 +146,7 @@ final class FuzzWorld: Sendable {
         let developerKey = try P256PrivateKey(random: SeededRandom(seed: 0xF022))
         self.developerKey = developerKey
         var tenant = Tenant.default
+        tenant.pushedAuthorizationRequests = .allowed
         for index in tenant.connections.indices where tenant.connections[index].name == "apple" {
             tenant.connections[index].apple = AppleConnectionSettings(
                 appleURL: appleURL, teamID: Self.teamID, keyID: Self.keyID,
