@@ -21,6 +21,12 @@ struct Authorization {
     var evidence: [Int]
     /// The pushed request's `request_uri` the sheet opened with (RFC 9126 §4), if pushed.
     var requestURI: String? = nil
+
+    /// Whether the sheet ended at `uri` with a code.
+    func codeCame(to uri: String) -> Bool {
+        guard end.code != nil, let url = end.callbackURL else { return false }
+        return RedirectURIVariants.landed(url, on: uri)
+    }
 }
 
 /// A pushed authorization request's answer, read as RFC 9126 §2.2 and §2.3 write it.

@@ -62,9 +62,7 @@ extension AuditRun {
             return .skip("no loopback redirect URI is registered (--loopback-redirect-uri)")
         }
         let authorization = try await authorize(redirectURI: other)
-        if authorization.end.code != nil, let url = authorization.end.callbackURL,
-            RedirectURIVariants.landed(url, on: other)
-        {
+        if authorization.codeCame(to: other) {
             return .pass("\(other) was accepted (registered: \(loopback))")
         }
         return .broken(
@@ -79,11 +77,7 @@ extension AuditRun {
             return .skip("no private-use scheme redirect URI is registered (--private-use-redirect-uri)")
         }
         let authorization = try await authorize(redirectURI: uri)
-        if authorization.end.code != nil, let url = authorization.end.callbackURL,
-            RedirectURIVariants.landed(url, on: uri)
-        {
-            return .pass("\(uri) got the code")
-        }
+        if authorization.codeCame(to: uri) { return .pass("\(uri) got the code") }
         return .broken(
             "\(uri), a registered private-use redirect URI, got no code: \(authorization.end.described)")
     }
