@@ -126,15 +126,20 @@ final class AuditProbe: Sendable {
     /// POSTs `form` to the token endpoint as `client`, with a DPoP proof of `dpop` when given
     /// (and once more with the issuer's nonce if it asks for one, RFC 9449 §8).
     ///
-    /// - Parameter nonce: the proof's nonce to start with; `followsNonce: false` sends only that
-    ///   one, for the check that a nonce the issuer never issued is refused.
+    /// - Parameters:
+    ///   - tokenEndpoint: the token endpoint's URL, for a `private_key_jwt` assertion's `aud`
+    ///     when `endpoint` is another one (the PAR endpoint); `endpoint` itself by default.
+    ///   - nonce: the proof's nonce to start with; `followsNonce: false` sends only that one, for
+    ///     the check that a nonce the issuer never issued is refused.
     func token(
-        _ form: FormParameters, endpoint: String, client: AuditClient, method: TokenEndpointAuthMethod,
-        dpop: JWSSigner? = nil, nonce initialNonce: String? = nil, followsNonce: Bool = true
+        _ form: FormParameters, endpoint: String, tokenEndpoint: String? = nil, client: AuditClient,
+        method: TokenEndpointAuthMethod, dpop: JWSSigner? = nil, nonce initialNonce: String? = nil,
+        followsNonce: Bool = true
     ) async throws -> TokenAnswer {
         var form = form
         var headers = HTTPHeaders()
-        Self.authenticate(client, method: method, form: &form, headers: &headers)
+        try authenticate(
+            client, method: method, tokenEndpoint: tokenEndpoint ?? endpoint, form: &form, headers: &headers)
         var nonce = initialNonce
         for _ in 0..<2 {
             var request = HTTPRequest.form(url: endpoint, parameters: form, headers: headers)
@@ -156,13 +161,15 @@ final class AuditProbe: Sendable {
         throw ProbeFailure(message: "the issuer asked for a DPoP nonce twice")
     }
 
-    /// Adds `client`'s authentication to a token or revocation request: `client_id` always
-    /// (RFC 6749 §3.2.1), and the secret as `method` sends it (RFC 6749 §2.3.1: Basic with the
-    /// form-encoded id and secret, or in the body).
-    static func authenticate(
-        _ client: AuditClient, method: TokenEndpointAuthMethod, form: inout FormParameters,
+    /// Adds `client`'s authentication to a token, revocation or pushed authorization request:
+    /// `client_id` always (RFC 6749 §3.2.1), and the secret as `method` sends it (RFC 6749
+    /// §2.3.1: Basic with the form-encoded id and secret, or in the body), or a fresh
+    /// `private_key_jwt` assertion (RFC 7523 §2.2) whose `aud` is the issuer or `tokenEndpoint`.
+    func authenticate(
+        _ client: AuditClient, method: TokenEndpointAuthMethod, tokenEndpoint: String,
+        form: inout FormParameters,
         headers: inout HTTPHeaders
-    ) {
+    ) throws {
         form.append(OAuthParameter.clientID, client.id)
         switch method {
         case .clientSecretBasic:
@@ -172,7 +179,28 @@ final class AuditProbe: Sendable {
                 name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
         case .clientSecretPost:
             form.append(OAuthParameter.clientSecret, client.secret ?? "")
-        case .publicClient, .privateKeyJWT:
+        case .privateKeyJWT:
+            guard let key = client.key else {
+                throw ProbeFailure(
+                    message: "\(client.id) authenticates with private_key_jwt, but no key was given")
+            }
+            let audience =
+                switch client.assertionAudience {
+                case .issuer: target.issuer
+                case .tokenEndpoint: tokenEndpoint
+                }
+            do {
+                form.append(OAuthParameter.clientAssertionType, ClientAssertion.type)
+                form.append(
+                    OAuthParameter.clientAssertion,
+                    try ClientAssertion.make(
+                        signer: try JWSSigner(jwk: key), clientID: client.id, audience: audience,
+                        issuedAt: now(),
+                        id: randomString()))
+            } catch {
+                throw ProbeFailure(message: "the client assertion could not be signed: \(error.message)")
+            }
+        case .publicClient:
             break
         }
     }

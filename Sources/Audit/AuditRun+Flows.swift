@@ -62,11 +62,12 @@ extension AuditRun {
     var authorizationEndpoint: String { metadata?.authorizationEndpoint ?? "" }
     var tokenEndpoint: String { metadata?.tokenEndpoint ?? "" }
 
-    /// How `client` authenticates at the token endpoint: its own method, else
-    /// `client_secret_basic` for a secret (`client_secret_post` when discovery lists only that),
+    /// How `client` authenticates at the token endpoint: its own method, else `private_key_jwt`
+    /// for a key, `client_secret_basic` for a secret (`client_secret_post` when discovery lists only that),
     /// else `none`.
     func method(for client: AuditClient) -> TokenEndpointAuthMethod {
         if let method = client.method { return method }
+        if client.key != nil { return .privateKeyJWT }
         guard client.secret != nil else { return .publicClient }
         let advertised = metadata?.authMethods ?? []
         if advertised.contains(TokenEndpointAuthMethod.clientSecretPost.rawValue),
@@ -187,7 +188,8 @@ extension AuditRun {
         var form = parameters
         form[OAuthParameter.clientID] = nil  // authentication adds it back
         let answer = try await probe.token(
-            form, endpoint: endpoint, client: client, method: method(for: client))
+            form, endpoint: endpoint, tokenEndpoint: tokenEndpoint, client: client,
+            method: method(for: client))
         return PushAnswer(answer: answer)
     }
 

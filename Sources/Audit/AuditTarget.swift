@@ -1,4 +1,5 @@
 public import HTTPCore
+public import JOSE
 public import OAuthCore
 public import WebAuthSession
 
@@ -8,15 +9,30 @@ public struct AuditClient: Sendable, Hashable {
     public var id: String
     /// `nil` for a public client (a native app, RFC 8252 §8.4).
     public var secret: String?
-    /// How it authenticates; `nil` picks from the secret and discovery (`client_secret_basic`
-    /// unless only `client_secret_post` is advertised; `none` without a secret).
+    /// The private key of a `private_key_jwt` client (RFC 7523 §2.2, OpenID Connect Core §9),
+    /// which signs a fresh assertion for every request that authenticates.
+    public var key: JWK?
+    /// What the assertions put in `aud`: the issuer by default, or the token endpoint's URL.
+    public var assertionAudience: ClientAssertion.Audience
+    /// How it authenticates; `nil` picks from the key, the secret and discovery
+    /// (`private_key_jwt` with a key, else `client_secret_basic` unless only
+    /// `client_secret_post` is advertised; `none` without a secret).
     public var method: TokenEndpointAuthMethod?
 
-    public init(id: String, secret: String? = nil, method: TokenEndpointAuthMethod? = nil) {
+    public init(
+        id: String, secret: String? = nil, key: JWK? = nil,
+        assertionAudience: ClientAssertion.Audience = .issuer,
+        method: TokenEndpointAuthMethod? = nil
+    ) {
         self.id = id
         self.secret = secret
+        self.key = key
+        self.assertionAudience = assertionAudience
         self.method = method
     }
+
+    /// Whether the client has credentials of its own (a secret or a key), RFC 6749 §2.1.
+    public var isConfidential: Bool { secret != nil || key != nil }
 }
 
 /// What the audit is pointed at, and with what: the issuer, the app's registration, the test

@@ -1,5 +1,8 @@
 import Audit
+import Cryptography
 import Issuer
+import JOSE
+import OAuthCore
 import Testing
 
 /// The audit against the embedded issuer as it ships: every rule it keeps, within its limits.
@@ -32,6 +35,35 @@ import Testing
         let notPassed = scorecard.findings.filter { $0.status != .pass }
         #expect(notPassed.isEmpty, "\(notPassed.map { "\($0.check.rawValue): \($0.status) \($0.summary)" })")
         #expect(pushes > 20)
+    }
+
+    /// A `private_key_jwt` client (RFC 7523 §2.2) audited as the app, with either audience:
+    /// every request that authenticates (token, PAR, revocation) carries a fresh assertion, and
+    /// no check fails or warns.
+    @Test(arguments: ClientAssertion.Audience.allCases)
+    func aPrivateKeyJWTClientIsAudited(_ audience: ClientAssertion.Audience) async throws {
+        let key = try P256PrivateKey(random: SeededRandom(seed: 7))
+        var tenant = AuditWorld.tenant()
+        let app = try #require(tenant.client("com.example.app"))
+        var signed = ClientRegistration(
+            id: "com.example.audit-jwt", name: "Audit JWT", redirectURIs: app.redirectURIs,
+            postLogoutRedirectURIs: app.postLogoutRedirectURIs, grantTypes: app.grantTypes)
+        signed.keys = JWKSet(keys: [try JWSSigner(key: .p256(key), algorithm: .es256).publicJWK])
+        signed.authenticationMethod = .privateKeyJWT
+        tenant.clients.append(signed)
+        let privateJWK = try JWK.privateKey(text: key.pemRepresentation())
+        let (scorecard, world, phone) = try await AuditWorld.auditEmbedded(tenant: tenant) {
+            $0.client = AuditClient(id: signed.id, key: privateJWK, assertionAudience: audience)
+        }
+        let asserted = phone.device.network.log.count {
+            String(decoding: $0.request.body, as: UTF8.self).contains("client_assertion=")
+        }
+        await world.shutdown()
+        let broken = scorecard.findings.filter { $0.status == .fail || $0.status == .warn }
+        #expect(broken.isEmpty, "\(broken.map { "\($0.check.rawValue): \($0.status) \($0.summary)" })")
+        #expect(scorecard.finding(.parPushAnswered)?.status == .pass)
+        #expect(scorecard.finding(.revocationRevokes)?.status == .pass)
+        #expect(asserted > 15)
     }
 
     /// Every finding that ran names exchanges, each one the log (and so the HAR) holds.

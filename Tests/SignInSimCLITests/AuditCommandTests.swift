@@ -32,6 +32,18 @@ struct AuditCommandTests {
         #expect(page.contains("href=\"#exchange-1\""))
     }
 
+    /// `--client-key` (`private_key_jwt`) is read as `sign-in` reads it: a file that holds no
+    /// key is a usage error naming the option, before anything is sent.
+    @Test func aClientKeyThatIsNoKeyIsAUsageError() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "audit-key-\(UUID().uuidString)")
+        try Data("not a key".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await SignInSimBinary.run(["audit", "--client-key", file.path])
+        #expect(result.status == 64, "\(result.standardError)")
+        #expect(result.standardError.contains("--client-key <file>"))
+    }
+
     /// An issuer that cannot be reached is exit 2, and the reason is printed.
     @Test func anUnreachableIssuerIsExitTwo() async throws {
         let result = try await SignInSimBinary.run([

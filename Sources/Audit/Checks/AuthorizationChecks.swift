@@ -141,7 +141,7 @@ extension AuditRun {
             return .pass("the request without code_challenge was refused: \(authorization.end.described)")
         }
         let answer = try await redeem(authorization, verifier: .some(nil))
-        if target.client.secret != nil {
+        if target.client.isConfidential {
             return answer.succeeded
                 ? .skip("a confidential client may go without PKCE; its code was redeemed without a verifier")
                 : .pass("a code came without PKCE, but its redemption was refused (\(answer.described))")

@@ -34,7 +34,7 @@ extension AuditRun {
             guard bound.flow.answer.tokenType?.lowercased() == "dpop" else {
                 return .skip("the tokens were not DPoP-bound to begin with")
             }
-            guard target.client.secret == nil else {
+            guard !target.client.isConfidential else {
                 return .skip(
                     "a confidential client's refresh token is bound to its credentials, not to the key (RFC 9449 §5)"
                 )

@@ -53,8 +53,9 @@ extension AuditRun {
             form.append(OAuthParameter.token, token)
             if let hint { form.append(OAuthParameter.tokenTypeHint, hint) }
             var headers = HTTPHeaders()
-            AuditProbe.authenticate(
-                target.client, method: method(for: target.client), form: &form, headers: &headers)
+            try probe.authenticate(
+                target.client, method: method(for: target.client), tokenEndpoint: tokenEndpoint, form: &form,
+                headers: &headers)
             return try await probe.send(HTTPRequest.form(url: endpoint, parameters: form, headers: headers))
         }
         try await check(.revocationRevokes) {

@@ -20,7 +20,7 @@ extension AuditRun {
                 if refreshed.tokenType?.lowercased() == "dpop" {
                     return .pass("no rotation, but the tokens are DPoP-bound (sender-constrained)")
                 }
-                return target.client.secret != nil
+                return target.client.isConfidential
                     ? .pass("no rotation; the client is confidential, so its refresh token is bound to it")
                     : .broken("a public client's refresh token was not rotated, nor is it sender-constrained")
             }

@@ -91,7 +91,7 @@ extension SignInSimCLI {
             SignInSimCLI.oneShotSeedOption,
         ] + ClientSettings.registrationOptions + ClientSettings.authorizationOptions,
         run: { arguments, context in
-            try await AuditCommandRun(arguments).run(context: context, arguments: arguments)
+            try await AuditCommandRun(arguments, context: context).run(context: context, arguments: arguments)
         })
 }
 
@@ -105,7 +105,7 @@ struct AuditCommandRun {
     var seed: UInt64?
     var browser: BrowserEngine?
 
-    init(_ arguments: ParsedArguments) throws {
+    init(_ arguments: ParsedArguments, context: CLIContext) throws {
         issuer = arguments.value("issuer")
         browser = try SignInSimCLI.requestedBrowser(arguments)
         seed = try arguments.seed()
@@ -113,16 +113,13 @@ struct AuditCommandRun {
         html = arguments.value("html")
         har = arguments.value("har")
         let settings = try ClientSettings(arguments)
-        if settings.keyFile != nil {
-            throw UsageError(
-                "'--client-key' (private_key_jwt) is not supported by audit yet: audit a secret or a public client"
-            )
-        }
         let person = try SignInRun.person(arguments, consent: .approve)
         let clientID = arguments.value("client-id") ?? "com.example.app"
         var target = AuditTarget(
             issuer: issuer ?? "",
-            client: AuditClient(id: clientID, secret: settings.clientSecret, method: settings.method),
+            client: AuditClient(
+                id: clientID, secret: settings.clientSecret, key: try settings.clientKey(context: context),
+                assertionAudience: settings.assertionAudience ?? .issuer, method: settings.method),
             redirectURI: arguments.value("redirect-uri") ?? "com.example.app://auth/callback", person: person)
         if let loopback = arguments.value("loopback-redirect-uri") { target.loopbackRedirectURI = loopback }
         if let privateUse = arguments.value("private-use-redirect-uri") {

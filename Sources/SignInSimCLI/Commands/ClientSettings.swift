@@ -107,6 +107,18 @@ struct ClientSettings {
         return value
     }
 
+    /// The private key `--client-key` names (`private_key_jwt`), read and parsed; `nil` without
+    /// one.
+    func clientKey(context: CLIContext) throws -> JWK? {
+        guard let keyFile else { return nil }
+        let bytes = try context.readFile(keyFile)
+        do {
+            return try JWK.privateKey(text: String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw UsageError("The value '\(keyFile)' is invalid for '--client-key <file>': \(error.message)")
+        }
+    }
+
     /// The settings applied to `options`, the key file read, and the whole checked as
     /// `configure(options:)` will check it: a contradiction is a usage error, found before
     /// anything starts.
@@ -123,15 +135,7 @@ struct ClientSettings {
         options.maxAge = maxAge
         options.acrValues = acrValues
         options.authorizationParameters = parameters
-        if let keyFile {
-            let bytes = try context.readFile(keyFile)
-            do {
-                options.clientKey = try JWK.privateKey(text: String(decoding: bytes, as: UTF8.self))
-            } catch {
-                throw UsageError(
-                    "The value '\(keyFile)' is invalid for '--client-key <file>': \(error.message)")
-            }
-        }
+        options.clientKey = try clientKey(context: context)
         do {
             try options.checkClientRegistration()
         } catch {
