@@ -21,8 +21,8 @@ struct ArgumentParserTests {
         }
         #expect(command.name == "verify")
         #expect(parsed.positional(0) == "tok")
-        #expect(parsed.value("jwks") == "k.json")
-        #expect(parsed.value("aud") == "a")
+        #expect(parsed.value(SignInSimCLI.JWTVerifyOptions.jwks) == "k.json")
+        #expect(parsed.value(SignInSimCLI.JWTVerifyOptions.audience) == "a")
     }
 
     /// Each mistake has the message swift-argument-parser would print.

@@ -40,7 +40,7 @@ enum ArgumentParser {
             index += 1
         }
         if wantsHelp { return .success(.help(path: path)) }
-        var parsed = ParsedArguments(commandPath: path.map(\.name))
+        var parsed = ParsedArguments(commandPath: path.map(\.name), declaring: command.options)
         var onlyPositionals = false
         while index < arguments.count {
             let word = arguments[index]
@@ -70,7 +70,7 @@ enum ArgumentParser {
                     return .failure(
                         Failure(error: UsageError("The flag '--\(option.long)' takes no value"), path: path))
                 }
-                parsed.flags.insert(option.long)
+                parsed.record(flag: option)
                 continue
             }
             let value: String
@@ -92,13 +92,13 @@ enum ArgumentParser {
                         ),
                         path: path))
             }
-            if !option.isRepeatable, parsed.values[option.long] != nil {
+            if !option.isRepeatable, parsed.contains(option) {
                 return .failure(
                     Failure(
                         error: UsageError("The option '--\(option.long)' can be given only once"), path: path)
                 )
             }
-            parsed.values[option.long, default: []].append(value)
+            parsed.record(value, for: option)
         }
         if command.run == nil {
             if let stray = parsed.positionals.first {
@@ -106,7 +106,7 @@ enum ArgumentParser {
             }
             return .success(.help(path: path))
         }
-        for option in command.options where option.isRequired && parsed.values[option.long] == nil {
+        for option in command.options where option.isRequired && !parsed.contains(option) {
             return .failure(
                 Failure(error: UsageError("Missing expected argument '\(option.synopsis)'"), path: path))
         }

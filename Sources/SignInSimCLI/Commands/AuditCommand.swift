@@ -26,73 +26,85 @@ extension SignInSimCLI {
             Without --issuer it audits the embedded issuer. The checks are listed in docs/audit.md.
             """,
         options: [
-            .option(
-                "issuer", value: "url", help: "The issuer (default: an embedded issuer started in process)."),
-            .option("client-id", value: "id", help: "The native app's client id (default: com.example.app)."),
-            .option(
-                "redirect-uri", value: "uri",
-                help: "Its registered redirect URI (default: com.example.app://auth/callback)."),
-            .option(
-                "loopback-redirect-uri", value: "uri",
-                help:
-                    "A registered http://127.0.0.1 redirect URI, for the loopback checks (RFC 8252 §7.3, §8.3)."
-            ),
-            .option(
-                "private-use-redirect-uri", value: "uri",
-                help:
-                    "A registered private-use scheme redirect URI (com.example.app:/callback), for its check (RFC 8252 §7.1)."
-            ),
-            .option(
-                "post-logout-redirect-uri", value: "uri",
-                help: "A registered post-logout redirect URI, for the logout checks."),
-            .option(
-                "other-client-id", value: "id",
-                help:
-                    "A second client registered at the issuer: codes and refresh tokens must be refused to it."
-            ),
-            .option("other-client-secret", value: "secret", help: "The second client's secret."),
-            .option(
-                "other-client-auth-method", value: "method",
-                help: "How the second client authenticates: " + TokenEndpointAuthMethod.spelledOut + ".",
-                allowed: TokenEndpointAuthMethod.allCases.map(\.rawValue)),
-            .option(
-                "username", value: "name", help: "The test user's username (default: alice@example.com)."),
-            .option("password", value: "secret", help: "The test user's password (default: alice-password)."),
-            .option(
-                "username-field", value: "name", help: "The login form's username field (default: username)."),
-            .option(
-                "password-field", value: "name", help: "The login form's password field (default: password)."),
-            .option(
-                "fill", value: "name=value", help: "Another form field the user fills (repeatable).",
-                repeatable: true),
-            .option("click", value: "selector", help: "A button to press (repeatable).", repeatable: true),
-            SignInSimCLI.browserOption,
-            .option(
-                "only", value: "ids",
-                help: "Run only these checks (comma-separated ids or groups, as docs/audit.md lists)."),
-            .option("skip", value: "ids", help: "Skip these checks (comma-separated ids or groups)."),
-            .option(
-                "format", value: "format", help: "What to print: text (default) or json.",
-                allowed: ["text", "json"]),
-            .option(
-                "html", value: "file",
-                help: "Write the scorecard with the exchanges behind each check as a page."),
-            .option(
-                "har", value: "file",
-                help: "Write every exchange as an HTTP Archive, numbered as the evidence."),
-            .option(
-                "max-requests", value: "n",
-                help: "The most requests the audit may send, its sheets' included (default: 600)."),
-            .flag(
-                "wait-code-expiry",
-                help:
-                    "Against a real issuer, wait ten minutes to check that a code expires (otherwise skipped)."
-            ),
+            OneShotOptions.issuer, AuditCommandOptions.clientID, AuditCommandOptions.redirectURI,
+            AuditCommandOptions.loopbackRedirectURI, AuditCommandOptions.privateUseRedirectURI,
+            AuditCommandOptions.postLogoutRedirectURI, AuditCommandOptions.otherClientID,
+            AuditCommandOptions.otherClientSecret, AuditCommandOptions.otherClientAuthMethod,
+        ] + PersonOptions.audit.all + [
+            SignInSimCLI.browserOption, AuditCommandOptions.only, AuditCommandOptions.skip,
+            AuditCommandOptions.format, AuditCommandOptions.html, AuditCommandOptions.har,
+            AuditCommandOptions.maxRequests, AuditCommandOptions.waitCodeExpiry,
             SignInSimCLI.oneShotSeedOption,
         ] + ClientSettings.registrationOptions + ClientSettings.authorizationOptions,
         run: { arguments, context in
             try await AuditCommandRun(arguments, context: context).run(context: context, arguments: arguments)
         })
+}
+
+/// The options of `audit` besides the shared ones.
+enum AuditCommandOptions {
+    /// `--client-id <id>`.
+    static let clientID = OptionSpec.option(
+        "client-id", value: "id", help: "The native app's client id (default: com.example.app).")
+    /// `--redirect-uri <uri>`.
+    static let redirectURI = OptionSpec.option(
+        "redirect-uri", value: "uri",
+        help: "Its registered redirect URI (default: com.example.app://auth/callback).")
+    /// `--loopback-redirect-uri <uri>`.
+    static let loopbackRedirectURI = OptionSpec.option(
+        "loopback-redirect-uri", value: "uri",
+        help:
+            "A registered http://127.0.0.1 redirect URI, for the loopback checks (RFC 8252 §7.3, §8.3)."
+    )
+    /// `--private-use-redirect-uri <uri>`.
+    static let privateUseRedirectURI = OptionSpec.option(
+        "private-use-redirect-uri", value: "uri",
+        help:
+            "A registered private-use scheme redirect URI (com.example.app:/callback), for its check (RFC 8252 §7.1)."
+    )
+    /// `--post-logout-redirect-uri <uri>`.
+    static let postLogoutRedirectURI = OptionSpec.option(
+        "post-logout-redirect-uri", value: "uri",
+        help: "A registered post-logout redirect URI, for the logout checks.")
+    /// `--other-client-id <id>`.
+    static let otherClientID = OptionSpec.option(
+        "other-client-id", value: "id",
+        help:
+            "A second client registered at the issuer: codes and refresh tokens must be refused to it."
+    )
+    /// `--other-client-secret <secret>`.
+    static let otherClientSecret = OptionSpec.option(
+        "other-client-secret", value: "secret", help: "The second client's secret.")
+    /// `--other-client-auth-method <method>`.
+    static let otherClientAuthMethod = OptionSpec.option(
+        "other-client-auth-method", value: "method",
+        help: "How the second client authenticates: " + TokenEndpointAuthMethod.spelledOut + ".",
+        allowed: TokenEndpointAuthMethod.allCases.map(\.rawValue))
+    /// `--only <ids>`.
+    static let only = OptionSpec.option(
+        "only", value: "ids",
+        help: "Run only these checks (comma-separated ids or groups, as docs/audit.md lists).")
+    /// `--skip <ids>`.
+    static let skip = OptionSpec.option(
+        "skip", value: "ids", help: "Skip these checks (comma-separated ids or groups).")
+    /// `--format <format>`.
+    static let format = OptionSpec.option(
+        "format", value: "format", help: "What to print: text (default) or json.", allowed: ["text", "json"])
+    /// `--html <file>`.
+    static let html = OptionSpec.option(
+        "html", value: "file", help: "Write the scorecard with the exchanges behind each check as a page.")
+    /// `--har <file>`.
+    static let har = OptionSpec.option(
+        "har", value: "file", help: "Write every exchange as an HTTP Archive, numbered as the evidence.")
+    /// `--max-requests <n>`.
+    static let maxRequests = OptionSpec.option(
+        "max-requests", value: "n",
+        help: "The most requests the audit may send, its sheets' included (default: 600).")
+    /// `--wait-code-expiry`.
+    static let waitCodeExpiry = OptionSpec.flag(
+        "wait-code-expiry",
+        help: "Against a real issuer, wait ten minutes to check that a code expires (otherwise skipped)."
+    )
 }
 
 /// `audit`'s options, checked, and the run.
@@ -106,40 +118,44 @@ struct AuditCommandRun {
     var browser: BrowserEngine?
 
     init(_ arguments: ParsedArguments, context: CLIContext) throws {
-        issuer = arguments.value("issuer")
+        issuer = arguments.value(OneShotOptions.issuer)
         browser = try SignInSimCLI.requestedBrowser(arguments)
-        seed = try arguments.seed()
-        format = arguments.value("format") ?? "text"
-        html = arguments.value("html")
-        har = arguments.value("har")
+        seed = try arguments.seed(SignInSimCLI.oneShotSeedOption)
+        format = arguments.value(AuditCommandOptions.format) ?? "text"
+        html = arguments.value(AuditCommandOptions.html)
+        har = arguments.value(AuditCommandOptions.har)
         let settings = try ClientSettings(arguments)
-        let person = try SignInRun.person(arguments, consent: .approve)
-        let clientID = arguments.value("client-id") ?? "com.example.app"
+        let person = try SignInRun.person(arguments, options: .audit, consent: .approve)
+        let clientID = arguments.value(AuditCommandOptions.clientID) ?? "com.example.app"
         var target = AuditTarget(
             issuer: issuer ?? "",
             client: AuditClient(
                 id: clientID, secret: settings.clientSecret, key: try settings.clientKey(context: context),
                 assertionAudience: settings.assertionAudience ?? .issuer, method: settings.method),
-            redirectURI: arguments.value("redirect-uri") ?? "com.example.app://auth/callback", person: person)
-        if let loopback = arguments.value("loopback-redirect-uri") { target.loopbackRedirectURI = loopback }
-        if let privateUse = arguments.value("private-use-redirect-uri") {
+            redirectURI: arguments.value(AuditCommandOptions.redirectURI)
+                ?? "com.example.app://auth/callback", person: person)
+        if let loopback = arguments.value(AuditCommandOptions.loopbackRedirectURI) {
+            target.loopbackRedirectURI = loopback
+        }
+        if let privateUse = arguments.value(AuditCommandOptions.privateUseRedirectURI) {
             target.privateUseRedirectURI = privateUse
         }
-        target.postLogoutRedirectURI = arguments.value("post-logout-redirect-uri")
-        if let other = arguments.value("other-client-id") {
+        target.postLogoutRedirectURI = arguments.value(AuditCommandOptions.postLogoutRedirectURI)
+        if let other = arguments.value(AuditCommandOptions.otherClientID) {
             target.otherClient = AuditClient(
-                id: other, secret: arguments.value("other-client-secret"),
-                method: arguments.value("other-client-auth-method").flatMap(
+                id: other, secret: arguments.value(AuditCommandOptions.otherClientSecret),
+                method: arguments.value(AuditCommandOptions.otherClientAuthMethod).flatMap(
                     TokenEndpointAuthMethod.init(rawValue:)))
         }
         if let scopes = settings.scopes { target.scopes = scopes }
         target.audience = settings.audience
         target.authorizationParameters = Self.authorizationParameters(settings, scopes: target.scopes)
-        target.selection = try Self.selection(only: arguments.value("only"), skip: arguments.value("skip"))
-        target.waitsForCodeExpiry = arguments.flag("wait-code-expiry")
+        target.selection = try Self.selection(
+            only: arguments.value(AuditCommandOptions.only), skip: arguments.value(AuditCommandOptions.skip))
+        target.waitsForCodeExpiry = arguments.flag(AuditCommandOptions.waitCodeExpiry)
         // A real issuer may still be committing the race's first answer when the second comes.
         target.racePause = .milliseconds(500)
-        if let budget = try arguments.integer("max-requests", valueName: "n") {
+        if let budget = try arguments.integer(AuditCommandOptions.maxRequests) {
             guard budget > 0 else { throw UsageError("The value for '--max-requests <n>' must be positive") }
             target.maximumRequests = Int(budget)
         }
@@ -196,8 +212,8 @@ struct AuditCommandRun {
 
     func run(context: CLIContext, arguments: ParsedArguments) async throws -> ExitCode {
         for destination in [
-            html.map { ReportDestination.file(option: "html", path: $0) },
-            har.map { ReportDestination.file(option: "har", path: $0) },
+            html.map { ReportDestination.file(option: AuditCommandOptions.html.long, path: $0) },
+            har.map { ReportDestination.file(option: AuditCommandOptions.har.long, path: $0) },
         ].compactMap({ $0 }) {
             do {
                 try destination.check()
@@ -253,7 +269,11 @@ struct AuditCommandRun {
                     },
                     exchanges: exchanges,
                     commandLine: RunCommand.displayed(
-                        arguments, hiding: ["password", "client-secret", "other-client-secret", "fill"])),
+                        arguments,
+                        hiding: [
+                            PersonOptions.audit.password, ClientSettings.clientSecretOption,
+                            AuditCommandOptions.otherClientSecret, PersonOptions.audit.fill,
+                        ])),
                 to: html)
         }
         if format == "json" {

@@ -14,7 +14,7 @@ extension SignInSimCLI {
 
     /// The engine `--browser` names, if any.
     static func requestedBrowser(_ arguments: ParsedArguments) throws -> BrowserEngine? {
-        guard let text = arguments.value("browser") else { return nil }
+        guard let text = arguments.value(browserOption) else { return nil }
         guard let engine = BrowserEngine(rawValue: text) else {
             throw UsageError(
                 "The value '\(text)' is invalid for '--browser <engine>': expected one of "

@@ -10,15 +10,12 @@ extension SignInSimCLI {
     static let jwkGenerateCommand = CommandSpec(
         name: "generate", abstract: "Generate a private JWK and print it as JSON.",
         discussion: "The key id defaults to the key's RFC 7638 thumbprint.",
-        options: [
-            .option(
-                "alg", value: "alg", help: "The signing algorithm the key is for.", required: true,
-                allowed: ["ES256", "RS256", "PS256"]),
-            .option("kid", value: "kid", help: "The key id (kid) to record in the JWK."),
-        ],
+        options: [JWKGenerateOptions.alg, JWKGenerateOptions.kid],
         run: { arguments, context in
             // `required` and `allowed` are enforced by the parser before this runs.
-            guard let name = arguments.value("alg"), let algorithm = JWSAlgorithm(rawValue: name) else {
+            guard let name = arguments.value(JWKGenerateOptions.alg),
+                let algorithm = JWSAlgorithm(rawValue: name)
+            else {
                 throw UsageError("Missing or unknown value for '--alg <alg>'")
             }
             var jwk: JWK
@@ -30,10 +27,21 @@ extension SignInSimCLI {
             } catch let error as CryptoError {
                 throw CommandFailure("key generation failed: \(error.message)")
             }
-            jwk.keyID = try arguments.value("kid") ?? jwk.thumbprint()
+            jwk.keyID = try arguments.value(JWKGenerateOptions.kid) ?? jwk.thumbprint()
             context.printJSON(jwk.json)
             return .success
         })
+
+    /// The options of `jwk generate`.
+    enum JWKGenerateOptions {
+        /// `--alg <alg>`: the algorithm the new key signs with.
+        static let alg = OptionSpec.option(
+            "alg", value: "alg", help: "The signing algorithm the key is for.", required: true,
+            allowed: ["ES256", "RS256", "PS256"])
+        /// `--kid <kid>`: the key id, instead of the thumbprint.
+        static let kid = OptionSpec.option(
+            "kid", value: "kid", help: "The key id (kid) to record in the JWK.")
+    }
 
     static let jwkPublicCommand = CommandSpec(
         name: "public", abstract: "Read a private JWK on standard input and print its public JWK.",

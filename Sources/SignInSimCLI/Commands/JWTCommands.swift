@@ -18,15 +18,11 @@ extension SignInSimCLI {
             The algorithm is the JWK's alg, or the header's alg, or ES256 for P-256 keys and
             RS256 for RSA keys. Claims are signed exactly as given: nothing is added.
             """,
-        options: [
-            .option("key", value: "file", help: "A private JWK or PEM file.", required: true),
-            .option("claims", value: "json", help: "The claims, a JSON object (default: {})."),
-            .option("header", value: "json", help: "Extra JOSE header members, a JSON object."),
-        ],
+        options: [JWTSignOptions.key, JWTSignOptions.claims, JWTSignOptions.header],
         run: { arguments, context in
-            let claims = try jsonObjectOption(arguments.value("claims"), name: "claims") ?? [:]
-            var header = try jsonObjectOption(arguments.value("header"), name: "header") ?? [:]
-            let keyBytes = try context.readFile(try arguments.requiredValue("key"))
+            let claims = try jsonObjectOption(arguments.value(JWTSignOptions.claims), name: "claims") ?? [:]
+            var header = try jsonObjectOption(arguments.value(JWTSignOptions.header), name: "header") ?? [:]
+            let keyBytes = try context.readFile(try arguments.requiredValue(JWTSignOptions.key))
             var requested: JWSAlgorithm?
             if let alg = header.removeValue(forKey: "alg") {
                 guard let name = alg.stringValue else {
@@ -39,7 +35,7 @@ extension SignInSimCLI {
                 }
             }
             let signer = try makeSigner(
-                keyBytes, path: try arguments.requiredValue("key"), algorithm: requested)
+                keyBytes, path: try arguments.requiredValue(JWTSignOptions.key), algorithm: requested)
             if header["typ"] == nil { header["typ"] = "JWT" }
             do {
                 let token = try JWS.sign(
@@ -50,6 +46,42 @@ extension SignInSimCLI {
             }
             return .success
         })
+
+    /// The options of `jwt sign`.
+    enum JWTSignOptions {
+        /// `--key <file>`: the signing key.
+        static let key = OptionSpec.option(
+            "key", value: "file", help: "A private JWK or PEM file.", required: true)
+        /// `--claims <json>`: the payload.
+        static let claims = OptionSpec.option(
+            "claims", value: "json", help: "The claims, a JSON object (default: {}).")
+        /// `--header <json>`: header members besides alg and typ.
+        static let header = OptionSpec.option(
+            "header", value: "json", help: "Extra JOSE header members, a JSON object.")
+    }
+
+    /// The options of `jwt verify`.
+    enum JWTVerifyOptions {
+        /// `--jwks <file-or-url>`: the keys the signature may be made with.
+        static let jwks = OptionSpec.option(
+            "jwks", value: "file-or-url",
+            help: "A JWK Set or a single JWK of public keys: a file, or an http(s) URL.",
+            required: true)
+        /// `--iss <issuer>`.
+        static let issuer = OptionSpec.option(
+            "iss", value: "issuer", help: "The expected issuer (trailing slashes ignored).")
+        /// `--aud <audience>`.
+        static let audience = OptionSpec.option(
+            "aud", value: "audience", help: "An audience the token must be for.")
+        /// `--nonce <nonce>`.
+        static let nonce = OptionSpec.option("nonce", value: "nonce", help: "The expected nonce.")
+        /// `--leeway <seconds>`.
+        static let leeway = OptionSpec.option(
+            "leeway", value: "seconds", help: "Clock skew allowed on exp, nbf and iat (default: 0).")
+        /// `--now <epoch>`.
+        static let now = OptionSpec.option(
+            "now", value: "epoch", help: "Judge the token at this time (default: the system clock).")
+    }
 
     static let jwtDecodeCommand = CommandSpec(
         name: "decode", abstract: "Print a JWT's header and claims without verifying it.",
@@ -73,20 +105,13 @@ extension SignInSimCLI {
             key (d, p, q, dp, dq, qi, oth or k) is refused: verification needs public keys only.
             """,
         options: [
-            .option(
-                "jwks", value: "file-or-url",
-                help: "A JWK Set or a single JWK of public keys: a file, or an http(s) URL.",
-                required: true),
-            .option("iss", value: "issuer", help: "The expected issuer (trailing slashes ignored)."),
-            .option("aud", value: "audience", help: "An audience the token must be for."),
-            .option("nonce", value: "nonce", help: "The expected nonce."),
-            .option("leeway", value: "seconds", help: "Clock skew allowed on exp, nbf and iat (default: 0)."),
-            .option("now", value: "epoch", help: "Judge the token at this time (default: the system clock)."),
+            JWTVerifyOptions.jwks, JWTVerifyOptions.issuer, JWTVerifyOptions.audience, JWTVerifyOptions.nonce,
+            JWTVerifyOptions.leeway, JWTVerifyOptions.now,
         ],
         arguments: [.argument("token", help: "The compact JWT, or - to read it from standard input.")],
         run: { arguments, context in
             let token = try readToken(try arguments.requiredPositional(0, name: "token"), context: context)
-            let leeway = try arguments.integer("leeway", valueName: "seconds") ?? 0
+            let leeway = try arguments.integer(JWTVerifyOptions.leeway) ?? 0
             guard leeway >= 0 else { throw UsageError("--leeway must not be negative") }
             // Bounded so that `now ± leeway` stays far inside Int64 (years 0001 to 9999).
             guard leeway <= WallClockRange.longestMove else {
@@ -94,16 +119,18 @@ extension SignInSimCLI {
                     "The value '\(leeway)' is invalid for '--leeway <seconds>': expected 0 to "
                         + "\(WallClockRange.longestMove)")
             }
-            let now = try arguments.integer("now", valueName: "epoch") ?? context.now()
+            let now = try arguments.integer(JWTVerifyOptions.now) ?? context.now()
             guard WallClockRange.times.contains(now) else {
                 throw UsageError(
                     "The value '\(now)' is invalid for '--now <epoch>': expected \(WallClockRange.earliest) "
                         + "to \(WallClockRange.latest) (years 0001 to 9999)")
             }
-            let keys = try await loadKeys(try arguments.requiredValue("jwks"), context: context)
+            let keys = try await loadKeys(
+                try arguments.requiredValue(JWTVerifyOptions.jwks), context: context)
             let validation = JWTValidation(
-                now: now, leeway: leeway, issuer: arguments.value("iss"), audience: arguments.value("aud"),
-                nonce: arguments.value("nonce"))
+                now: now, leeway: leeway, issuer: arguments.value(JWTVerifyOptions.issuer),
+                audience: arguments.value(JWTVerifyOptions.audience),
+                nonce: arguments.value(JWTVerifyOptions.nonce))
             do {
                 let verified = try JWT.verify(token, keys: keys, validation: validation)
                 context.printJSON(verified.claims.json)

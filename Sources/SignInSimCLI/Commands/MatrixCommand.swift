@@ -18,20 +18,8 @@ extension SignInSimCLI {
             invalid, 64 usage.
             """,
         options: [
-            envOption,
-            .option(
-                "profiles", value: "names",
-                help: "Only these comma-separated profiles (default: every one, `signinsim list --profiles`)."
-            ),
-            .option("jobs", short: "j", value: "n", help: "Scenarios at once (default: the core count)."),
-            .option(
-                "timeout", value: "seconds",
-                help: "Time limit per run (default: 30); a run that hangs until it counts as exposed."),
-            .option("seed", value: "n", help: "The runs' seed (default: 0 against the embedded issuer)."),
-            .option(
-                "json", value: "file", help: "Also write the table and every run's verdict as JSON here."),
-            .option("html", value: "file", help: "Also write the table as a self-contained HTML page here."),
-            SignInSimCLI.browserOption,
+            envOption, MatrixOptions.profiles, MatrixOptions.jobs, MatrixOptions.timeout, MatrixOptions.seed,
+            MatrixOptions.json, MatrixOptions.html, SignInSimCLI.browserOption,
         ],
         arguments: [
             .argument(
@@ -41,34 +29,59 @@ extension SignInSimCLI {
         ],
         run: { arguments, context in try await matrix(arguments, context: context) })
 
+    /// The options of `matrix`, besides `-e` and `--browser`.
+    enum MatrixOptions {
+        /// `--profiles <names>`.
+        static let profiles = OptionSpec.option(
+            "profiles", value: "names",
+            help: "Only these comma-separated profiles (default: every one, `signinsim list --profiles`)."
+        )
+        /// `-j, --jobs <n>`.
+        static let jobs = OptionSpec.option(
+            "jobs", short: "j", value: "n", help: "Scenarios at once (default: the core count).")
+        /// `--timeout <seconds>`.
+        static let timeout = OptionSpec.option(
+            "timeout", value: "seconds",
+            help: "Time limit per run (default: 30); a run that hangs until it counts as exposed.")
+        /// `--seed <n>`.
+        static let seed = OptionSpec.option(
+            "seed", value: "n", help: "The runs' seed (default: 0 against the embedded issuer).")
+        /// `--json <file>`.
+        static let json = OptionSpec.option(
+            "json", value: "file", help: "Also write the table and every run's verdict as JSON here.")
+        /// `--html <file>`.
+        static let html = OptionSpec.option(
+            "html", value: "file", help: "Also write the table as a self-contained HTML page here.")
+    }
+
     static func matrix(_ arguments: ParsedArguments, context: CLIContext) async throws -> ExitCode {
         var parsed = arguments
         if parsed.positionals.isEmpty { parsed.positionals = ["scenarios/field-bugs"] }
-        let profiles = RunCommand.tags(arguments.value("profiles"))
+        let profiles = RunCommand.tags(arguments.value(MatrixOptions.profiles))
         for name in profiles where !BehaviorProfile.names.contains(name) {
             throw UsageError(
                 "The value '\(name)' is invalid for '--profiles <names>'"
                     + NearMiss.alternatives(for: name, among: BehaviorProfile.names, listing: "known"))
         }
         var options = ScenarioSuite.Options()
-        options.seed = try arguments.seed()
+        options.seed = try arguments.seed(MatrixOptions.seed)
         options.timeLimitSeconds = 30
-        if let jobs = try arguments.integer("jobs", valueName: "n") {
+        if let jobs = try arguments.integer(MatrixOptions.jobs) {
             guard (1...64).contains(jobs) else {
                 throw UsageError("The value for '--jobs <n>' must be 1 to 64")
             }
             options.jobs = Int(jobs)
         }
-        if let limit = try arguments.integer("timeout", valueName: "seconds") {
+        if let limit = try arguments.integer(MatrixOptions.timeout) {
             guard (1...3600).contains(limit) else {
                 throw UsageError("The value for '--timeout <seconds>' must be 1 to 3600")
             }
             options.timeLimitSeconds = Double(limit)
         }
-        for option in ["json", "html"] {
+        for option in [MatrixOptions.json, MatrixOptions.html] {
             guard let path = arguments.value(option) else { continue }
             do throws(ReportDestination.Unwritable) {
-                try ReportDestination.file(option: option, path: path).check()
+                try ReportDestination.file(option: option.long, path: path).check()
             } catch {
                 throw CommandFailure("\(error); nothing was run", exitCode: .invalidInput)
             }
@@ -103,11 +116,11 @@ extension SignInSimCLI {
         }
         await options.browsers.webKit?.shutdown()
         context.writeOut(MatrixReport.text(matrix))
-        if let path = arguments.value("json") {
+        if let path = arguments.value(MatrixOptions.json) {
             try ReportDestination.write(
                 Array(MatrixReport.json(matrix).prettyPrinted().utf8) + [UInt8(ascii: "\n")], to: path)
         }
-        if let path = arguments.value("html") {
+        if let path = arguments.value(MatrixOptions.html) {
             try ReportDestination.write(
                 HTMLReport.render(matrix, commandLine: RunCommand.displayed(arguments)), to: path)
         }

@@ -17,25 +17,38 @@ extension SignInSimCLI {
             64 usage.
             """,
         options: [
-            .option("report-json", value: "file", help: "Write the joined JSON report here (atomically)."),
-            .option("junit", value: "file", help: "Write the joined JUnit XML report here (atomically)."),
-            .option(
-                "html", value: "file",
-                help:
-                    "Write the joined HTML report here (atomically), with a diagram for each scenario whose HAR"
-                    + " is found."),
-            .option(
-                "har-dir", value: "dir",
-                help:
-                    "Where to look for the shards' HAR files when they are no longer where the shards wrote"
-                    + " them (repeatable).",
-                repeatable: true),
+            MergeReportsOptions.reportJSON, MergeReportsOptions.junit, MergeReportsOptions.html,
+            MergeReportsOptions.harDirectory,
         ],
         arguments: [.argument("report", help: "The JSON reports of the shards.", variadic: true)],
         run: { arguments, context in try mergeReports(arguments, context: context) })
 
+    /// The options of `merge-reports`.
+    enum MergeReportsOptions {
+        /// `--report-json <file>`.
+        static let reportJSON = OptionSpec.option(
+            "report-json", value: "file", help: "Write the joined JSON report here (atomically).")
+        /// `--junit <file>`.
+        static let junit = OptionSpec.option(
+            "junit", value: "file", help: "Write the joined JUnit XML report here (atomically).")
+        /// `--html <file>`.
+        static let html = OptionSpec.option(
+            "html", value: "file",
+            help:
+                "Write the joined HTML report here (atomically), with a diagram for each scenario whose HAR"
+                + " is found.")
+        /// `--har-dir <dir>`, repeatable.
+        static let harDirectory = OptionSpec.option(
+            "har-dir", value: "dir",
+            help:
+                "Where to look for the shards' HAR files when they are no longer where the shards wrote"
+                + " them (repeatable).",
+            repeatable: true)
+    }
+
     static func mergeReports(_ arguments: ParsedArguments, context: CLIContext) throws -> ExitCode {
-        let outputs = ["report-json", "junit", "html"].map { ($0, arguments.value($0)) }
+        let outputs = [MergeReportsOptions.reportJSON, MergeReportsOptions.junit, MergeReportsOptions.html]
+            .map { ($0.long, arguments.value($0)) }
         guard outputs.contains(where: { $0.1 != nil }) else {
             throw UsageError(
                 "merge-reports needs --report-json <file>, --junit <file>, --html <file> or several")
@@ -65,10 +78,11 @@ extension SignInSimCLI {
             guard let path else { continue }
             let bytes: [UInt8]
             switch option {
-            case "junit": bytes = JUnitReport.render(summary)
-            case "html":
+            case MergeReportsOptions.junit.long: bytes = JUnitReport.render(summary)
+            case MergeReportsOptions.html.long:
                 let traces = traces(
-                    of: summary, harDirectories: arguments.allValues("har-dir"), context: context)
+                    of: summary, harDirectories: arguments.allValues(MergeReportsOptions.harDirectory),
+                    context: context)
                 bytes = HTMLReport.render(
                     summary, traces: traces, commandLine: RunCommand.displayed(arguments))
             default: bytes = JSONReport.render(summary)

@@ -27,19 +27,19 @@ extension SignInSimCLI {
 
     /// The redaction a comma-separated `--<option>` list asks for (from the default, see
     /// `Redaction.init(list:)`), or nil when the option is not given.
-    static func redaction(_ arguments: ParsedArguments, option: String) throws -> Redaction? {
+    static func redaction(_ arguments: ParsedArguments, option: OptionSpec) throws -> Redaction? {
         let lists = arguments.allValues(option)
         guard !lists.isEmpty else { return nil }
         do throws(Redaction.UnknownKind) {
             return try Redaction(list: lists)
         } catch {
-            throw UsageError("The value is invalid for '--\(option) <kinds>': \(error)")
+            throw UsageError("The value is invalid for '--\(option.long) <kinds>': \(error)")
         }
     }
 
     /// Reads a capture, redacted as `--redact` asks; a file that is not HAR exits 2.
     static func loadCapture(_ path: String, _ arguments: ParsedArguments) throws -> HARCapture {
-        let redaction = try redaction(arguments, option: "redact")
+        let redaction = try redaction(arguments, option: redactOption)
         let capture: HARCapture
         do throws(HARError) {
             capture = try HARImporter.load(path: path)
@@ -118,54 +118,24 @@ extension SignInSimCLI {
             the replay with the capture's clients registered, or --new-episodes-issuer URL.
             """,
         options: [
-            .option(
-                "sdk-profile", value: "name",
-                help:
-                    "The SDK behaviour profile of every app (default, strict, naive, persist-late, …; see"
-                    + " scenarios/README.md). Default: the profiles the capture's run names, else default."),
-            .option(
-                "mode", value: "mode", help: "strict (default), new-episodes or sequential.",
-                allowed: ReplayMode.allCases.map(\.rawValue)),
-            .option(
-                "format", value: "format", help: "text (default) or json.", allowed: ["text", "json"]),
-            .flag(
-                "infer-story",
-                help: "Read the story from the traffic even when the capture records its steps."),
-            .option(
-                "ignore-value", value: "name",
-                help:
-                    "A request parameter compared by presence only, as state, nonce and the other"
-                    + " volatile ones are (repeatable).",
-                repeatable: true),
-            .option(
-                "match-value", value: "name",
-                help: "A volatile parameter whose value must match after all (repeatable).", repeatable: true),
-            .option(
-                "new-episodes-issuer", value: "url",
-                help:
-                    "With --mode new-episodes, the issuer requests the capture lacks go to (default: an"
-                    + " embedded issuer started for the replay)."),
+            ReplayOptions.sdkProfile, ReplayOptions.mode, ReplayOptions.format, ReplayOptions.inferStory,
+            ReplayOptions.ignoreValue, ReplayOptions.matchValue, ReplayOptions.newEpisodesIssuer,
             redactOption,
-            browserReplayOption,
-            .option(
-                "html", value: "file",
-                help:
-                    "Also write a self-contained HTML page with the recorded story and the replayed one side by"
-                    + " side, divergences marked on both (atomically)."),
+            browserReplayOption, ReplayOptions.html,
         ],
         arguments: [.argument("capture", help: "The HAR file.")],
         run: { arguments, context in
             guard let path = arguments.positional(0) else { throw UsageError("a capture file is required") }
-            if let html = arguments.value("html") {
+            if let html = arguments.value(ReplayOptions.html) {
                 do throws(ReportDestination.Unwritable) {
-                    try ReportDestination.file(option: "html", path: html).check()
+                    try ReportDestination.file(option: ReplayOptions.html.long, path: html).check()
                 } catch {
                     throw CommandFailure("\(error); nothing was replayed", exitCode: .invalidInput)
                 }
             }
             var options = CaptureReplay.Options()
             options.file = path
-            if let profile = arguments.value("sdk-profile") {
+            if let profile = arguments.value(ReplayOptions.sdkProfile) {
                 do throws(SignInError) {
                     _ = try BehaviorProfile(named: profile)
                 } catch {
@@ -173,15 +143,17 @@ extension SignInSimCLI {
                 }
                 options.profile = profile
             }
-            if let mode = arguments.value("mode").flatMap(ReplayMode.init(rawValue:)) { options.mode = mode }
-            options.infersStory = arguments.flag("infer-story")
-            for name in arguments.allValues("ignore-value") {
+            if let mode = arguments.value(ReplayOptions.mode).flatMap(ReplayMode.init(rawValue:)) {
+                options.mode = mode
+            }
+            options.infersStory = arguments.flag(ReplayOptions.inferStory)
+            for name in arguments.allValues(ReplayOptions.ignoreValue) {
                 options.matching.ignoredValues.insert(name.lowercased())
             }
-            for name in arguments.allValues("match-value") {
+            for name in arguments.allValues(ReplayOptions.matchValue) {
                 options.matching.ignoredValues.remove(name.lowercased())
             }
-            if let url = arguments.value("new-episodes-issuer") {
+            if let url = arguments.value(ReplayOptions.newEpisodesIssuer) {
                 guard options.mode == .newEpisodes else {
                     throw UsageError("--new-episodes-issuer needs --mode new-episodes")
                 }
@@ -193,7 +165,7 @@ extension SignInSimCLI {
             let report: ReplayReport
             var comparison: ReplayComparison?
             do throws(CaptureReplay.Failure) {
-                if arguments.value("html") != nil {
+                if arguments.value(ReplayOptions.html) != nil {
                     let run = try await CaptureReplay.runComparing(capture, options: options)
                     (report, comparison) = (run.report, run.comparison)
                 } else {
@@ -202,11 +174,11 @@ extension SignInSimCLI {
             } catch {
                 throw CommandFailure("\(path): \(error.description)", exitCode: .invalidInput)
             }
-            if let html = arguments.value("html"), let comparison {
+            if let html = arguments.value(ReplayOptions.html), let comparison {
                 let page = try replayPage((report, comparison), arguments: arguments)
                 try ReportDestination.write(page, to: html)
             }
-            if arguments.value("format") == "json" {
+            if arguments.value(ReplayOptions.format) == "json" {
                 context.writeOut(report.json.prettyPrinted() + "\n")
             } else {
                 context.writeOut(report.text)
@@ -216,12 +188,69 @@ extension SignInSimCLI {
 }
 
 extension SignInSimCLI {
+    /// The options of `replay`, besides `--redact` and `--browser`.
+    enum ReplayOptions {
+        /// `--sdk-profile <name>`.
+        static let sdkProfile = OptionSpec.option(
+            "sdk-profile", value: "name",
+            help:
+                "The SDK behaviour profile of every app (default, strict, naive, persist-late, …; see"
+                + " scenarios/README.md). Default: the profiles the capture's run names, else default.")
+        /// `--mode <mode>`.
+        static let mode = OptionSpec.option(
+            "mode", value: "mode", help: "strict (default), new-episodes or sequential.",
+            allowed: ReplayMode.allCases.map(\.rawValue))
+        /// `--format <format>`.
+        static let format = OptionSpec.option(
+            "format", value: "format", help: "text (default) or json.", allowed: ["text", "json"])
+        /// `--infer-story`.
+        static let inferStory = OptionSpec.flag(
+            "infer-story", help: "Read the story from the traffic even when the capture records its steps.")
+        /// `--ignore-value <name>`, repeatable.
+        static let ignoreValue = OptionSpec.option(
+            "ignore-value", value: "name",
+            help:
+                "A request parameter compared by presence only, as state, nonce and the other"
+                + " volatile ones are (repeatable).",
+            repeatable: true)
+        /// `--match-value <name>`, repeatable.
+        static let matchValue = OptionSpec.option(
+            "match-value", value: "name",
+            help: "A volatile parameter whose value must match after all (repeatable).", repeatable: true)
+        /// `--new-episodes-issuer <url>`.
+        static let newEpisodesIssuer = OptionSpec.option(
+            "new-episodes-issuer", value: "url",
+            help:
+                "With --mode new-episodes, the issuer requests the capture lacks go to (default: an"
+                + " embedded issuer started for the replay).")
+        /// `--html <file>`.
+        static let html = OptionSpec.option(
+            "html", value: "file",
+            help:
+                "Also write a self-contained HTML page with the recorded story and the replayed one side by"
+                + " side, divergences marked on both (atomically).")
+    }
+
+    /// The options of `import-har`, besides `--redact` and `--browser`.
+    enum ImportHAROptions {
+        /// `--sdk-profile <name>`.
+        static let sdkProfile = OptionSpec.option(
+            "sdk-profile", value: "name",
+            help: "The SDK profile the scenario runs with (default: the one the capture shows).")
+        /// `--name <name>`.
+        static let name = OptionSpec.option(
+            "name", value: "name", help: "The scenario's name (default: Reproduction of FILE).")
+        /// `--no-check`.
+        static let noCheck = OptionSpec.flag(
+            "no-check", help: "Print the derived scenario without running it.")
+    }
+
     /// The side-by-side page of a replay, its exchanges redacted as `--redact` says (the
     /// default kinds when it is not given: the page is made to be shared).
     static func replayPage(
         _ run: (report: ReplayReport, comparison: ReplayComparison), arguments: ParsedArguments
     ) throws -> [UInt8] {
-        let redaction = try redaction(arguments, option: "redact") ?? .default
+        let redaction = try redaction(arguments, option: redactOption) ?? .default
         var recorded = run.comparison.recorded
         var replayed = run.comparison.replayed
         recorded.exchanges = redaction.apply(to: recorded.exchanges)
@@ -282,12 +311,7 @@ extension SignInSimCLI {
             javascript.
             """,
         options: [
-            .option(
-                "sdk-profile", value: "name",
-                help: "The SDK profile the scenario runs with (default: the one the capture shows)."),
-            .option("name", value: "name", help: "The scenario's name (default: Reproduction of FILE)."),
-            .flag("no-check", help: "Print the derived scenario without running it."),
-            redactOption,
+            ImportHAROptions.sdkProfile, ImportHAROptions.name, ImportHAROptions.noCheck, redactOption,
             browserReplayOption,
         ],
         arguments: [.argument("capture", help: "The HAR file.")],
@@ -295,9 +319,9 @@ extension SignInSimCLI {
             guard let path = arguments.positional(0) else { throw UsageError("a capture file is required") }
             var options = ScenarioDerivation.Options()
             options.file = path
-            options.name = arguments.value("name")
-            options.checks = !arguments.flag("no-check")
-            if let profile = arguments.value("sdk-profile") {
+            options.name = arguments.value(ImportHAROptions.name)
+            options.checks = !arguments.flag(ImportHAROptions.noCheck)
+            if let profile = arguments.value(ImportHAROptions.sdkProfile) {
                 do throws(SignInError) {
                     _ = try BehaviorProfile(named: profile)
                 } catch {

@@ -26,47 +26,12 @@ extension SignInSimCLI {
             still hold what finished).
             """,
         options: [
-            envOption,
-            .option(
-                "seed", value: "n",
-                help:
-                    "The run's seed; a scenario's own seed wins (default: 0 against the embedded issuer,"
-                    + " fresh randomness against a real one)."),
-            .option("jobs", short: "j", value: "n", help: "Scenarios at once (default: the core count)."),
-            .option(
-                "include-tags", value: "tags",
-                help: "Run only scenarios with one of these comma-separated tags."),
-            .option(
-                "exclude-tags", value: "tags", help: "Skip scenarios with any of these comma-separated tags."),
-            .option("shard-split", value: "I/N", help: "Run shard I of N (from 1), for CI matrices."),
-            .flag("fail-fast", help: "Stop starting scenarios after the first failure."),
-            browserOption,
-            .option(
-                "screenshots", value: "which",
-                help:
-                    "Web sheet pictures the reports keep: auto (failed scenarios and real issuers), all or none"
-                    + " (default: auto).",
-                allowed: ScreenshotPolicy.allCases.map(\.rawValue)),
-            .option(
-                "timeout", value: "seconds",
-                help: "Time limit per scenario (default: 120; a scenario's own wins)."
-            ),
-            .option("report-json", value: "file", help: "Write the JSON report here (atomically)."),
-            .option("junit", value: "file", help: "Write a JUnit XML report here (atomically)."),
-            .option(
-                "html", value: "file",
-                help:
-                    "Write a self-contained HTML report here, with a sequence diagram per scenario (atomically)."
-            ),
-            .option("har-dir", value: "dir", help: "Write a HAR 1.2 file per scenario into this folder."),
-            .option(
-                "har-redact", value: "kinds",
-                help:
-                    "Also hide these in HAR files (comma-separated):"
-                    + " \((Redaction.optionalKindNames + ["all"]).joined(separator: ", ")); none first drops"
-                    + " the default ones (\(Redaction.defaultKindNames.joined(separator: ", "))).",
-                repeatable: true),
-            .flag("no-redact", help: "Keep every secret in HAR files (as --har-redact none)."),
+            envOption, RunOptions.seed, RunOptions.jobs, RunOptions.includeTags, RunOptions.excludeTags,
+            RunOptions.shardSplit, RunOptions.failFast, browserOption, RunOptions.screenshots,
+            RunOptions.timeout,
+            RunOptions.reportJSON, RunOptions.junit, RunOptions.html, RunOptions.harDirectory,
+            RunOptions.harRedact,
+            RunOptions.noRedact,
         ],
         arguments: [scenarioPathsArgument],
         run: { arguments, context in try await RunCommand(arguments, context: context).run() })
@@ -100,21 +65,19 @@ extension SignInSimCLI {
     static let listCommand = CommandSpec(
         name: "list",
         abstract: "List scenarios with their tags and descriptions.",
-        options: [
-            envOption,
-            .option("include-tags", value: "tags", help: "Only scenarios with one of these tags."),
-            .option("exclude-tags", value: "tags", help: "Not scenarios with any of these tags."),
-        ] + VocabularyList.allCases.map { .flag($0.rawValue, help: $0.help) },
+        options: [envOption, ListOptions.includeTags, ListOptions.excludeTags]
+            + VocabularyList.allCases.map(\.option),
         arguments: [scenarioPathsArgument],
         run: { arguments, context in
-            let lists = VocabularyList.allCases.filter { arguments.flags.contains($0.rawValue) }
+            let lists = VocabularyList.allCases.filter { arguments.flag($0.option) }
             if !lists.isEmpty {
                 for list in lists { context.writeOut(list.names.map { $0 + "\n" }.joined()) }
                 return .success
             }
             let loaded = try ScenarioFiles(arguments, environment: context.environment)
             for error in loaded.errors { context.writeError("\(error)\n") }
-            let selection = try RunCommand.selection(arguments)
+            let selection = try RunCommand.selection(
+                arguments, include: ListOptions.includeTags, exclude: ListOptions.excludeTags, shard: nil)
             for scenario in loaded.scenarios where selection.admits(tags: scenario.tags) {
                 let tags = scenario.tags.isEmpty ? "" : " [\(scenario.tags.joined(separator: ", "))]"
                 context.writeOut("\(scenario.location.file): \(scenario.name)\(tags)\n")
@@ -127,6 +90,82 @@ extension SignInSimCLI {
         })
 }
 
+/// The options of `signinsim run`, besides `-e` and `--browser`.
+enum RunOptions {
+    /// `--seed <n>`.
+    static let seed = OptionSpec.option(
+        "seed", value: "n",
+        help:
+            "The run's seed; a scenario's own seed wins (default: 0 against the embedded issuer,"
+            + " fresh randomness against a real one).")
+    /// `-j, --jobs <n>`.
+    static let jobs = OptionSpec.option(
+        "jobs", short: "j", value: "n", help: "Scenarios at once (default: the core count).")
+    /// `--include-tags <tags>`.
+    static let includeTags = OptionSpec.option(
+        "include-tags", value: "tags", help: "Run only scenarios with one of these comma-separated tags.")
+    /// `--exclude-tags <tags>`.
+    static let excludeTags = OptionSpec.option(
+        "exclude-tags", value: "tags", help: "Skip scenarios with any of these comma-separated tags.")
+    /// `--shard-split <I/N>`.
+    static let shardSplit = OptionSpec.option(
+        "shard-split", value: "I/N", help: "Run shard I of N (from 1), for CI matrices.")
+    /// `--fail-fast`.
+    static let failFast = OptionSpec.flag(
+        "fail-fast", help: "Stop starting scenarios after the first failure.")
+    /// `--screenshots <which>`.
+    static let screenshots = OptionSpec.option(
+        "screenshots", value: "which",
+        help:
+            "Web sheet pictures the reports keep: auto (failed scenarios and real issuers), all or none"
+            + " (default: auto).",
+        allowed: ScreenshotPolicy.allCases.map(\.rawValue))
+    /// `--timeout <seconds>`.
+    static let timeout = OptionSpec.option(
+        "timeout", value: "seconds",
+        help: "Time limit per scenario (default: 120; a scenario's own wins)."
+    )
+    /// `--report-json <file>`.
+    static let reportJSON = OptionSpec.option(
+        "report-json", value: "file", help: "Write the JSON report here (atomically).")
+    /// `--junit <file>`.
+    static let junit = OptionSpec.option(
+        "junit", value: "file", help: "Write a JUnit XML report here (atomically).")
+    /// `--html <file>`.
+    static let html = OptionSpec.option(
+        "html", value: "file",
+        help:
+            "Write a self-contained HTML report here, with a sequence diagram per scenario (atomically)."
+    )
+    /// `--har-dir <dir>`.
+    static let harDirectory = OptionSpec.option(
+        "har-dir", value: "dir", help: "Write a HAR 1.2 file per scenario into this folder.")
+    /// `--har-redact <kinds>`, repeatable.
+    static let harRedact = OptionSpec.option(
+        "har-redact", value: "kinds",
+        help:
+            "Also hide these in HAR files (comma-separated):"
+            + " \((Redaction.optionalKindNames + ["all"]).joined(separator: ", ")); none first drops"
+            + " the default ones (\(Redaction.defaultKindNames.joined(separator: ", "))).",
+        repeatable: true)
+    /// `--no-redact`.
+    static let noRedact = OptionSpec.flag(
+        "no-redact", help: "Keep every secret in HAR files (as --har-redact none).")
+
+    /// The report files, in the order `run` checks and writes them.
+    static let reports = [reportJSON, junit, html]
+}
+
+/// The options of `signinsim list`, besides `-e` and the vocabulary flags.
+enum ListOptions {
+    /// `--include-tags <tags>`.
+    static let includeTags = OptionSpec.option(
+        "include-tags", value: "tags", help: "Only scenarios with one of these tags.")
+    /// `--exclude-tags <tags>`.
+    static let excludeTags = OptionSpec.option(
+        "exclude-tags", value: "tags", help: "Not scenarios with any of these tags.")
+}
+
 /// The scenario files named on the command line, loaded and checked.
 struct ScenarioFiles {
     var scenarios: [Scenario] = []
@@ -136,7 +175,7 @@ struct ScenarioFiles {
     /// overrides; `-e KEY` without a value reads `KEY` from `environment`.
     init(_ arguments: ParsedArguments, environment: [String: String]) throws {
         var overrides: [String: String] = [:]
-        for setting in arguments.allValues("env") {
+        for setting in arguments.allValues(SignInSimCLI.envOption) {
             let (key, value) = try Self.override(setting, environment: environment)
             overrides[key] = value
         }
@@ -215,11 +254,12 @@ enum EmptySelection: Equatable, Sendable {
             let paths = arguments.positionals.isEmpty ? ["scenarios"] : arguments.positionals
             return "no scenario files in \(paths.joined(separator: ", "))"
         case .emptyShard:
-            return "shard \(arguments.value("shard-split") ?? "") of --shard-split holds no scenario file"
+            return
+                "shard \(arguments.value(RunOptions.shardSplit) ?? "") of --shard-split holds no scenario file"
                 + " (there are fewer files than shards)"
         case .noTagMatch:
-            let filters = ["include-tags", "exclude-tags"].compactMap { option in
-                arguments.value(option).map { "--\(option) \($0)" }
+            let filters = [RunOptions.includeTags, RunOptions.excludeTags].compactMap { option in
+                arguments.value(option).map { "--\(option.long) \($0)" }
             }
             return "no scenario matches \(filters.joined(separator: " "))"
         }
@@ -242,11 +282,14 @@ struct RunCommand {
         }
     }
 
-    static func selection(_ arguments: ParsedArguments) throws -> ScenarioSelection {
+    /// The scenarios `run` (or `list`, with its own tag options and no shards) selects.
+    static func selection(
+        _ arguments: ParsedArguments, include: OptionSpec = RunOptions.includeTags,
+        exclude: OptionSpec = RunOptions.excludeTags, shard: OptionSpec? = RunOptions.shardSplit
+    ) throws -> ScenarioSelection {
         var selection = ScenarioSelection(
-            includeTags: tags(arguments.value("include-tags")),
-            excludeTags: tags(arguments.value("exclude-tags")))
-        if let split = arguments.value("shard-split") {
+            includeTags: tags(arguments.value(include)), excludeTags: tags(arguments.value(exclude)))
+        if let shard, let split = arguments.value(shard) {
             guard let shard = ShardSplit(split) else {
                 throw UsageError(
                     "The value '\(split)' is invalid for '--shard-split <I/N>': expected I/N with 1 <= I <= N"
@@ -259,14 +302,14 @@ struct RunCommand {
 
     func run() async throws -> ExitCode {
         var options = ScenarioSuite.Options()
-        options.seed = try arguments.seed()
-        if let jobs = try arguments.integer("jobs", valueName: "n") {
+        options.seed = try arguments.seed(RunOptions.seed)
+        if let jobs = try arguments.integer(RunOptions.jobs) {
             guard (1...64).contains(jobs) else {
                 throw UsageError("The value for '--jobs <n>' must be 1 to 64")
             }
             options.jobs = Int(jobs)
         }
-        if let limit = try arguments.integer("timeout", valueName: "seconds") {
+        if let limit = try arguments.integer(RunOptions.timeout) {
             guard limit > 0 else { throw UsageError("The value for '--timeout <seconds>' must be positive") }
             guard limit <= Scenario.longestTimeLimitSeconds else {
                 throw UsageError(
@@ -275,13 +318,13 @@ struct RunCommand {
             }
             options.timeLimitSeconds = Double(limit)
         }
-        options.failFast = arguments.flag("fail-fast")
-        if arguments.flag("no-redact"), !arguments.allValues("har-redact").isEmpty {
+        options.failFast = arguments.flag(RunOptions.failFast)
+        if arguments.flag(RunOptions.noRedact), !arguments.allValues(RunOptions.harRedact).isEmpty {
             throw UsageError("'--no-redact' and '--har-redact <kinds>' cannot be used together")
         }
         let redaction: Redaction =
-            arguments.flag("no-redact")
-            ? .disabled : try SignInSimCLI.redaction(arguments, option: "har-redact") ?? .default
+            arguments.flag(RunOptions.noRedact)
+            ? .disabled : try SignInSimCLI.redaction(arguments, option: RunOptions.harRedact) ?? .default
         let selection = try Self.selection(arguments)
         let loaded = try ScenarioFiles(arguments, environment: context.environment)
         if !loaded.errors.isEmpty {
@@ -299,7 +342,7 @@ struct RunCommand {
                 "no scenario to run: \(empty.reason(arguments))", exitCode: EmptySelection.exitCode)
         }
         options.browsers = try SignInSimCLI.browserSelection(arguments, scenarios: chosen, context: context)
-        if let text = arguments.value("screenshots") {
+        if let text = arguments.value(RunOptions.screenshots) {
             guard let policy = ScreenshotPolicy(rawValue: text) else {
                 throw UsageError(
                     "The value '\(text)' is invalid for '--screenshots <which>': expected one of "
@@ -307,7 +350,7 @@ struct RunCommand {
             }
             options.screenshots = policy
         }
-        let harDirectory = arguments.value("har-dir")
+        let harDirectory = arguments.value(RunOptions.harDirectory)
         for destination in Self.reportDestinations(arguments) {
             do throws(ReportDestination.Unwritable) {
                 try destination.check()
@@ -319,7 +362,7 @@ struct RunCommand {
         // temporary file beside the HAR or report it was writing: the next run removes those
         // of dead processes from the folders it writes to.
         var outputDirectories = Set([harDirectory].compactMap { $0 })
-        for report in ["report-json", "junit", "html"].compactMap({ arguments.value($0) }) {
+        for report in RunOptions.reports.compactMap({ arguments.value($0) }) {
             outputDirectories.insert(AtomicFile.parentDirectory(of: report))
         }
         for directory in outputDirectories { AtomicFile.removeStaleTemporaryFiles(in: directory) }
@@ -332,7 +375,7 @@ struct RunCommand {
         let statusLine = StatusLine(
             isTerminal: isTerminal && total > 1, writeOut: context.writeOut, writeError: context.writeError)
 
-        let wantsHTML = arguments.value("html") != nil
+        let wantsHTML = arguments.value(RunOptions.html) != nil
         let traces = Mutex([ScenarioKey: ScenarioTrace]())
         let signals = TerminationSignals()
         defer { signals.cancel() }
@@ -389,7 +432,7 @@ struct RunCommand {
             results: results, interrupted: wasInterrupted,
             durationMilliseconds: Double((ContinuousClock.now - started).components.seconds) * 1000
                 + Double((ContinuousClock.now - started).components.attoseconds) / 1e15,
-            seed: options.seed, shard: arguments.value("shard-split"),
+            seed: options.seed, shard: arguments.value(RunOptions.shardSplit),
             selection: selection.shard == nil
                 ? nil
                 : loaded.scenarios.filter { selection.admits(tags: $0.tags) }.map {
@@ -397,9 +440,9 @@ struct RunCommand {
                 })
         statusLine.clear()
         context.writeOut(console.summary(summary) + "\n")
-        try write(JSONReport.render(summary), to: arguments.value("report-json"))
-        try write(JUnitReport.render(summary), to: arguments.value("junit"))
-        if let path = arguments.value("html") {
+        try write(JSONReport.render(summary), to: arguments.value(RunOptions.reportJSON))
+        try write(JUnitReport.render(summary), to: arguments.value(RunOptions.junit))
+        if let path = arguments.value(RunOptions.html) {
             let page = HTMLReport.render(
                 summary, traces: traces.withLock { $0 }, commandLine: Self.displayed(arguments))
             try write(page, to: path)
@@ -411,11 +454,13 @@ struct RunCommand {
     /// The report outputs `run` was given, in the order of its options.
     static func reportDestinations(_ arguments: ParsedArguments) -> [ReportDestination] {
         var destinations: [ReportDestination] = []
-        for option in ["report-json", "junit", "html"] {
-            if let path = arguments.value(option) { destinations.append(.file(option: option, path: path)) }
+        for option in RunOptions.reports {
+            if let path = arguments.value(option) {
+                destinations.append(.file(option: option.long, path: path))
+            }
         }
-        if let path = arguments.value("har-dir") {
-            destinations.append(.directory(option: "har-dir", path: path))
+        if let path = arguments.value(RunOptions.harDirectory) {
+            destinations.append(.directory(option: RunOptions.harDirectory.long, path: path))
         }
         return destinations
     }
@@ -429,19 +474,20 @@ struct RunCommand {
     /// `-e` hidden (a password may be one).
     ///
     /// - Parameter hiding: options whose values are secrets, each shown as `…`.
-    static func displayed(_ arguments: ParsedArguments, hiding: Set<String> = []) -> String {
+    static func displayed(_ arguments: ParsedArguments, hiding: [OptionSpec] = []) -> String {
+        let hidden = Set(hiding.map(\.long))
         var words = arguments.commandPath.isEmpty ? ["signinsim", "run"] : arguments.commandPath
-        for name in arguments.values.keys.sorted() {
-            for value in arguments.values[name] ?? [] {
+        for (name, values) in arguments.givenOptions {
+            for value in values {
                 let shown =
-                    hiding.contains(name)
+                    hidden.contains(name)
                     ? "…"
-                    : name == "env"
+                    : name == SignInSimCLI.envOption.long
                         ? String(value.prefix { $0 != "=" }) + (value.contains("=") ? "=…" : "") : value
                 words += ["--\(name)", shown]
             }
         }
-        words += arguments.flags.sorted().map { "--\($0)" }
+        words += arguments.givenFlags.map { "--\($0)" }
         words += arguments.positionals
         return words.map { word in
             word.isEmpty || word.contains(where: { " \"'$\\".contains($0) })
@@ -471,6 +517,9 @@ enum VocabularyList: String, CaseIterable {
     case faults
     case errors
     case phases
+
+    /// `--steps` and the others: a flag of `list`.
+    var option: OptionSpec { .flag(rawValue, help: help) }
 
     var help: String {
         switch self {

@@ -26,15 +26,8 @@ extension SignInSimCLI {
             POST /_admin/clock moves.
             """,
         options: [
-            .option(
-                "host", value: "address", help: "A loopback IP address to listen on (default: 127.0.0.1)."),
-            .option("port", value: "port", help: "The port to listen on; 0 picks a free one (default: 0)."),
-            .option(
-                "tenant", value: "file",
-                help: "A YAML or JSON tenant file that adds to or overrides the default tenant."),
-            .option(
-                "seed", value: "n",
-                help: "Which of the public test keys Apple signs identity tokens with (default: 0)."),
+            ServeOptions.hostOption, ServeOptions.portOption, ServeOptions.tenantOption,
+            ServeOptions.seedOption,
         ],
         run: { arguments, context in
             let options = try ServeOptions(arguments)
@@ -98,8 +91,23 @@ struct ServeOptions: Sendable {
     /// Picks Apple's signing keys among the public test keys (`AppleKeySet.fixed(seed:)`).
     var seed: UInt64 = 0
 
+    /// `--host <address>`.
+    static let hostOption = OptionSpec.option(
+        "host", value: "address", help: "A loopback IP address to listen on (default: 127.0.0.1).")
+    /// `--port <port>`.
+    static let portOption = OptionSpec.option(
+        "port", value: "port", help: "The port to listen on; 0 picks a free one (default: 0).")
+    /// `--tenant <file>`.
+    static let tenantOption = OptionSpec.option(
+        "tenant", value: "file",
+        help: "A YAML or JSON tenant file that adds to or overrides the default tenant.")
+    /// `--seed <n>`.
+    static let seedOption = OptionSpec.option(
+        "seed", value: "n",
+        help: "Which of the public test keys Apple signs identity tokens with (default: 0).")
+
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        if let host = arguments.value("host") {
+        if let host = arguments.value(Self.hostOption) {
             guard Self.isLoopbackAddress(host) else {
                 throw UsageError(
                     "The value '\(host)' is invalid for '--host <address>': expected a loopback IP address "
@@ -107,14 +115,14 @@ struct ServeOptions: Sendable {
             }
             self.host = host
         }
-        if let port = try arguments.integer("port", valueName: "port") {
+        if let port = try arguments.integer(Self.portOption) {
             guard (0...65535).contains(port) else {
                 throw UsageError("The value '\(port)' is invalid for '--port <port>': expected 0 to 65535")
             }
             self.port = Int(port)
         }
-        tenantPath = arguments.value("tenant")
-        if let seed = try arguments.integer("seed", valueName: "n") {
+        tenantPath = arguments.value(Self.tenantOption)
+        if let seed = try arguments.integer(Self.seedOption) {
             guard seed >= 0 else {
                 throw UsageError("The value '\(seed)' is invalid for '--seed <n>': expected 0 or more")
             }

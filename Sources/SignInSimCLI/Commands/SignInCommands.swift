@@ -22,63 +22,13 @@ extension SignInSimCLI {
             starts the embedded issuer in process and signs in as alice@example.com.
             """,
         options: [
-            .option(
-                "issuer", value: "url", help: "The issuer (default: an embedded issuer started in process)."),
-            .option("client-id", value: "id", help: "The client id (default: com.example.app)."),
-            .option(
-                "redirect-uri", value: "uri",
-                help: "The redirect URI (default: com.example.app://auth/callback)."),
-            .option(
-                "username", value: "name",
-                help: "What the user types as username (default: alice@example.com)."),
-            .option(
-                "password", value: "secret",
-                help: "What the user types as password (default: alice-password)."),
-            .option(
-                "username-field", value: "name", help: "The login form's username field (default: username)."),
-            .option(
-                "password-field", value: "name", help: "The login form's password field (default: password)."),
-            .option(
-                "fill", value: "name=value",
-                help:
-                    "Another form field the user fills (repeatable); the name may be a CSS selector or"
-                    + " label:TEXT for a page the person cannot read alone.",
-                repeatable: true
-            ),
-            .option(
-                "click", value: "selector",
-                help:
-                    "A button to press (CSS selector or label:TEXT) where the person's choice is wrong (repeatable).",
-                repeatable: true),
-            SignInSimCLI.browserOption,
-        ]
+            OneShotOptions.issuer, SignInCommandOptions.clientID, SignInCommandOptions.redirectURI,
+        ] + PersonOptions.signIn.all + [SignInSimCLI.browserOption]
             + ClientSettings.registrationOptions + ClientSettings.authorizationOptions + [
-                .option(
-                    "profile", value: "name",
-                    help:
-                        "The SDK behaviour profile (default, strict, naive, strict-clock, appauth-clock, …)."
-                ),
-                .option(
-                    "leeway", value: "seconds",
-                    help: "Clock skew allowed on the ID token's exp (default: the profile's; 60, 0 with "
-                        + "appauth-clock or strict-clock)."),
-                .flag("shared-session", help: "Use the system browser's cookies (not an ephemeral session)."),
-                .flag(
-                    "deny-consent",
-                    help:
-                        "Deny the consent page instead of approving it; fails when no consent page is shown."),
-                SignInSimCLI.oneShotSeedOption,
-                .flag("refresh", help: "Refresh the tokens after signing in."),
-                .flag(
-                    "sign-out",
-                    help:
-                        "Sign out at the end: the end-session request in the web sheet (exit 1 when the issuer refuses it)."
-                ),
-                .option(
-                    "post-logout-redirect-uri", value: "uri",
-                    help:
-                        "Where the issuer sends the sheet after sign-out (registered at the issuer); its state is checked."
-                ),
+                SignInCommandOptions.profile, OneShotOptions.leeway, SignInCommandOptions.sharedSession,
+                SignInCommandOptions.denyConsent, SignInSimCLI.oneShotSeedOption,
+                SignInCommandOptions.refresh,
+                SignInCommandOptions.signOut, SignInCommandOptions.postLogoutRedirectURI,
             ],
         run: { arguments, context in
             try await SignInRun(arguments).run(context: context)
@@ -94,28 +44,137 @@ extension SignInSimCLI {
             Without --issuer it starts the embedded issuer and its Apple in process.
             """,
         options: [
-            .option(
-                "issuer", value: "url", help: "The issuer (default: an embedded issuer started in process)."),
-            .option("apple", value: "url", help: "The simulated Apple (signinsim serve's apple: URL)."),
-            .option(
-                "client-id", value: "id", help: "The client id and bundle id (default: com.example.app)."),
-            .option("email", value: "address", help: "The Apple ID's email.", required: true),
-            .option("given-name", value: "name", help: "The Apple ID's given name."),
-            .option("family-name", value: "name", help: "The Apple ID's family name."),
+            OneShotOptions.issuer, AppleSignInCommandOptions.apple, AppleSignInCommandOptions.clientID,
+            AppleSignInCommandOptions.email, AppleSignInCommandOptions.givenName,
+            AppleSignInCommandOptions.familyName,
         ]
             + ClientSettings.registrationOptions + [
-                .option(
-                    "profile", value: "name",
-                    help: "The SDK behaviour profile (default, never-send-user-profile, …)."),
-                .option(
-                    "leeway", value: "seconds",
-                    help: "Clock skew allowed on the ID token's exp (default: the profile's; 60, 0 with "
-                        + "appauth-clock or strict-clock)."),
-                SignInSimCLI.oneShotSeedOption,
+                AppleSignInCommandOptions.profile, OneShotOptions.leeway, SignInSimCLI.oneShotSeedOption,
             ],
         run: { arguments, context in
             try await AppleSignInRun(arguments).run(context: context)
         })
+}
+
+/// Options of `sign-in`, `apple-sign-in` and `audit` worded alike in all three.
+enum OneShotOptions {
+    /// `--issuer <url>`.
+    static let issuer = OptionSpec.option(
+        "issuer", value: "url", help: "The issuer (default: an embedded issuer started in process).")
+    /// `--leeway <seconds>` of `sign-in` and `apple-sign-in`.
+    static let leeway = OptionSpec.option(
+        "leeway", value: "seconds",
+        help: "Clock skew allowed on the ID token's exp (default: the profile's; 60, 0 with "
+            + "appauth-clock or strict-clock).")
+}
+
+/// The options that script the person in the web sheet: `sign-in` and `audit` take the same
+/// ones, worded for each.
+struct PersonOptions: Sendable {
+    /// `--username <name>`.
+    var username: OptionSpec
+    /// `--password <secret>`.
+    var password: OptionSpec
+    /// `--username-field <name>`.
+    var usernameField = OptionSpec.option(
+        "username-field", value: "name", help: "The login form's username field (default: username).")
+    /// `--password-field <name>`.
+    var passwordField = OptionSpec.option(
+        "password-field", value: "name", help: "The login form's password field (default: password).")
+    /// `--fill <name=value>`, repeatable.
+    var fill: OptionSpec
+    /// `--click <selector>`, repeatable.
+    var click: OptionSpec
+
+    /// The options in the order help lists them.
+    var all: [OptionSpec] { [username, password, usernameField, passwordField, fill, click] }
+
+    /// `sign-in`'s.
+    static let signIn = PersonOptions(
+        username: .option(
+            "username", value: "name", help: "What the user types as username (default: alice@example.com)."),
+        password: .option(
+            "password", value: "secret", help: "What the user types as password (default: alice-password)."),
+        fill: .option(
+            "fill", value: "name=value",
+            help:
+                "Another form field the user fills (repeatable); the name may be a CSS selector or"
+                + " label:TEXT for a page the person cannot read alone.",
+            repeatable: true
+        ),
+        click: .option(
+            "click", value: "selector",
+            help:
+                "A button to press (CSS selector or label:TEXT) where the person's choice is wrong (repeatable).",
+            repeatable: true))
+
+    /// `audit`'s: the test user.
+    static let audit = PersonOptions(
+        username: .option(
+            "username", value: "name", help: "The test user's username (default: alice@example.com)."),
+        password: .option(
+            "password", value: "secret", help: "The test user's password (default: alice-password)."),
+        fill: .option(
+            "fill", value: "name=value", help: "Another form field the user fills (repeatable).",
+            repeatable: true),
+        click: .option("click", value: "selector", help: "A button to press (repeatable).", repeatable: true))
+}
+
+/// The options of `sign-in` besides the shared ones.
+enum SignInCommandOptions {
+    /// `--client-id <id>`.
+    static let clientID = OptionSpec.option(
+        "client-id", value: "id", help: "The client id (default: com.example.app).")
+    /// `--redirect-uri <uri>`.
+    static let redirectURI = OptionSpec.option(
+        "redirect-uri", value: "uri", help: "The redirect URI (default: com.example.app://auth/callback).")
+    /// `--profile <name>`.
+    static let profile = OptionSpec.option(
+        "profile", value: "name",
+        help: "The SDK behaviour profile (default, strict, naive, strict-clock, appauth-clock, …)."
+    )
+    /// `--shared-session`.
+    static let sharedSession = OptionSpec.flag(
+        "shared-session", help: "Use the system browser's cookies (not an ephemeral session).")
+    /// `--deny-consent`.
+    static let denyConsent = OptionSpec.flag(
+        "deny-consent",
+        help: "Deny the consent page instead of approving it; fails when no consent page is shown.")
+    /// `--refresh`.
+    static let refresh = OptionSpec.flag("refresh", help: "Refresh the tokens after signing in.")
+    /// `--sign-out`.
+    static let signOut = OptionSpec.flag(
+        "sign-out",
+        help:
+            "Sign out at the end: the end-session request in the web sheet (exit 1 when the issuer refuses it)."
+    )
+    /// `--post-logout-redirect-uri <uri>`.
+    static let postLogoutRedirectURI = OptionSpec.option(
+        "post-logout-redirect-uri", value: "uri",
+        help:
+            "Where the issuer sends the sheet after sign-out (registered at the issuer); its state is checked."
+    )
+}
+
+/// The options of `apple-sign-in` besides the shared ones.
+enum AppleSignInCommandOptions {
+    /// `--apple <url>`.
+    static let apple = OptionSpec.option(
+        "apple", value: "url", help: "The simulated Apple (signinsim serve's apple: URL).")
+    /// `--client-id <id>`.
+    static let clientID = OptionSpec.option(
+        "client-id", value: "id", help: "The client id and bundle id (default: com.example.app).")
+    /// `--email <address>`.
+    static let email = OptionSpec.option(
+        "email", value: "address", help: "The Apple ID's email.", required: true)
+    /// `--given-name <name>`.
+    static let givenName = OptionSpec.option("given-name", value: "name", help: "The Apple ID's given name.")
+    /// `--family-name <name>`.
+    static let familyName = OptionSpec.option(
+        "family-name", value: "name", help: "The Apple ID's family name.")
+    /// `--profile <name>`.
+    static let profile = OptionSpec.option(
+        "profile", value: "name", help: "The SDK behaviour profile (default, never-send-user-profile, …).")
 }
 
 /// `sign-in`'s options, checked, and the run.
@@ -137,8 +196,8 @@ struct SignInRun {
     var browser: BrowserEngine?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        issuer = arguments.value("issuer")
-        if let text = arguments.value("browser") {
+        issuer = arguments.value(OneShotOptions.issuer)
+        if let text = arguments.value(SignInSimCLI.browserOption) {
             guard let engine = BrowserEngine(rawValue: text) else {
                 throw UsageError(
                     "The value '\(text)' is invalid for '--browser <engine>': expected one of "
@@ -146,31 +205,36 @@ struct SignInRun {
             }
             browser = engine
         }
-        seed = try arguments.seed()
-        postLogoutRedirectURI = arguments.value("post-logout-redirect-uri")
-        clientID = arguments.value("client-id") ?? "com.example.app"
-        redirectURI = arguments.value("redirect-uri") ?? "com.example.app://auth/callback"
-        user = try Self.person(arguments, consent: arguments.flag("deny-consent") ? .deny : .approve)
+        seed = try arguments.seed(SignInSimCLI.oneShotSeedOption)
+        postLogoutRedirectURI = arguments.value(SignInCommandOptions.postLogoutRedirectURI)
+        clientID = arguments.value(SignInCommandOptions.clientID) ?? "com.example.app"
+        redirectURI = arguments.value(SignInCommandOptions.redirectURI) ?? "com.example.app://auth/callback"
+        user = try Self.person(
+            arguments, options: .signIn,
+            consent: arguments.flag(SignInCommandOptions.denyConsent) ? .deny : .approve)
         client = try ClientSettings(arguments)
         do {
-            profile = try BehaviorProfile(named: arguments.value("profile") ?? "default")
+            profile = try BehaviorProfile(named: arguments.value(SignInCommandOptions.profile) ?? "default")
         } catch {
             throw UsageError("The value is invalid for '--profile <name>': \(error.message)")
         }
         leeway = try Self.leeway(arguments)
-        sharedSession = arguments.flag("shared-session")
-        refresh = arguments.flag("refresh")
-        signOut = arguments.flag("sign-out")
+        sharedSession = arguments.flag(SignInCommandOptions.sharedSession)
+        refresh = arguments.flag(SignInCommandOptions.refresh)
+        signOut = arguments.flag(SignInCommandOptions.signOut)
     }
 
     /// The person in the sheet, from `--username`, `--password`, the field names, `--fill` and
-    /// `--click` (a `--fill` name that is a CSS selector or `label:TEXT` is an override).
-    static func person(_ arguments: ParsedArguments, consent: WebUserScript.ConsentDecision)
+    /// `--click` (a `--fill` name that is a CSS selector or `label:TEXT` is an override), as
+    /// the command declares them in `options`.
+    static func person(
+        _ arguments: ParsedArguments, options: PersonOptions, consent: WebUserScript.ConsentDecision
+    )
         throws(UsageError) -> WebUserScript
     {
         var others = FormParameters()
         var overrides: [WebPageOverride] = []
-        for pair in arguments.allValues("fill") {
+        for pair in arguments.allValues(options.fill) {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 throw UsageError(
                     "The value '\(pair)' is invalid for '--fill <name=value>': expected NAME=VALUE")
@@ -182,12 +246,12 @@ struct SignInRun {
                 others.append(name, value)
             }
         }
-        overrides += arguments.allValues("click").map { .click(WebElementTarget($0)) }
+        overrides += arguments.allValues(options.click).map { .click(WebElementTarget($0)) }
         var person = WebUserScript.signIn(
-            username: arguments.value("username") ?? "alice@example.com",
-            password: arguments.value("password") ?? "alice-password",
-            usernameField: arguments.value("username-field") ?? "username",
-            passwordField: arguments.value("password-field") ?? "password", otherFields: others,
+            username: arguments.value(options.username) ?? "alice@example.com",
+            password: arguments.value(options.password) ?? "alice-password",
+            usernameField: arguments.value(options.usernameField) ?? "username",
+            passwordField: arguments.value(options.passwordField) ?? "password", otherFields: others,
             consent: consent)
         person.overrides = overrides
         return person
@@ -195,7 +259,7 @@ struct SignInRun {
 
     /// `--leeway <seconds>`: a whole number of seconds, not negative.
     static func leeway(_ arguments: ParsedArguments) throws(UsageError) -> Int64? {
-        guard let leeway = try arguments.integer("leeway", valueName: "seconds") else { return nil }
+        guard let leeway = try arguments.integer(OneShotOptions.leeway) else { return nil }
         guard leeway >= 0 else {
             throw UsageError(
                 "The value '\(leeway)' is invalid for '--leeway <seconds>': it must not be negative")
@@ -299,20 +363,22 @@ struct AppleSignInRun {
     var leeway: Int64?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        issuer = arguments.value("issuer")
-        apple = arguments.value("apple")
-        seed = try arguments.seed()
+        issuer = arguments.value(OneShotOptions.issuer)
+        apple = arguments.value(AppleSignInCommandOptions.apple)
+        seed = try arguments.seed(SignInSimCLI.oneShotSeedOption)
         if issuer != nil, apple == nil {
             throw UsageError(
                 "'--apple <url>' is required with '--issuer <url>' (the simulated Apple to authorize at)")
         }
-        clientID = arguments.value("client-id") ?? "com.example.app"
+        clientID = arguments.value(AppleSignInCommandOptions.clientID) ?? "com.example.app"
         account = AppleIDAccount(
-            email: arguments.value("email") ?? "", givenName: arguments.value("given-name"),
-            familyName: arguments.value("family-name"))
+            email: arguments.value(AppleSignInCommandOptions.email) ?? "",
+            givenName: arguments.value(AppleSignInCommandOptions.givenName),
+            familyName: arguments.value(AppleSignInCommandOptions.familyName))
         client = try ClientSettings(arguments)
         do {
-            profile = try BehaviorProfile(named: arguments.value("profile") ?? "default")
+            profile = try BehaviorProfile(
+                named: arguments.value(AppleSignInCommandOptions.profile) ?? "default")
         } catch {
             throw UsageError("The value is invalid for '--profile <name>': \(error.message)")
         }

@@ -19,8 +19,9 @@ struct ScenarioFilesTests {
     static func loaded(_ settings: [String], environment: [String: String]) throws -> ScenarioFiles {
         let folder = try TemporaryDirectory()
         let file = try folder.write(scenario, named: "a.yaml")
-        var arguments = ParsedArguments(commandPath: ["signinsim", "validate"])
-        arguments.values["env"] = settings
+        var arguments = ParsedArguments(
+            commandPath: ["signinsim", "validate"], declaring: SignInSimCLI.validateCommand.options)
+        for setting in settings { arguments.record(setting, for: SignInSimCLI.envOption) }
         arguments.positionals = [file]
         return try ScenarioFiles(arguments, environment: environment)
     }
