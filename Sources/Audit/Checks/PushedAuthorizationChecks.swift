@@ -48,8 +48,7 @@ extension AuditRun {
             )
         }
         let (end, evidence) = try await exchanges {
-            try await probe.sheet(
-                sheetURL(requestURI: requestURI, client: target.client), redirectURI: target.redirectURI)
+            try await openPushed(requestURI)
         }
         let authorization = Authorization(
             state: request.state, nonce: request.nonce, pkce: request.pkce, redirectURI: target.redirectURI,
@@ -96,8 +95,7 @@ extension AuditRun {
         guard push.answer.status == 201, let requestURI = push.requestURI else {
             return .skip("the push was not answered with a request_uri: \(push.answer.described)")
         }
-        let end = try await probe.sheet(
-            sheetURL(requestURI: requestURI, client: other), redirectURI: target.redirectURI)
+        let end = try await openPushed(requestURI, as: other)
         if end.code != nil {
             return .broken("the app's request_uri, sent with \(other.id)'s client_id, gave a code")
         }
@@ -107,8 +105,7 @@ extension AuditRun {
     /// The `request_uri` of a sign-in that ended with a code is refused when the sheet opens
     /// with it again (§4: SHOULD be one-time use; a reload before the end MAY be allowed).
     private func requestURIOneTime(_ requestURI: String) async throws -> Verdict {
-        let end = try await probe.sheet(
-            sheetURL(requestURI: requestURI, client: target.client), redirectURI: target.redirectURI)
+        let end = try await openPushed(requestURI)
         return end.code != nil
             ? .broken("the request_uri of a finished sign-in gave a second code")
             : .pass("the request_uri of a finished sign-in was refused: \(end.described)")
@@ -124,5 +121,13 @@ extension AuditRun {
         return authorization.end.code != nil
             ? .broken("discovery requires PAR, but a request that was not pushed got a code")
             : .pass("a request that was not pushed was refused: \(authorization.end.described)")
+    }
+
+    /// Opens the sheet at the authorization endpoint with `requestURI` and `client`'s id (the
+    /// app's by default), waiting for the app's redirect URI.
+    private func openPushed(_ requestURI: String, as client: AuditClient? = nil) async throws -> SheetEnd {
+        try await probe.sheet(
+            sheetURL(requestURI: requestURI, client: client ?? target.client), redirectURI: target.redirectURI
+        )
     }
 }
