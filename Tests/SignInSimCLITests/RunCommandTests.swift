@@ -174,30 +174,53 @@ struct RunCommandTests {
 
     @Test("SIGINT: the finished scenarios are reported and the exit code says interrupted")
     func interrupt() async throws {
-        let slow = """
-            name: slow
-            steps:
-              - launch
-              - issuer: {fault: http-delay, delay_ms: 120000, path: /oauth/token}
-              - signIn
-            """
-        let folder = try Self.folder(["a.yaml": Self.passing, "b.yaml": slow, "c.yaml": slow])
-        let path = folder.url.path
-        let run = try RunningProcess.signInSim([
-            "run", path, "--jobs", "1", "--report-json", path + "/r.json",
-        ])
-        _ = try await run.firstLine()  // the first scenario finished
-        // Time for the second to start (it then waits 120 s on the token endpoint); one that has
-        // not started when the signal comes is reported as skipped. 300 ms was too short on a
-        // machine saturated by builds.
-        try await Task.sleep(for: .milliseconds(1500))
-        run.send(SIGINT)
-        let exit = try await run.waitForExit(within: .seconds(40))
-        #expect(exit.status == 130, "\(run.standardOutput)\(run.standardError)")
-        let report = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path + "/r.json"))))
-        #expect(report["interrupted"]?.boolValue == true)
-        let statuses = (report["scenarios"]?.arrayValue ?? []).compactMap { $0["status"]?.stringValue }
-        #expect(statuses == ["passed", "interrupted", "skipped"])
+        // The second scenario's issuer is this server: its discovery request is the evidence that
+        // the scenario has started, and it is held until the run is over. The third never starts.
+        let asked = ChangeSignal()
+        let released = ChangeSignal()
+        let state = Mutex((discoveryRequests: 0, released: false))
+        var router = Router()
+        router.add(.get, "/.well-known/openid-configuration") { _ in
+            state.withLock { $0.discoveryRequests += 1 }
+            asked.notify()
+            _ = await released.wait(until: { state.withLock { $0.released } }, deadline: .now + .seconds(60))
+            return .text("held until the run was interrupted", status: 503)
+        }
+        try await withTestServer(limit: .seconds(90), router: router) { server in
+            let held = """
+                name: held
+                issuer:
+                  url: \(server.baseURL)
+                  client_id: com.example.app
+                  redirect_uri: com.example.app://auth/callback
+                steps:
+                  - launch
+                """
+            let folder = try Self.folder(["a.yaml": Self.passing, "b.yaml": held, "c.yaml": held])
+            let path = folder.url.path
+            let run = try RunningProcess.signInSim([
+                "run", path, "--jobs", "1", "--report-json", path + "/r.json",
+            ])
+            defer {
+                state.withLock { $0.released = true }
+                released.notify()
+            }
+            _ = try await run.firstLine()  // the first scenario finished
+            try await asked.wait(
+                for: "the second scenario to ask its issuer for discovery", within: .seconds(30)
+            ) {
+                state.withLock { $0.discoveryRequests } > 0
+            }
+            run.send(SIGINT)
+            let exit = try await run.waitForExit(within: .seconds(40))
+            #expect(exit.status == 130, "\(run.standardOutput)\(run.standardError)")
+            let report = try JSONValue.parse(
+                Array(try Data(contentsOf: URL(fileURLWithPath: path + "/r.json"))))
+            #expect(report["interrupted"]?.boolValue == true)
+            let statuses = (report["scenarios"]?.arrayValue ?? []).compactMap { $0["status"]?.stringValue }
+            #expect(statuses == ["passed", "interrupted", "skipped"])
+            #expect(state.withLock { $0.discoveryRequests } == 1, "the third scenario started")
+        }
     }
 
     @Test("list and schema")
