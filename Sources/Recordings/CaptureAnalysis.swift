@@ -481,120 +481,146 @@ public struct CaptureAnalysis: Sendable {
 
     // MARK: Flows
 
-    private mutating func readFlows() {
-        var open: SignInFlow?
-        var openSignOut: SignOutFlow?
+    /// The flows being read along the timeline: at most one sign-in and one sign-out open.
+    private struct OpenFlows {
+        var signIn: SignInFlow?
+        var signOut: SignOutFlow?
+        /// The last page the open sign-in's browser was shown.
         var lastPage: Int?
-        func close() {
-            if let flow = open { signIns.append(flow) }
-            open = nil
-            lastPage = nil
-        }
+    }
+
+    /// The sign-ins and sign-outs, read exchange by exchange along the timeline.
+    private mutating func readFlows() {
+        var open = OpenFlows()
         for index in timeline {
-            let exchange = capture.exchanges[index]
             let entry = entries[index]
             if entry.role == .token, entry.grant == GrantType.authorizationCode {
-                let code = Self.form(exchange)["code"]
-                if let code, var flow = open, flow.callback?.code == code {
-                    flow.codeExchange = index
-                    open = flow
-                    close()
-                } else if let code,
-                    let position = signIns.lastIndex(where: {
-                        $0.callback?.code == code && $0.codeExchange == nil
-                    })
-                {
-                    signIns[position].codeExchange = index
-                }
-                continue
-            }
-            if entry.role == .endSession, var flow = openSignOut, entry.sender == .browser,
-                exchange.method == "POST", open == nil
-            {
-                // The end-session page's confirmation form, submitted.
-                flow.exchanges.append(index)
-                if let location = entry.summary.location, let uri = flow.postLogoutRedirectURI,
-                    location.hasPrefix(uri)
-                {
-                    flow.reachedRedirect = true
-                }
-                openSignOut = flow
-                continue
-            }
-            if entry.role == .endSession {
-                close()
-                if let flow = openSignOut { signOuts.append(flow) }
-                let query = (try? URLParts.queryParameters(of: exchange.url)) ?? Self.form(exchange)
-                openSignOut = SignOutFlow(
-                    exchanges: [index], sender: entry.sender,
-                    postLogoutRedirectURI: query["post_logout_redirect_uri"], state: query["state"],
-                    reachedRedirect: false)
-                if let location = entry.summary.location, let uri = openSignOut?.postLogoutRedirectURI,
-                    location.hasPrefix(uri)
-                {
-                    openSignOut?.reachedRedirect = true
-                }
-                continue
-            }
-            guard entry.sender == .browser else { continue }
-            // The same authorization request loaded again (the login page sends the browser
-            // back to it) continues the sign-in it began.
-            let query = (try? URLParts.queryParameters(of: exchange.url)) ?? FormParameters()
-            let resumes =
-                open.map { $0.callback == nil && $0.state != nil && query["state"] == $0.state } ?? false
-            if entry.role == .authorization, !resumes {
-                close()
-                if let flow = openSignOut { signOuts.append(flow) }
-                openSignOut = nil
-                let query = query.count > 0 ? query : Self.form(exchange)
-                open = SignInFlow(
-                    authorization: index, exchanges: [index], clientID: query["client_id"],
-                    redirectURI: query["redirect_uri"], state: query["state"], nonce: query["nonce"],
-                    codeChallenge: query["code_challenge"], prompt: query["prompt"],
-                    scopes: query["scope"].map(ScopeList.parse), loginAttempts: [], consent: nil,
-                    callback: nil,
-                    codeExchange: nil)
-            } else if var flow = openSignOut, open == nil {
-                flow.exchanges.append(index)
-                if let location = entry.summary.location, let uri = flow.postLogoutRedirectURI,
-                    location.hasPrefix(uri)
-                {
-                    flow.reachedRedirect = true
-                }
-                openSignOut = flow
-                continue
-            } else if var flow = open, flow.callback == nil {
-                flow.exchanges.append(index)
-                let form = Self.form(exchange)
-                if entry.role == .login, exchange.method == "POST" {
-                    flow.loginAttempts.append(loginAttempt(index, form: form, page: lastPage))
-                } else if entry.role == .consent {
-                    flow.consent = ConsentRecord(
-                        exchange: index, approved: consentApproved(form: form, page: lastPage, index: index))
-                }
-                open = flow
-            } else {
-                continue
-            }
-            if entry.summary.page != nil { lastPage = index }
-            if var flow = open, flow.callback == nil, let location = entry.summary.location,
-                let redirectURI = flow.redirectURI ?? redirectURIs.first,
-                Self.reaches(location, redirectURI: redirectURI)
-            {
-                let query = (try? URLParts.queryParameters(of: location)) ?? FormParameters()
-                flow.callback = CallbackRecord(
-                    exchange: index, url: location, code: query["code"], error: query["error"],
-                    errorDescription: query["error_description"], state: query["state"],
-                    stateMatches: query["state"] == flow.state)
-                if index == flow.authorization || !flow.exchanges.contains(index) {
-                    if !flow.exchanges.contains(index) { flow.exchanges.append(index) }
-                }
-                open = flow
-                if flow.callback?.code == nil { close() }
+                readCodeExchange(index, open: &open)
+            } else if entry.role == .endSession {
+                readEndSession(index, open: &open)
+            } else if entry.sender == .browser {
+                readBrowserExchange(index, open: &open)
             }
         }
-        close()
-        if let flow = openSignOut { signOuts.append(flow) }
+        closeSignIn(&open)
+        if let flow = open.signOut { signOuts.append(flow) }
+    }
+
+    /// Ends the open sign-in: it joins `signIns`.
+    private mutating func closeSignIn(_ open: inout OpenFlows) {
+        if let flow = open.signIn { signIns.append(flow) }
+        open.signIn = nil
+        open.lastPage = nil
+    }
+
+    /// A code exchange: it ends the open sign-in whose callback carried the code, or belongs to
+    /// the last closed one that did and was not exchanged yet.
+    private mutating func readCodeExchange(_ index: Int, open: inout OpenFlows) {
+        guard let code = Self.form(capture.exchanges[index])["code"] else { return }
+        if var flow = open.signIn, flow.callback?.code == code {
+            flow.codeExchange = index
+            open.signIn = flow
+            closeSignIn(&open)
+        } else if let position = signIns.lastIndex(where: {
+            $0.callback?.code == code && $0.codeExchange == nil
+        }) {
+            signIns[position].codeExchange = index
+        }
+    }
+
+    /// An end-session request: the end-session page's confirmation form, submitted in the
+    /// browser during the open sign-out (and no sign-in), continues it; any other begins a
+    /// sign-out, ending the open flows.
+    private mutating func readEndSession(_ index: Int, open: inout OpenFlows) {
+        let exchange = capture.exchanges[index]
+        let entry = entries[index]
+        if var flow = open.signOut, entry.sender == .browser, exchange.method == "POST", open.signIn == nil {
+            Self.continueSignOut(&flow, with: index, location: entry.summary.location)
+            open.signOut = flow
+            return
+        }
+        closeSignIn(&open)
+        if let flow = open.signOut { signOuts.append(flow) }
+        let query = (try? URLParts.queryParameters(of: exchange.url)) ?? Self.form(exchange)
+        var flow = SignOutFlow(
+            exchanges: [], sender: entry.sender, postLogoutRedirectURI: query["post_logout_redirect_uri"],
+            state: query["state"], reachedRedirect: false)
+        Self.continueSignOut(&flow, with: index, location: entry.summary.location)
+        open.signOut = flow
+    }
+
+    /// Adds an exchange to a sign-out; a redirect to its post-logout redirect URI reaches it.
+    private static func continueSignOut(_ flow: inout SignOutFlow, with index: Int, location: String?) {
+        flow.exchanges.append(index)
+        if let location, let uri = flow.postLogoutRedirectURI, location.hasPrefix(uri) {
+            flow.reachedRedirect = true
+        }
+    }
+
+    /// An exchange of the browser's: an authorization request begins a sign-in (unless it is
+    /// the open one's loaded again); otherwise it continues the open sign-out (with no sign-in
+    /// open) or the open sign-in before its callback, whose login form, consent and callback
+    /// it may be.
+    private mutating func readBrowserExchange(_ index: Int, open: inout OpenFlows) {
+        let exchange = capture.exchanges[index]
+        let entry = entries[index]
+        // The same authorization request loaded again (the login page sends the browser
+        // back to it) continues the sign-in it began.
+        let query = (try? URLParts.queryParameters(of: exchange.url)) ?? FormParameters()
+        let resumes =
+            open.signIn.map { $0.callback == nil && $0.state != nil && query["state"] == $0.state } ?? false
+        if entry.role == .authorization, !resumes {
+            closeSignIn(&open)
+            if let flow = open.signOut { signOuts.append(flow) }
+            open.signOut = nil
+            open.signIn = Self.signIn(index, query: query.count > 0 ? query : Self.form(exchange))
+        } else if var flow = open.signOut, open.signIn == nil {
+            Self.continueSignOut(&flow, with: index, location: entry.summary.location)
+            open.signOut = flow
+            return
+        } else if var flow = open.signIn, flow.callback == nil {
+            flow.exchanges.append(index)
+            let form = Self.form(exchange)
+            if entry.role == .login, exchange.method == "POST" {
+                flow.loginAttempts.append(loginAttempt(index, form: form, page: open.lastPage))
+            } else if entry.role == .consent {
+                flow.consent = ConsentRecord(
+                    exchange: index, approved: consentApproved(form: form, page: open.lastPage, index: index))
+            }
+            open.signIn = flow
+        } else {
+            return
+        }
+        if entry.summary.page != nil { open.lastPage = index }
+        readCallback(index, open: &open)
+    }
+
+    /// A sign-in begun by an authorization request with these parameters.
+    private static func signIn(_ index: Int, query: FormParameters) -> SignInFlow {
+        SignInFlow(
+            authorization: index, exchanges: [index], clientID: query["client_id"],
+            redirectURI: query["redirect_uri"], state: query["state"], nonce: query["nonce"],
+            codeChallenge: query["code_challenge"], prompt: query["prompt"],
+            scopes: query["scope"].map(ScopeList.parse), loginAttempts: [], consent: nil,
+            callback: nil,
+            codeExchange: nil)
+    }
+
+    /// A redirect to the app's redirect URI (the sign-in's, else the first seen) is the open
+    /// sign-in's callback (RFC 6749 §4.1.2); one without a code ends the sign-in.
+    private mutating func readCallback(_ index: Int, open: inout OpenFlows) {
+        guard var flow = open.signIn, flow.callback == nil, let location = entries[index].summary.location,
+            let redirectURI = flow.redirectURI ?? redirectURIs.first,
+            Self.reaches(location, redirectURI: redirectURI)
+        else { return }
+        let query = (try? URLParts.queryParameters(of: location)) ?? FormParameters()
+        flow.callback = CallbackRecord(
+            exchange: index, url: location, code: query["code"], error: query["error"],
+            errorDescription: query["error_description"], state: query["state"],
+            stateMatches: query["state"] == flow.state)
+        if !flow.exchanges.contains(index) { flow.exchanges.append(index) }
+        open.signIn = flow
+        if flow.callback?.code == nil { closeSignIn(&open) }
     }
 
     /// Whether a redirect target is the app's redirect URI (with the response in its query).

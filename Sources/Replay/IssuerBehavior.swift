@@ -127,17 +127,48 @@ struct IssuerBehavior {
                 + "callback's code came without one, so the tenant deviates: iss-parameter-omitted")
     }
 
+    /// The tenant document, setting by setting: the signing algorithm, the token lifetimes,
+    /// refresh rotation, DPoP nonces, the clients, the Apple connection and the users.
     private func tenantDocument(apps: [AppSetup], users: [[String: JSONValue]]) -> [String: JSONValue] {
-        let exchanges = analysis.capture.exchanges
         var document: [String: JSONValue] = [:]
-        // The signing algorithm of the first ID token.
+        if let algorithm = signingAlgorithm(), algorithm != "ES256" {
+            document["signing_algorithm"] = .string(algorithm)
+        }
+        let lifetimes = tokenLifetimes()
+        if !lifetimes.isEmpty { document["lifetimes"] = .object(lifetimes) }
+        if let rotation = refreshRotation() { document["refresh_rotation"] = rotation }
+        if analysis.entries.contains(where: { $0.summary.oauthError == OAuthErrorCode.useDPoPNonce }) {
+            document["require_dpop_nonce"] = true
+        }
+        var clients: [JSONValue] = []
+        var registered: Set<String> = []
+        // Apps that share a client id share its registration: the first app's describes it.
+        for app in apps where registered.insert(app.clientID).inserted {
+            clients.append(.object(client(app)))
+        }
+        document["clients"] = .array(clients)
+        if let apple = appleConnection(apps) { document["connections"] = [apple] }
+        if !users.isEmpty { document["users"] = .array(users.map(JSONValue.object)) }
+        return document
+    }
+
+    /// The signing algorithm of the first ID token signed with one the issuer offers (RS256, ES256).
+    private func signingAlgorithm() -> String? {
+        let exchanges = analysis.capture.exchanges
         for index in analysis.timeline where analysis.entries[index].role == .token {
             guard let token = ReplayKeys.idToken(in: exchanges[index]), let jws = try? JWS.parse(token),
                 let alg = jws.header.members["alg"]?.stringValue, alg == "RS256" || alg == "ES256"
             else { continue }
-            if alg != "ES256" { document["signing_algorithm"] = .string(alg) }
-            break
+            return alg
         }
+        return nil
+    }
+
+    /// The lifetimes that are not the defaults: the access tokens' (`expires_in` of the first
+    /// successful token response) and the ID tokens' (`exp` − `iat` of the first one), which
+    /// decides whether a device with a skewed clock accepts them.
+    private func tokenLifetimes() -> [String: JSONValue] {
+        let exchanges = analysis.capture.exchanges
         var lifetimes: [String: JSONValue] = [:]
         for index in analysis.timeline where analysis.entries[index].role == .token {
             guard exchanges[index].status == 200,
@@ -147,8 +178,6 @@ struct IssuerBehavior {
             if expiresIn != 3600, expiresIn > 0 { lifetimes["access_token"] = .int(expiresIn) }
             break
         }
-        // The ID tokens' lifetime, `exp` − `iat` of the first one, when it is not the default:
-        // how long they live decides whether a device with a skewed clock accepts them.
         for index in analysis.timeline where analysis.entries[index].role == .token {
             guard exchanges[index].status == 200, let token = ReplayKeys.idToken(in: exchanges[index]),
                 let claims = try? JWS.parse(token).payloadObject(), let issuedAt = claims["iat"]?.int64Value,
@@ -162,63 +191,72 @@ struct IssuerBehavior {
             }
             break
         }
-        if !lifetimes.isEmpty { document["lifetimes"] = .object(lifetimes) }
-        // What a rotated token presented again met: a use count as Keycloak's, or the
-        // `signinsim` profile's grace and reuse policy.
+        return lifetimes
+    }
+
+    /// What a rotated token presented again met: a use count as Keycloak's, or the `signinsim`
+    /// profile's grace and reuse policy; nil when the capture shows neither.
+    private func refreshRotation() -> JSONValue? {
         let reuse = refreshReuse()
         if reuse.policy == nil, let maxReuse = refreshReuseCount() {
-            document["refresh_rotation"] = [
+            return [
                 "profile": .string(RefreshRotation.Name.keycloak.rawValue),
                 "max_reuse": .int(Int64(maxReuse)),
             ]
-        } else if reuse.grace != nil || reuse.policy != nil {
-            var rotation: [String: JSONValue] = ["profile": .string(RefreshRotation.Name.signinsim.rawValue)]
-            if let grace = reuse.grace { rotation["grace"] = .int(grace) }
-            if let policy = reuse.policy { rotation["on_reuse"] = .string(policy.rawValue) }
-            document["refresh_rotation"] = .object(rotation)
         }
-        if analysis.entries.contains(where: { $0.summary.oauthError == OAuthErrorCode.useDPoPNonce }) {
-            document["require_dpop_nonce"] = true
+        guard reuse.grace != nil || reuse.policy != nil else { return nil }
+        var rotation: [String: JSONValue] = ["profile": .string(RefreshRotation.Name.signinsim.rawValue)]
+        if let grace = reuse.grace { rotation["grace"] = .int(grace) }
+        if let policy = reuse.policy { rotation["on_reuse"] = .string(policy.rawValue) }
+        return .object(rotation)
+    }
+
+    /// The app's client registration: its redirect URIs (the app's and those its sign-ins
+    /// sent), post-logout redirect URIs, secret or key, grant types and refresh rotation.
+    private func client(_ app: AppSetup) -> [String: JSONValue] {
+        var client: [String: JSONValue] = ["client_id": .string(app.clientID)]
+        var redirects = [app.redirectURI]
+        for flow in analysis.signIns where flow.clientID == app.clientID {
+            if let uri = flow.redirectURI, !redirects.contains(uri) { redirects.append(uri) }
         }
-        var clients: [JSONValue] = []
-        var registered: Set<String> = []
-        // Apps that share a client id share its registration: the first app's describes it.
-        for app in apps where registered.insert(app.clientID).inserted {
-            var client: [String: JSONValue] = ["client_id": .string(app.clientID)]
-            var redirects = [app.redirectURI]
-            for flow in analysis.signIns where flow.clientID == app.clientID {
-                if let uri = flow.redirectURI, !redirects.contains(uri) { redirects.append(uri) }
-            }
-            client["redirect_uris"] = .array(redirects.map(JSONValue.string))
-            var logouts = analysis.signOuts.compactMap(\.postLogoutRedirectURI)
-            if let uri = app.postLogoutRedirectURI, !logouts.contains(uri) { logouts.append(uri) }
-            if !logouts.isEmpty {
-                client["post_logout_redirect_uris"] = .array(Set(logouts).sorted().map(JSONValue.string))
-            }
-            if let secret = app.clientSecret { client["client_secret"] = .string(secret) }
-            if case .jwk(let json)? = app.clientKey, let key = try? JWK(json: json) {
-                client["jwks"] = ["keys": [key.publicKey.json]]
-                client["token_endpoint_auth_method"] = .string(TokenEndpointAuthMethod.privateKeyJWT.rawValue)
-            }
-            var grants = [GrantType.authorizationCode, GrantType.refreshToken]
-            for (index, entry) in analysis.entries.enumerated() where entry.role == .token {
-                let form = CaptureAnalysis.form(analysis.capture.exchanges[index])
-                if let grant = entry.grant, !grants.contains(grant),
-                    (form["client_id"] ?? app.clientID) == app.clientID,
-                    [GrantType.tokenExchange].contains(grant)
-                {
-                    grants.append(grant)
-                }
-            }
-            client["grant_types"] = .array(grants.map(JSONValue.string))
-            if !rotatesRefreshTokens(clientID: app.clientID) {
-                client["refresh_rotation"] = .string(RefreshRotation.Name.none.rawValue)
-            }
-            clients.append(.object(client))
+        client["redirect_uris"] = .array(redirects.map(JSONValue.string))
+        var logouts = analysis.signOuts.compactMap(\.postLogoutRedirectURI)
+        if let uri = app.postLogoutRedirectURI, !logouts.contains(uri) { logouts.append(uri) }
+        if !logouts.isEmpty {
+            client["post_logout_redirect_uris"] = .array(Set(logouts).sorted().map(JSONValue.string))
         }
-        document["clients"] = .array(clients)
-        // The apps that exchange Apple codes are the Apple connection's (the connection is
-        // replaced whole: its kind and bundle ids).
+        if let secret = app.clientSecret { client["client_secret"] = .string(secret) }
+        if case .jwk(let json)? = app.clientKey, let key = try? JWK(json: json) {
+            client["jwks"] = ["keys": [key.publicKey.json]]
+            client["token_endpoint_auth_method"] = .string(TokenEndpointAuthMethod.privateKeyJWT.rawValue)
+        }
+        client["grant_types"] = .array(grantTypes(app).map(JSONValue.string))
+        if !rotatesRefreshTokens(clientID: app.clientID) {
+            client["refresh_rotation"] = .string(RefreshRotation.Name.none.rawValue)
+        }
+        return client
+    }
+
+    /// The app's grant types: the authorization code and refresh grants, and token exchange
+    /// when its token requests use it.
+    private func grantTypes(_ app: AppSetup) -> [String] {
+        var grants = [GrantType.authorizationCode, GrantType.refreshToken]
+        for (index, entry) in analysis.entries.enumerated() where entry.role == .token {
+            let form = CaptureAnalysis.form(analysis.capture.exchanges[index])
+            if let grant = entry.grant, !grants.contains(grant),
+                (form["client_id"] ?? app.clientID) == app.clientID,
+                [GrantType.tokenExchange].contains(grant)
+            {
+                grants.append(grant)
+            }
+        }
+        return grants
+    }
+
+    /// The Apple connection, when apps exchange Apple codes: theirs are its bundle ids (the
+    /// connection is replaced whole: its kind and bundle ids).
+    private func appleConnection(_ apps: [AppSetup]) -> JSONValue? {
+        let exchanges = analysis.capture.exchanges
         let appleApps = apps.filter { app in
             analysis.entries.indices.contains { index in
                 analysis.entries[index].grant == GrantType.tokenExchange
@@ -227,16 +265,11 @@ struct IssuerBehavior {
                         == TokenTypeIdentifier.appleAuthorizationCode
             }
         }
-        if !appleApps.isEmpty {
-            document["connections"] = [
-                [
-                    "name": "apple", "kind": "apple",
-                    "bundle_ids": .array(appleApps.map { .string($0.clientID) }),
-                ]
-            ]
-        }
-        if !users.isEmpty { document["users"] = .array(users.map(JSONValue.object)) }
-        return document
+        guard !appleApps.isEmpty else { return nil }
+        return [
+            "name": "apple", "kind": "apple",
+            "bundle_ids": .array(appleApps.map { .string($0.clientID) }),
+        ]
     }
 
     /// Whether the client's successful refreshes hand out a new refresh token.
@@ -367,7 +400,65 @@ struct IssuerBehavior {
 
     // MARK: ID tokens
 
+    /// An ID token in a recorded token response, as the checks on it read it.
+    private struct RecordedIDToken {
+        let index: Int
+        let exchange: RecordedExchange
+        let jws: JWS
+        /// The header's `alg` (empty when absent).
+        let alg: String
+        let claims: [String: JSONValue]
+        /// The token request's form.
+        let form: FormParameters
+        /// Whether it answers a refresh (not a code exchange).
+        let isRefresh: Bool
+        /// When the request was sent, in seconds.
+        let now: Double
+    }
+
+    /// What the ID tokens before the one read showed.
+    private struct IDTokenHistory {
+        /// The issuer and subject of the last sign-in's ID token.
+        var signedIn: (iss: String?, sub: String?)?
+        /// The key ids that signed them.
+        var seenKeyIDs = Set<String>()
+        /// The last subject named.
+        var lastSubject: String?
+    }
+
+    /// Faults for what the capture's ID tokens and userinfo answers show that an app must
+    /// refuse, a key rotation where a token is signed with a key the earlier key set did not
+    /// hold, and discovery documents that name another issuer.
     private mutating func deriveTokenFaults() {
+        let keySets = recordedKeySets()
+        var nonceOfCode: [String: String] = [:]
+        for flow in analysis.signIns {
+            if let code = flow.callback?.code, let nonce = flow.nonce { nonceOfCode[code] = nonce }
+        }
+        var history = IDTokenHistory()
+        for index in analysis.timeline {
+            deriveUserInfoSubjectFault(index, lastSubject: history.lastSubject)
+            guard let token = recordedIDToken(index) else { continue }
+            var fault = signatureFault(token, keySets: keySets, seenKeyIDs: &history.seenKeyIDs)
+            if fault == nil {
+                fault = claimsFault(token, signedIn: history.signedIn, nonceOfCode: nonceOfCode)
+            }
+            if let fault {
+                arm(
+                    .fault(FaultSetup(fault)), for: index,
+                    because: "entry \(number(index)): an ID token an app must refuse (\(fault.rawValue))")
+            }
+            let subject = token.claims["sub"]?.stringValue
+            if !token.isRefresh, token.exchange.status == 200 {
+                history.signedIn = (token.claims["iss"]?.stringValue, subject)
+            }
+            history.lastSubject = subject ?? history.lastSubject
+        }
+        deriveDiscoveryIssuerFaults()
+    }
+
+    /// The key sets the capture's key set requests answered, each with when it was sent.
+    private func recordedKeySets() -> [(at: Double, keys: [JWK])] {
         let exchanges = analysis.capture.exchanges
         var keySets: [(at: Double, keys: [JWK])] = []
         for index in analysis.timeline where analysis.entries[index].role == .jwks {
@@ -375,122 +466,129 @@ struct IssuerBehavior {
                 keySets.append((exchanges[index].sendingMoment, set.keys))
             }
         }
-        let allKeys = keySets.flatMap(\.keys)
-        var nonceOfCode: [String: String] = [:]
-        for flow in analysis.signIns {
-            if let code = flow.callback?.code, let nonce = flow.nonce { nonceOfCode[code] = nonce }
+        return keySets
+    }
+
+    /// A userinfo answer whose `sub` is not the last ID token's (OpenID Connect Core 1.0 §5.3.2).
+    private mutating func deriveUserInfoSubjectFault(_ index: Int, lastSubject: String?) {
+        let exchange = analysis.capture.exchanges[index]
+        guard analysis.entries[index].role == .userinfo, exchange.status == 200,
+            let body = try? JSONValue.parseObject(exchange.responseBody),
+            let sub = body["sub"]?.stringValue,
+            let expected = lastSubject, sub != expected
+        else { return }
+        arm(
+            .fault(FaultSetup(.userInfoBadSubject)), for: index,
+            because: "entry \(number(index)): userinfo's sub is not the ID token's")
+    }
+
+    /// The ID token of a recorded token response, nil for any other exchange.
+    private func recordedIDToken(_ index: Int) -> RecordedIDToken? {
+        let exchange = analysis.capture.exchanges[index]
+        guard analysis.entries[index].role == .token, let token = ReplayKeys.idToken(in: exchange),
+            let jws = try? JWS.parse(token)
+        else { return nil }
+        let form = CaptureAnalysis.form(exchange)
+        return RecordedIDToken(
+            index: index, exchange: exchange, jws: jws, alg: jws.header.members["alg"]?.stringValue ?? "",
+            claims: (try? jws.payloadObject()) ?? [:], form: form,
+            isRefresh: form["grant_type"] == GrantType.refreshToken,
+            now: Double(exchange.startedAtMilliseconds) / 1000)
+    }
+
+    /// The fault of an ID token's signature: none, HMAC, a key no recorded set holds or one
+    /// that does not verify it, or no `kid` (with one key of its type or several). A token
+    /// signed with a key the key sets fetched so far did not hold arms a key rotation.
+    private mutating func signatureFault(
+        _ token: RecordedIDToken, keySets: [(at: Double, keys: [JWK])], seenKeyIDs: inout Set<String>
+    ) -> IssuerFault? {
+        let alg = token.alg
+        let moment = token.exchange.sendingMoment
+        if alg == "none" { return .idTokenUnsigned }
+        if alg.hasPrefix("HS") { return .idTokenBadSignatureHS256 }
+        guard let keyID = token.jws.header.keyID else {
+            let sets = keySets.filter { $0.at >= moment }.first?.keys ?? keySets.last?.keys ?? []
+            let candidates = sets.filter { $0.keyType == (alg == "RS256" ? .rsa : .ec) }
+            return candidates.count > 1 ? .idTokenKidAbsentMultipleKeys : .idTokenKidAbsentSingleKey
         }
-        var signedIn: (iss: String?, sub: String?)?
-        var seenKeyIDs = Set<String>()
-        var lastSubject: String?
-        let issuer = analysis.issuer ?? ""
-        for index in analysis.timeline {
-            let entry = analysis.entries[index]
-            let exchange = exchanges[index]
-            if entry.role == .userinfo, exchange.status == 200,
-                let body = try? JSONValue.parseObject(exchange.responseBody),
-                let sub = body["sub"]?.stringValue,
-                let expected = lastSubject, sub != expected
-            {
-                arm(
-                    .fault(FaultSetup(.userInfoBadSubject)), for: index,
-                    because: "entry \(number(index)): userinfo's sub is not the ID token's")
-            }
-            guard entry.role == .token, let token = ReplayKeys.idToken(in: exchange),
-                let jws = try? JWS.parse(token)
-            else { continue }
-            let form = CaptureAnalysis.form(exchange)
-            let isRefresh = form["grant_type"] == GrantType.refreshToken
-            let claims = (try? jws.payloadObject()) ?? [:]
-            let now = Double(exchange.startedAtMilliseconds) / 1000
-            let alg = jws.header.members["alg"]?.stringValue ?? ""
-            var fault: IssuerFault?
-            if alg == "none" {
-                fault = .idTokenUnsigned
-            } else if alg.hasPrefix("HS") {
-                fault = .idTokenBadSignatureHS256
-            } else if let keyID = jws.header.keyID {
-                let known = allKeys.filter { $0.keyID == keyID }
-                if known.isEmpty {
-                    // A key no recorded set holds: a signature no key verifies.
-                    fault = alg == "RS256" ? .idTokenBadSignatureRS256 : .idTokenBadSignatureES256
-                } else if !known.contains(where: { (try? jws.verify(with: $0)) != nil }) {
-                    fault = alg == "RS256" ? .idTokenBadSignatureRS256 : .idTokenBadSignatureES256
-                } else if !seenKeyIDs.isEmpty, !seenKeyIDs.contains(keyID) {
-                    let firstSets = keySets.filter { $0.at <= exchange.sendingMoment }.flatMap(\.keys)
-                    if !firstSets.contains(where: { $0.keyID == keyID }) {
-                        let newAlgorithm = known.first?.algorithm
-                        arm(
-                            .rotateKeys(algorithm: newAlgorithm == "RS256" ? .rs256 : nil), for: index,
-                            because:
-                                "entry \(number(index)): the ID token is signed with a key the earlier key set did not hold (a key rotation)"
-                        )
-                    }
-                }
-                seenKeyIDs.insert(keyID)
-            } else {
-                let sets =
-                    keySets.filter { $0.at >= exchange.sendingMoment }.first?.keys ?? keySets.last?.keys ?? []
-                let candidates = sets.filter { $0.keyType == (alg == "RS256" ? .rsa : .ec) }
-                fault =
-                    candidates.count > 1
-                    ? .idTokenKidAbsentMultipleKeys : .idTokenKidAbsentSingleKey
-            }
-            let subject = claims["sub"]?.stringValue
-            let audience = claims["aud"]
-            let clientID =
-                form["client_id"] ?? CaptureAnalysis.basicClientID(exchange) ?? analysis.clientIDs.first ?? ""
-            if fault == nil {
-                if let iss = claims["iss"]?.stringValue,
-                    JWTValidation.normalizedIssuer(iss) != JWTValidation.normalizedIssuer(issuer)
-                        || (isRefresh && signedIn?.iss != nil && signedIn?.iss != iss)
-                {
-                    fault = isRefresh ? .refreshedIDTokenIssuerMismatch : .idTokenIssuerMismatch
-                } else if subject == nil {
-                    fault = .idTokenSubjectMissing
-                } else if isRefresh, let sub = signedIn?.sub, sub != subject {
-                    fault = .refreshedIDTokenSubjectMismatch
-                } else if audience == nil {
-                    fault = .idTokenAudienceMissing
-                } else if !(audience?.stringValue == clientID
-                    || (audience?.arrayValue?.contains(.string(clientID)) ?? false))
-                {
-                    fault = .idTokenAudienceMismatch
-                } else if claims["iat"] == nil {
-                    fault = .idTokenIssuedAtMissing
-                } else if let iat = claims["iat"]?.doubleValue, iat > now + 60 {
-                    fault = .idTokenIssuedInFuture
-                } else if let nbf = claims["nbf"]?.doubleValue, nbf > now + 60 {
-                    fault = .idTokenNotYetValid
-                } else if let exp = claims["exp"]?.doubleValue, exp < now - 60 {
-                    fault = .idTokenExpired
-                } else if !isRefresh, let code = form["code"], let nonce = nonceOfCode[code],
-                    let tokenNonce = claims["nonce"]?.stringValue, tokenNonce != nonce
-                {
-                    fault = .nonceInvalid
-                } else if let hash = claims["at_hash"]?.stringValue,
-                    let body = try? JSONValue.parseObject(exchange.responseBody),
-                    let accessToken = body["access_token"]?.stringValue,
-                    (try? HashClaim.leftHalfHash(of: accessToken, algorithm: alg)) != hash
-                {
-                    fault = .idTokenBadAccessTokenHash
-                } else if claims["at_hash"] == nil,
-                    story.scenario.apps.contains(where: {
-                        $0.profile.strictness.contains(.requireAccessTokenHash)
-                    })
-                {
-                    fault = .idTokenAccessTokenHashMissing
-                }
-            }
-            if let fault {
-                arm(
-                    .fault(FaultSetup(fault)), for: index,
-                    because: "entry \(number(index)): an ID token an app must refuse (\(fault.rawValue))")
-            }
-            if !isRefresh, exchange.status == 200 { signedIn = (claims["iss"]?.stringValue, subject) }
-            lastSubject = subject ?? lastSubject
+        defer { seenKeyIDs.insert(keyID) }
+        let known = keySets.flatMap(\.keys).filter { $0.keyID == keyID }
+        // A key no recorded set holds: a signature no key verifies.
+        if known.isEmpty || !known.contains(where: { (try? token.jws.verify(with: $0)) != nil }) {
+            return alg == "RS256" ? .idTokenBadSignatureRS256 : .idTokenBadSignatureES256
         }
-        // Discovery documents that name another issuer than the one they were fetched for.
+        if !seenKeyIDs.isEmpty, !seenKeyIDs.contains(keyID),
+            !keySets.filter({ $0.at <= moment }).flatMap(\.keys).contains(where: { $0.keyID == keyID })
+        {
+            let newAlgorithm = known.first?.algorithm
+            arm(
+                .rotateKeys(algorithm: newAlgorithm == "RS256" ? .rs256 : nil), for: token.index,
+                because:
+                    "entry \(number(token.index)): the ID token is signed with a key the earlier key set did not hold (a key rotation)"
+            )
+        }
+        return nil
+    }
+
+    /// The first claim of a validly signed ID token an app must refuse (OpenID Connect Core 1.0
+    /// §3.1.3.7, §12.2): the issuer, subject, audience, times (60 seconds' leeway), nonce and
+    /// `at_hash`, against the configured issuer and the last sign-in's token.
+    private func claimsFault(
+        _ token: RecordedIDToken, signedIn: (iss: String?, sub: String?)?, nonceOfCode: [String: String]
+    ) -> IssuerFault? {
+        let claims = token.claims
+        let isRefresh = token.isRefresh
+        let now = token.now
+        let subject = claims["sub"]?.stringValue
+        let audience = claims["aud"]
+        let clientID =
+            token.form["client_id"] ?? CaptureAnalysis.basicClientID(token.exchange) ?? analysis.clientIDs
+            .first
+            ?? ""
+        if let iss = claims["iss"]?.stringValue,
+            JWTValidation.normalizedIssuer(iss) != JWTValidation.normalizedIssuer(analysis.issuer ?? "")
+                || (isRefresh && signedIn?.iss != nil && signedIn?.iss != iss)
+        {
+            return isRefresh ? .refreshedIDTokenIssuerMismatch : .idTokenIssuerMismatch
+        } else if subject == nil {
+            return .idTokenSubjectMissing
+        } else if isRefresh, let sub = signedIn?.sub, sub != subject {
+            return .refreshedIDTokenSubjectMismatch
+        } else if audience == nil {
+            return .idTokenAudienceMissing
+        } else if !(audience?.stringValue == clientID
+            || (audience?.arrayValue?.contains(.string(clientID)) ?? false))
+        {
+            return .idTokenAudienceMismatch
+        } else if claims["iat"] == nil {
+            return .idTokenIssuedAtMissing
+        } else if let iat = claims["iat"]?.doubleValue, iat > now + 60 {
+            return .idTokenIssuedInFuture
+        } else if let nbf = claims["nbf"]?.doubleValue, nbf > now + 60 {
+            return .idTokenNotYetValid
+        } else if let exp = claims["exp"]?.doubleValue, exp < now - 60 {
+            return .idTokenExpired
+        } else if !isRefresh, let code = token.form["code"], let nonce = nonceOfCode[code],
+            let tokenNonce = claims["nonce"]?.stringValue, tokenNonce != nonce
+        {
+            return .nonceInvalid
+        } else if let hash = claims["at_hash"]?.stringValue,
+            let body = try? JSONValue.parseObject(token.exchange.responseBody),
+            let accessToken = body["access_token"]?.stringValue,
+            (try? HashClaim.leftHalfHash(of: accessToken, algorithm: token.alg)) != hash
+        {
+            return .idTokenBadAccessTokenHash
+        } else if claims["at_hash"] == nil,
+            story.scenario.apps.contains(where: { $0.profile.strictness.contains(.requireAccessTokenHash) })
+        {
+            return .idTokenAccessTokenHashMissing
+        }
+        return nil
+    }
+
+    /// Discovery documents that name another issuer than the one they were fetched for.
+    private mutating func deriveDiscoveryIssuerFaults() {
+        let exchanges = analysis.capture.exchanges
         let configured = ReplayStory.configuredIssuer(analysis)
         for index in analysis.timeline where analysis.entries[index].role == .discovery {
             guard let document = try? JSONValue.parseObject(exchanges[index].responseBody),

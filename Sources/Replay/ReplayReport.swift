@@ -87,6 +87,9 @@ public struct ReplayReport: Sendable {
             && (signedInAtEndRecorded == nil || signedInAtEndRecorded == signedInAtEndReplayed)
     }
 
+    /// The report, section by section: the capture and client, a line per recorded exchange,
+    /// the requests only the replay made, the steps, the app's state at the end, the token
+    /// audit and the notes.
     init(
         analysis: CaptureAnalysis, story: ReplayStory, server: ReplayServer, outcome: ScenarioRunner.Outcome,
         audit: [Int: String], options: CaptureReplay.Options
@@ -101,32 +104,51 @@ public struct ReplayReport: Sendable {
         mode = options.mode.rawValue
         self.story = story.source == .recordedSteps ? "recorded steps" : "read from the traffic"
         skipped = capture.skipped.map(\.description)
-        let start = ReplayStory.firstMoment(analysis)
-        var stepOf: [Int: Int] = [:]
-        for (step, entries) in story.stepEntries { for entry in entries { stepOf[entry] = step } }
         let served = server.served.sorted { $0.sequence < $1.sequence }
-        var servedFor: [Int: ReplayServer.Served] = [:]
-        for record in served where record.disposition == .recorded {
-            if let entry = record.entry, servedFor[entry] == nil { servedFor[entry] = record }
+        // Sequential mode gives entries whatever the request: a request that differs shows on
+        // the entry's line already.
+        lines = Self.exchangeLines(
+            analysis: analysis, story: story, served: served,
+            outOfOrder: options.mode == .sequential
+                ? [:] : Self.answersOutOfOrder(served: served, server: server, analysis: analysis))
+        extras = served.compactMap { Self.extraRequest($0, capture: capture) }
+        stepLines(story: story, outcome: outcome, analysis: analysis)
+        if let recorded = capture.run?["signed_in_at_end"]?.objectValue, let first = story.scenario.apps.first
+        {
+            signedInAtEndRecorded = recorded[first.bundleID]?.boolValue
         }
-        // Answers given out of the issuer's order (identical requests of a race count in the
-        // order the issuer handled them; cache fetches not at all).
+        if let first = story.scenario.apps.first {
+            signedInAtEndReplayed = outcome.recording?.signedInAtEnd[first.bundleID]
+        }
+        tokens = audit.sorted { $0.key < $1.key }.map { (capture.entryNumber(of: $0.key), $0.value) }
+        notes = story.notes + Self.replayNotes(analysis: analysis, story: story, server: server)
+    }
+
+    /// Answers given out of the issuer's order, each with the entry given before it that the
+    /// recording has later (identical requests of a race count in the order the issuer handled
+    /// them; cache fetches not at all).
+    private static func answersOutOfOrder(
+        served: [ReplayServer.Served], server: ReplayServer, analysis: CaptureAnalysis
+    ) -> [Int: Int] {
         var outOfOrder: [Int: Int] = [:]
-        if options.mode != .sequential {
-            var latest: (rank: Int, entry: Int)?
-            for record in served where record.disposition == .recorded {
-                guard let entry = record.entry, !ReplayServer.isCacheFetch(analysis.entries[entry].role),
-                    let rank = server.rank(of: entry)
-                else { continue }
-                if let latest, rank < latest.rank {
-                    outOfOrder[entry] = latest.entry
-                } else {
-                    latest = (rank, entry)
-                }
+        var latest: (rank: Int, entry: Int)?
+        for record in served where record.disposition == .recorded {
+            guard let entry = record.entry, !ReplayServer.isCacheFetch(analysis.entries[entry].role),
+                let rank = server.rank(of: entry)
+            else { continue }
+            if let latest, rank < latest.rank {
+                outOfOrder[entry] = latest.entry
+            } else {
+                latest = (rank, entry)
             }
         }
-        // What each redirect to the app's callback carried (RFC 6749 §4.1.2, §10.12).
-        var callbacks: [Int: String] = [:]
+        return outOfOrder
+    }
+
+    /// What the capture shows of each sign-in, by exchange: what each redirect to the app's
+    /// callback carried (RFC 6749 §4.1.2, §10.12), and each login the issuer rejected.
+    private static func signInNotes(_ analysis: CaptureAnalysis) -> [Int: String] {
+        var notes: [Int: String] = [:]
         for flow in analysis.signIns {
             guard let callback = flow.callback else { continue }
             var note =
@@ -136,17 +158,34 @@ public struct ReplayReport: Sendable {
             } else if !callback.stateMatches {
                 note += "; its state is not the one the authorization request sent"
             }
-            callbacks[callback.exchange] = note
+            notes[callback.exchange] = note
         }
         for flow in analysis.signIns {
             for attempt in flow.loginAttempts where attempt.rejected {
-                callbacks[attempt.exchange] =
+                notes[attempt.exchange] =
                     analysis.entries[attempt.exchange].summary.page == nil
                     ? "the login was rejected: the page's script shows the error"
                     : "the login was rejected: the form came back"
             }
         }
-        for index in capture.exchanges.indices {
+        return notes
+    }
+
+    /// A line per recorded exchange, in the capture's order: what was recorded, and what the
+    /// replayed app did with it (the first answer it was given, from `served`).
+    private static func exchangeLines(
+        analysis: CaptureAnalysis, story: ReplayStory, served: [ReplayServer.Served], outOfOrder: [Int: Int]
+    ) -> [Line] {
+        let capture = analysis.capture
+        let start = ReplayStory.firstMoment(analysis)
+        let signInNotes = signInNotes(analysis)
+        var stepOf: [Int: Int] = [:]
+        for (step, entries) in story.stepEntries { for entry in entries { stepOf[entry] = step } }
+        var servedFor: [Int: ReplayServer.Served] = [:]
+        for record in served where record.disposition == .recorded {
+            if let entry = record.entry, servedFor[entry] == nil { servedFor[entry] = record }
+        }
+        return capture.exchanges.indices.map { index in
             let exchange = capture.exchanges[index]
             let entry = analysis.entries[index]
             var line = Line(
@@ -157,72 +196,82 @@ public struct ReplayReport: Sendable {
                 recordedStatus: entry.summary.status,
                 recordedError: entry.summary.oauthError, answered: entry.summary.status != nil, replay: "",
                 divergence: nil, step: stepOf[index])
-            if let note = callbacks[index] { line.recorded += " (\(note))" }
-            if entry.sender == .issuer {
-                line.replay = "the issuer's own request: not replayed"
-            } else if let record = servedFor[index] {
-                line.replay = "given to the replayed \(record.sender.rawValue)"
-                if record.sender != entry.sender {
-                    line.replay += " (recorded from the \(entry.sender.rawValue))"
-                }
-                if !record.differences.isEmpty {
-                    line.divergence = "the request differs: " + record.differences.joined(separator: "; ")
-                }
-                if let earlier = outOfOrder[index] {
-                    let note =
-                        "answered after entry \(capture.entryNumber(of: earlier)), which the recording has later"
-                    line.divergence = line.divergence.map { $0 + "; " + note } ?? note
-                }
-            } else if ReplayServer.isCacheFetch(entry.role) {
-                line.replay = "not fetched by the replayed app (its caches differ: not a divergence)"
-            } else if entry.role == .other {
-                line.replay = "not an OAuth request: not replayed"
-            } else {
-                line.replay = "not requested by the replayed app"
-                line.divergence = "the replayed app did not make this request"
-            }
-            lines.append(line)
+            if let note = signInNotes[index] { line.recorded += " (\(note))" }
+            replay(
+                into: &line, entry: entry, served: servedFor[index],
+                answeredAfter: outOfOrder[index].map(capture.entryNumber(of:)))
+            return line
         }
-        for record in served where record.disposition != .recorded {
-            var extra = ExtraRequest(
-                number: record.sequence + 1, sender: record.sender.rawValue, method: record.method,
-                path: URLParts.path(of: record.url), outcome: "", divergence: true)
-            switch record.disposition {
-            case .notInCapture:
-                extra.outcome = "the capture has no answer for it: refused"
-            case .noMoreEntries:
-                extra.outcome = "the capture has no more entries: refused"
-            case .newEpisode(let url):
-                extra.outcome =
-                    "sent to \(URLParts.stripQueryAndFragment(url)), which answered "
-                    + (record.status.map(String.init) ?? "nothing")
-            case .servedAgain:
-                extra.outcome =
-                    "given entry \(record.entry.map(capture.entryNumber(of:)) ?? 0) again (a cache fetch)"
-                extra.divergence = false
-            case .synthesized(let what):
-                extra.outcome = "answered with \(what)"
-                extra.divergence = false
-            case .recorded:
-                continue
+    }
+
+    /// What the replayed app did with a recorded exchange, and where that parts from the
+    /// recording: the answer given to it (to another sender, to a request that differs, or
+    /// after `answeredAfter`, an entry the recording has later), or why none was.
+    private static func replay(
+        into line: inout Line, entry: CaptureAnalysis.Entry, served record: ReplayServer.Served?,
+        answeredAfter earlier: Int?
+    ) {
+        if entry.sender == .issuer {
+            line.replay = "the issuer's own request: not replayed"
+        } else if let record {
+            line.replay = "given to the replayed \(record.sender.rawValue)"
+            if record.sender != entry.sender {
+                line.replay += " (recorded from the \(entry.sender.rawValue))"
             }
             if !record.differences.isEmpty {
-                extra.outcome += "; " + record.differences.joined(separator: "; ")
+                line.divergence = "the request differs: " + record.differences.joined(separator: "; ")
             }
-            extras.append(extra)
+            if let earlier {
+                let note = "answered after entry \(earlier), which the recording has later"
+                line.divergence = line.divergence.map { $0 + "; " + note } ?? note
+            }
+        } else if ReplayServer.isCacheFetch(entry.role) {
+            line.replay = "not fetched by the replayed app (its caches differ: not a divergence)"
+        } else if entry.role == .other {
+            line.replay = "not an OAuth request: not replayed"
+        } else {
+            line.replay = "not requested by the replayed app"
+            line.divergence = "the replayed app did not make this request"
         }
-        // Sequential mode gives entries whatever the request: a request that differs shows on
-        // the entry's line already.
-        stepLines(story: story, outcome: outcome, analysis: analysis)
-        if let recorded = capture.run?["signed_in_at_end"]?.objectValue, let first = story.scenario.apps.first
-        {
-            signedInAtEndRecorded = recorded[first.bundleID]?.boolValue
+    }
+
+    /// A request the replayed app made that no recorded exchange answered as such (nil for one
+    /// that was), with what became of it.
+    private static func extraRequest(_ record: ReplayServer.Served, capture: HARCapture) -> ExtraRequest? {
+        var extra = ExtraRequest(
+            number: record.sequence + 1, sender: record.sender.rawValue, method: record.method,
+            path: URLParts.path(of: record.url), outcome: "", divergence: true)
+        switch record.disposition {
+        case .notInCapture:
+            extra.outcome = "the capture has no answer for it: refused"
+        case .noMoreEntries:
+            extra.outcome = "the capture has no more entries: refused"
+        case .newEpisode(let url):
+            extra.outcome =
+                "sent to \(URLParts.stripQueryAndFragment(url)), which answered "
+                + (record.status.map(String.init) ?? "nothing")
+        case .servedAgain:
+            extra.outcome =
+                "given entry \(record.entry.map(capture.entryNumber(of:)) ?? 0) again (a cache fetch)"
+            extra.divergence = false
+        case .synthesized(let what):
+            extra.outcome = "answered with \(what)"
+            extra.divergence = false
+        case .recorded:
+            return nil
         }
-        if let first = story.scenario.apps.first {
-            signedInAtEndReplayed = outcome.recording?.signedInAtEnd[first.bundleID]
+        if !record.differences.isEmpty {
+            extra.outcome += "; " + record.differences.joined(separator: "; ")
         }
-        tokens = audit.sorted { $0.key < $1.key }.map { (capture.entryNumber(of: $0.key), $0.value) }
-        notes = story.notes
+        return extra
+    }
+
+    /// The replay's notes after the story's: what the recorded app did (for a story read from
+    /// traffic), and how the replay stood in for the values the app draws and the issuer signs.
+    private static func replayNotes(analysis: CaptureAnalysis, story: ReplayStory, server: ReplayServer)
+        -> [String]
+    {
+        var notes: [String] = []
         if story.source == .inferred {
             let behavior = ClientBehavior(analysis)
             for finding in behavior.findings { notes.append("the recorded app: \(finding)") }
@@ -233,7 +282,7 @@ public struct ReplayReport: Sendable {
             }
         }
         if !server.keys.isEmpty {
-            let entries = server.keys.resignedExchanges.map { String(capture.entryNumber(of: $0)) }
+            let entries = server.keys.resignedExchanges.map { String(analysis.capture.entryNumber(of: $0)) }
             notes.append(
                 "the replayed app drew its own state, nonce and PKCE values: answers carry them in place of "
                     + "the recorded ones, and the ID token of entr\(entries.count == 1 ? "y" : "ies") "
@@ -246,6 +295,7 @@ public struct ReplayReport: Sendable {
                 "the replayed app drew its own state, nonce and PKCE values: answers carry them in place of "
                     + "the recorded ones")
         }
+        return notes
     }
 
     /// The steps, with their recorded and replayed outcomes.

@@ -40,13 +40,51 @@ struct StoryInference {
         var entries: [Int]
     }
 
+    /// The story, inferred phase by phase: the web sign-ins and sign-outs, then the other calls
+    /// read along the timeline, put in order (with a launch first when the capture shows none),
+    /// then as steps with the time between them, with what the replay must know besides.
     func story() -> ReplayStory {
+        var used = Set<Int>()
+        var events = flowEvents(used: &used)
+        var timeline = TimelineReading(inference: self, retries: ClientBehavior.staleRetries(analysis))
+        for index in analysis.timeline where !used.contains(index) {
+            timeline.read(index)
+        }
+        timeline.finish()
+        events += timeline.events
+        var notes = timeline.notes
+        events.sort { ($0.time, $0.entries.first ?? -1) < ($1.time, $1.entries.first ?? -1) }
+        let startingSession = startingSession(events)
+        if startingSession != nil {
+            notes.append(
+                "the capture begins with the app signed in: the replayed app starts with a stored session "
+                    + "holding the refresh token the first refresh presents")
+        }
+        if !timeline.launched {
+            events.insert(
+                Event(
+                    time: events.first?.time ?? 0, action: .app(.launch, app: nil), name: "launch",
+                    entries: []),
+                at: 0)
+            notes.append("the capture has no discovery request by the app: the replay launches it first")
+        }
+        let start = ReplayStory.firstMoment(analysis)
+        let (steps, stepEntries) = steps(events, from: start)
+        var story = ReplayStory(
+            source: .inferred, scenario: scenario(steps), issuerURL: "", appleURL: nil,
+            epochSeconds: start / 1000)
+        story.stepEntries = stepEntries
+        story.notes = notes
+        story.startingSession = startingSession
+        keepRecordedState(in: &story)
+        return story
+    }
+
+    /// The web sign-ins and the sign-outs, each with the exchanges it stands for, which are
+    /// added to `used`.
+    private func flowEvents(used: inout Set<Int>) -> [Event] {
         let exchanges = analysis.capture.exchanges
         var events: [Event] = []
-        var used = Set<Int>()
-        var launched = false
-        var notes: [String] = []
-        // Web sign-ins.
         for flow in analysis.signIns {
             var entries = flow.exchanges
             if let exchange = flow.codeExchange { entries.append(exchange) }
@@ -57,7 +95,6 @@ struct StoryInference {
                     action: .sdk(signInCall(flow), app: nil, expectedOutcomes: nil), name: "signIn",
                     entries: entries))
         }
-        // Sign-outs.
         for flow in analysis.signOuts {
             used.formUnion(flow.exchanges)
             events.append(
@@ -67,122 +104,12 @@ struct StoryInference {
                     name: "signOut",
                     entries: flow.exchanges))
         }
-        // Refreshes (races as parallel blocks), userinfo, Apple, relaunches.
-        var pendingApple: [Int] = []
-        var race: (token: String, end: Double, entries: [Int], retries: [Int])?
-        // A stale refresh refused and retried at once with the newer token is one call.
-        let retries = ClientBehavior.staleRetries(analysis)
-        func flushRace() {
-            guard let pending = race else { return }
-            race = nil
-            let call = Step(
-                .sdk(.getAccessToken(forceRefresh: true), app: nil, expectedOutcomes: nil),
-                name: "getAccessToken",
-                location: location(pending.entries[0]))
-            let action: StepAction =
-                pending.entries.count == 1
-                ? call.action : .flow(.parallel(Array(repeating: call, count: pending.entries.count)))
-            events.append(
-                Event(
-                    time: exchanges[pending.entries[0]].startedAtMilliseconds, action: action,
-                    name: pending.entries.count == 1 ? "getAccessToken" : "parallel",
-                    entries: pending.entries + pending.retries))
-        }
-        for index in analysis.timeline where !used.contains(index) {
-            let exchange = exchanges[index]
-            let entry = analysis.entries[index]
-            let start = Double(exchange.startedAtMilliseconds)
-            switch (entry.role, entry.grant) {
-            case (.token, GrantType.refreshToken?):
-                let token = CaptureAnalysis.form(exchange)["refresh_token"] ?? ""
-                if var pending = race, let refused = retries[index], pending.entries.contains(refused) {
-                    pending.retries.append(index)
-                    race = pending
-                } else if var pending = race, pending.token == token, start < pending.end {
-                    pending.entries.append(index)
-                    pending.end = max(pending.end, start + max(exchange.timeMilliseconds, 1))
-                    race = pending
-                } else {
-                    flushRace()
-                    race = (token, start + max(exchange.timeMilliseconds, 1), [index], [])
-                }
-            case (.token, GrantType.tokenExchange?):
-                flushRace()
-                events.append(
-                    Event(
-                        time: exchange.startedAtMilliseconds,
-                        action: .sdk(
-                            .signInWithApple(cancel: false, scopes: nil, nonce: nil), app: nil,
-                            expectedOutcomes: nil),
-                        name: "signInWithApple", entries: pendingApple + [index]))
-                pendingApple = []
-            case (.appleAuthorization, _) where Self.isCredentialStateCheck(exchange):
-                // The device asking Apple for the credential state: the app's `getCredentialState`.
-                flushRace()
-                events.append(
-                    Event(
-                        time: exchange.startedAtMilliseconds,
-                        action: .sdk(.getCredentialState(expected: nil), app: nil, expectedOutcomes: nil),
-                        name: "getCredentialState", entries: [index]))
-            case (.appleAuthorization, _):
-                pendingApple.append(index)
-            case (.userinfo, _) where entry.sender == .app:
-                flushRace()
-                events.append(
-                    Event(
-                        time: exchange.startedAtMilliseconds,
-                        action: .sdk(.userInfo, app: nil, expectedOutcomes: nil),
-                        name: "userInfo", entries: [index]))
-            case (.discovery, _) where entry.sender == .app:
-                flushRace()
-                if launched {
-                    notes.append(
-                        "entry \(analysis.capture.entryNumber(of: index)): the app read discovery again, "
-                            + "taken as a relaunch (terminate, launch)")
-                    events.append(
-                        Event(
-                            time: exchange.startedAtMilliseconds, action: .app(.terminate, app: nil),
-                            name: "terminate",
-                            entries: []))
-                }
-                launched = true
-                events.append(
-                    Event(
-                        time: exchange.startedAtMilliseconds, action: .app(.launch, app: nil), name: "launch",
-                        entries: [index]))
-            default:
-                continue
-            }
-        }
-        flushRace()
-        if !pendingApple.isEmpty {
-            // An Apple sheet that never reached the issuer: the person cancelled, or the app
-            // gave up before exchanging.
-            events.append(
-                Event(
-                    time: exchanges[pendingApple[0]].startedAtMilliseconds,
-                    action: .sdk(
-                        .signInWithApple(cancel: false, scopes: nil, nonce: nil), app: nil,
-                        expectedOutcomes: nil),
-                    name: "signInWithApple", entries: pendingApple))
-        }
-        events.sort { ($0.time, $0.entries.first ?? -1) < ($1.time, $1.entries.first ?? -1) }
-        let startingSession = startingSession(events)
-        if startingSession != nil {
-            notes.append(
-                "the capture begins with the app signed in: the replayed app starts with a stored session "
-                    + "holding the refresh token the first refresh presents")
-        }
-        if !launched {
-            events.insert(
-                Event(
-                    time: events.first?.time ?? 0, action: .app(.launch, app: nil), name: "launch",
-                    entries: []),
-                at: 0)
-            notes.append("the capture has no discovery request by the app: the replay launches it first")
-        }
-        // Steps, with the time between events as advances.
-        let start = ReplayStory.firstMoment(analysis)
+        return events
+    }
+
+    /// The events as steps, with the time between them as advances of whole seconds from
+    /// `start` (in milliseconds); and each step's entries, by its number from 1.
+    private func steps(_ events: [Event], from start: Int64) -> (steps: [Step], entries: [Int: [Int]]) {
         var clock = start - start % 1000
         var steps: [Step] = []
         var stepEntries: [Int: [Int]] = [:]
@@ -198,17 +125,23 @@ struct StoryInference {
             steps.append(Step(event.action, name: event.name, location: location(event.entries.first)))
             stepEntries[steps.count] = event.entries
         }
+        return (steps, stepEntries)
+    }
+
+    /// The scenario of the replay: the inferred app and device, and the steps.
+    private func scenario(_ steps: [Step]) -> Scenario {
         var scenario = Scenario(
             name: "Replay of \(file)", description: "Read from the traffic of \(file).",
             location: SourceLocation(file: file, line: 1, column: 1))
         scenario.apps = [app()]
         scenario.device = device()
         scenario.steps = steps
-        var story = ReplayStory(
-            source: .inferred, scenario: scenario, issuerURL: "", appleURL: nil, epochSeconds: start / 1000)
-        story.stepEntries = stepEntries
-        story.notes = notes
-        story.startingSession = startingSession
+        return scenario
+    }
+
+    /// Each callback whose code the app never redeemed for a cause the capture does not show:
+    /// the replay hands the app the recorded state, and the story says so.
+    private func keepRecordedState(in story: inout ReplayStory) {
         for flow in analysis.signIns where analysis.callbackRefusal(flow) == .causeNotShown {
             guard let callback = flow.callback else { continue }
             story.callbacksKeepingRecordedState.insert(callback.exchange)
@@ -218,7 +151,142 @@ struct StoryInference {
                     + "error; the cause assumed is a state the app did not store (state_mismatch), so the "
                     + "replay hands the app the recorded state")
         }
-        return story
+    }
+
+    /// The calls read along the timeline from the exchanges no sign-in or sign-out took:
+    /// refreshes (races as parallel blocks), the native Apple exchange, credential-state
+    /// questions, userinfo, and launches (a later discovery read is a relaunch).
+    private struct TimelineReading {
+        let inference: StoryInference
+        /// Stale refreshes retried at once with the newer token, with the refused one's index.
+        let retries: [Int: Int]
+        private(set) var events: [Event] = []
+        private(set) var notes: [String] = []
+        private(set) var launched = false
+        /// Apple authorization exchanges not yet followed by the token exchange.
+        private var pendingApple: [Int] = []
+        /// Refreshes in flight together with one refresh token, not yet an event.
+        private var race: Race?
+
+        private struct Race {
+            var token: String
+            /// When the last refresh in it ended, in milliseconds.
+            var end: Double
+            var entries: [Int]
+            var retries: [Int]
+        }
+
+        init(inference: StoryInference, retries: [Int: Int]) {
+            self.inference = inference
+            self.retries = retries
+        }
+
+        /// Reads one exchange into the events.
+        mutating func read(_ index: Int) {
+            let analysis = inference.analysis
+            let exchange = analysis.capture.exchanges[index]
+            let entry = analysis.entries[index]
+            switch (entry.role, entry.grant) {
+            case (.token, GrantType.refreshToken?):
+                readRefresh(index)
+            case (.token, GrantType.tokenExchange?):
+                flushRace()
+                append(
+                    .signInWithApple(cancel: false, scopes: nil, nonce: nil), name: "signInWithApple",
+                    at: exchange.startedAtMilliseconds, entries: pendingApple + [index])
+                pendingApple = []
+            case (.appleAuthorization, _) where StoryInference.isCredentialStateCheck(exchange):
+                // The device asking Apple for the credential state: the app's `getCredentialState`.
+                flushRace()
+                append(
+                    .getCredentialState(expected: nil), name: "getCredentialState",
+                    at: exchange.startedAtMilliseconds, entries: [index])
+            case (.appleAuthorization, _):
+                pendingApple.append(index)
+            case (.userinfo, _) where entry.sender == .app:
+                flushRace()
+                append(.userInfo, name: "userInfo", at: exchange.startedAtMilliseconds, entries: [index])
+            case (.discovery, _) where entry.sender == .app:
+                flushRace()
+                readLaunch(index)
+            default:
+                break
+            }
+        }
+
+        /// Ends the reading: the race still open, and an Apple sheet that never reached the
+        /// issuer (the person cancelled, or the app gave up before exchanging).
+        mutating func finish() {
+            flushRace()
+            if !pendingApple.isEmpty {
+                append(
+                    .signInWithApple(cancel: false, scopes: nil, nonce: nil), name: "signInWithApple",
+                    at: inference.analysis.capture.exchanges[pendingApple[0]].startedAtMilliseconds,
+                    entries: pendingApple)
+            }
+        }
+
+        /// A refresh: the retry of a stale one in the race, another in flight with the race's
+        /// token, or the start of a new race.
+        private mutating func readRefresh(_ index: Int) {
+            let exchange = inference.analysis.capture.exchanges[index]
+            let start = Double(exchange.startedAtMilliseconds)
+            let token = CaptureAnalysis.form(exchange)["refresh_token"] ?? ""
+            if var pending = race, let refused = retries[index], pending.entries.contains(refused) {
+                pending.retries.append(index)
+                race = pending
+            } else if var pending = race, pending.token == token, start < pending.end {
+                pending.entries.append(index)
+                pending.end = max(pending.end, start + max(exchange.timeMilliseconds, 1))
+                race = pending
+            } else {
+                flushRace()
+                race = Race(
+                    token: token, end: start + max(exchange.timeMilliseconds, 1), entries: [index],
+                    retries: [])
+            }
+        }
+
+        /// The app reading discovery: its launch, or (after the first) a relaunch.
+        private mutating func readLaunch(_ index: Int) {
+            let analysis = inference.analysis
+            let time = analysis.capture.exchanges[index].startedAtMilliseconds
+            if launched {
+                notes.append(
+                    "entry \(analysis.capture.entryNumber(of: index)): the app read discovery again, "
+                        + "taken as a relaunch (terminate, launch)")
+                events.append(
+                    Event(time: time, action: .app(.terminate, app: nil), name: "terminate", entries: []))
+            }
+            launched = true
+            events.append(
+                Event(time: time, action: .app(.launch, app: nil), name: "launch", entries: [index]))
+        }
+
+        /// The open race as an event: one forced `getAccessToken`, or a `parallel` block of them.
+        private mutating func flushRace() {
+            guard let pending = race else { return }
+            race = nil
+            let call = Step(
+                .sdk(.getAccessToken(forceRefresh: true), app: nil, expectedOutcomes: nil),
+                name: "getAccessToken",
+                location: inference.location(pending.entries[0]))
+            let action: StepAction =
+                pending.entries.count == 1
+                ? call.action : .flow(.parallel(Array(repeating: call, count: pending.entries.count)))
+            events.append(
+                Event(
+                    time: inference.analysis.capture.exchanges[pending.entries[0]].startedAtMilliseconds,
+                    action: action, name: pending.entries.count == 1 ? "getAccessToken" : "parallel",
+                    entries: pending.entries + pending.retries))
+        }
+
+        private mutating func append(_ call: SDKCall, name: String, at time: Int64, entries: [Int]) {
+            events.append(
+                Event(
+                    time: time, action: .sdk(call, app: nil, expectedOutcomes: nil), name: name,
+                    entries: entries))
+        }
     }
 
     /// Whether an exchange with the simulated Apple is a credential-state question

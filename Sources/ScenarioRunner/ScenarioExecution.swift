@@ -489,53 +489,19 @@ final class ScenarioExecution: Sendable {
 
     // MARK: SDK calls
 
+    /// Makes an SDK call and judges its outcome against the step's: returns the report's note,
+    /// sets `callOutcome` to what the call came to, and throws `StepStop` when the outcome is not
+    /// one the scenario allows. A replay only records the outcome; its report compares.
     private func sdk(
         _ call: SDKCall, app id: String?, expectedOutcomes: [CallOutcome]?, step: Step,
         callOutcome: inout CallOutcome?
     ) async throws -> String? {
         let app = world.app(id)
-        let setup = world.setup(id)
         let sheetMark = app.sheetCount
-        let outcome: Result<CallResult, SignInError>
-        if let replay = world.replay {
-            let callID = nextCall.withLock { id in
-                id += 1
-                return id
-            }
-            outcome = await ReplayCall.$current.withValue(callID) {
-                () async -> Result<CallResult, SignInError> in
-                do throws(SignInError) {
-                    return .success(try await invoke(call, app: app, setup: setup))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            replay.callFinished(callID)
-        } else {
-            do throws(SignInError) {
-                outcome = .success(try await invoke(call, app: app, setup: setup))
-            } catch {
-                outcome = .failure(error)
-            }
-        }
-        let code: SignInError.Code?
-        switch outcome {
-        case .success: code = nil
-        case .failure(let error): code = error.code
-        }
+        let outcome = await perform(call, app: app, setup: world.setup(id))
+        let code = outcome.errorCode
         lastError.withLock { $0 = code }
-        // What the run saw that the SDK could not: a refusal in the sheet of a sign-in that
-        // ended in a session. It is the step's outcome as the scenario names it, so that a
-        // recording carries it and a replay or an import repeats it.
-        let finding: ConsentRefusalIgnored? =
-            if case .signIn = call, case .success = outcome {
-                app.sheets(since: sheetMark).compactMap {
-                    ConsentRefusalIgnored(trace: $0.trace, engine: $0.engine)
-                }
-                .last
-            } else {
-                nil
-            }
+        let finding = consentRefusalIgnored(call: call, outcome: outcome, app: app, since: sheetMark)
         callOutcome = finding.map { .finding($0.code) } ?? CallOutcome(code)
         if world.replay != nil {
             // A replay records what the app did and goes on; the report compares it with the
@@ -545,16 +511,7 @@ final class ScenarioExecution: Sendable {
             case .failure(let error): return "error \(error.code.rawValue): \(error.message)"
             }
         }
-        if case .getCredentialState(let expected?) = call, case .success(let result) = outcome,
-            let state = result.appleState, state.rawValue != expected.rawValue
-        {
-            throw StepStop(
-                failure: StepFailure(
-                    step: step.name, location: step.location,
-                    message:
-                        "Apple's credential state is \(state.rawValue), but the scenario expects \(expected.rawValue)",
-                    expected: expected.rawValue, actual: state.rawValue))
-        }
+        try checkCredentialState(call: call, outcome: outcome, step: step)
         let allowed = expectedOutcomes ?? [.success]
         let expected =
             allowed.count == 1 ? allowed[0].name : "one of " + allowed.map(\.name).joined(separator: ", ")
@@ -569,34 +526,103 @@ final class ScenarioExecution: Sendable {
             return "\(finding.code.rawValue), as expected: \(finding.message)"
         }
         guard allowed.contains(CallOutcome(code)) else {
-            switch outcome {
-            case .success:
-                throw StepStop(
-                    failure: StepFailure(
-                        step: step.name, location: step.location,
-                        message: "\(step.name) succeeded, but the scenario expects error \(expected)",
-                        expected: expected, actual: "success"))
-            case .failure(let error):
-                var message = "\(step.name) failed: \(error.code.rawValue): \(error.message)"
-                let pages = app.lastWebTrace
-                if case .signIn = call, !pages.isEmpty {
-                    message +=
-                        " (pages: "
-                        + pages.map {
-                            "\($0.method.rawValue) \(URLParts.stripQueryAndFragment($0.url)) → \($0.status ?? 0)"
-                        }
-                        .joined(separator: ", ") + ")"
-                }
-                throw StepStop(
-                    failure: StepFailure(
-                        step: step.name, location: step.location, message: message,
-                        expected: expectedOutcomes == nil ? "success" : expected, actual: error.code.rawValue)
-                )
-            }
+            throw unexpectedOutcome(
+                outcome, of: call, app: app, expected: expected, named: expectedOutcomes != nil, step: step)
         }
         switch outcome {
         case .success(let result): return result.note
         case .failure(let error): return "error \(error.code.rawValue), as expected: \(error.message)"
+        }
+    }
+
+    /// Runs the call on the app; in a replay, under the next call id, so that the replayed
+    /// network answers it as the recording did.
+    private func perform(_ call: SDKCall, app: SimulatedApp, setup: AppSetup) async
+        -> Result<CallResult, SignInError>
+    {
+        guard let replay = world.replay else {
+            return await outcome(of: call, app: app, setup: setup)
+        }
+        let callID = nextCall.withLock { id in
+            id += 1
+            return id
+        }
+        let result = await ReplayCall.$current.withValue(callID) {
+            await outcome(of: call, app: app, setup: setup)
+        }
+        replay.callFinished(callID)
+        return result
+    }
+
+    /// The call's result, or the SDK error it threw.
+    private func outcome(of call: SDKCall, app: SimulatedApp, setup: AppSetup) async
+        -> Result<CallResult, SignInError>
+    {
+        do throws(SignInError) {
+            return .success(try await invoke(call, app: app, setup: setup))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// What the run saw that the SDK could not: a refusal in the sheet of a sign-in that ended
+    /// in a session, read from the sheets shown since `sheetMark`. It is the step's outcome as
+    /// the scenario names it, so that a recording carries it and a replay or an import repeats it.
+    private func consentRefusalIgnored(
+        call: SDKCall, outcome: Result<CallResult, SignInError>, app: SimulatedApp, since sheetMark: Int
+    ) -> ConsentRefusalIgnored? {
+        guard case .signIn = call, case .success = outcome else { return nil }
+        return app.sheets(since: sheetMark).compactMap {
+            ConsentRefusalIgnored(trace: $0.trace, engine: $0.engine)
+        }
+        .last
+    }
+
+    /// `getCredentialState` with an expected state: the state Apple gave must be it.
+    private func checkCredentialState(call: SDKCall, outcome: Result<CallResult, SignInError>, step: Step)
+        throws
+    {
+        guard case .getCredentialState(let expected?) = call, case .success(let result) = outcome,
+            let state = result.appleState, state.rawValue != expected.rawValue
+        else { return }
+        throw StepStop(
+            failure: StepFailure(
+                step: step.name, location: step.location,
+                message:
+                    "Apple's credential state is \(state.rawValue), but the scenario expects \(expected.rawValue)",
+                expected: expected.rawValue, actual: state.rawValue))
+    }
+
+    /// The failure of a call whose outcome the scenario does not allow; a failed sign-in lists
+    /// the pages its web sheet went through. `named` says whether the step names its outcomes
+    /// (otherwise success is what it expects).
+    private func unexpectedOutcome(
+        _ outcome: Result<CallResult, SignInError>, of call: SDKCall, app: SimulatedApp, expected: String,
+        named: Bool, step: Step
+    ) -> StepStop {
+        switch outcome {
+        case .success:
+            return StepStop(
+                failure: StepFailure(
+                    step: step.name, location: step.location,
+                    message: "\(step.name) succeeded, but the scenario expects error \(expected)",
+                    expected: expected, actual: "success"))
+        case .failure(let error):
+            var message = "\(step.name) failed: \(error.code.rawValue): \(error.message)"
+            let pages = app.lastWebTrace
+            if case .signIn = call, !pages.isEmpty {
+                message +=
+                    " (pages: "
+                    + pages.map {
+                        "\($0.method.rawValue) \(URLParts.stripQueryAndFragment($0.url)) → \($0.status ?? 0)"
+                    }
+                    .joined(separator: ", ") + ")"
+            }
+            return StepStop(
+                failure: StepFailure(
+                    step: step.name, location: step.location, message: message,
+                    expected: named ? expected : "success", actual: error.code.rawValue)
+            )
         }
     }
 
@@ -606,36 +632,13 @@ final class ScenarioExecution: Sendable {
         var appleState: AppleIDCredentialState?
     }
 
+    /// Makes the SDK call on the app.
     private func invoke(_ call: SDKCall, app: SimulatedApp, setup: AppSetup) async throws(SignInError)
         -> CallResult
     {
         switch call {
         case .signIn(let user, let prompt, let scopes, let loginHint, let maxAge):
-            var fields: FormParameters = [
-                setup.usernameField: user.username, setup.passwordField: user.password,
-            ]
-            // A filled field replaces one of the same name (a password typed into the form), as
-            // `signinsim sign-in --fill` does; a form never sends two values for one input. A key
-            // that is a CSS selector or a label names an input the person cannot find alone.
-            var overrides: [WebPageOverride] = []
-            for field in user.fields {
-                if WebElementTarget.isTarget(field.name) {
-                    overrides.append(.fill(WebElementTarget(field.name), value: field.value))
-                } else {
-                    fields[field.name] = field.value
-                }
-            }
-            overrides += user.clicks.map { .click(WebElementTarget($0)) }
-            let retries = user.retries.map { attempt -> FormParameters in
-                var changes = FormParameters()
-                if let username = attempt.username { changes.append(setup.usernameField, username) }
-                if let password = attempt.password { changes.append(setup.passwordField, password) }
-                return changes
-            }
-            app.webUser = WebUserScript(
-                fields: fields, consent: user.consent, interruption: user.interruption,
-                retries: retries, usernameField: setup.usernameField, passwordField: setup.passwordField,
-                overrides: overrides)
+            app.webUser = webUserScript(user, setup: setup)
             var request = SignInRequestOptions()
             request.prompt = prompt.map(SignInOptions.Prompt.init(text:))
             request.scopes = scopes
@@ -654,20 +657,7 @@ final class ScenarioExecution: Sendable {
         case .renewSession:
             _ = try await app.perform { try await $0.renewSession() }
         case .signOut(let callEndSession):
-            let record = try await app.signOut(callEndSession: callEndSession)
-            signOuts.withLock { $0[app.bundleID] = record }
-            switch record.outcome.endSession {
-            case .notRequested: return CallResult(note: nil)
-            case .acknowledged:
-                // What the app saw; whether the issuer's session ended is for
-                // `expect: {signed_out_at_issuer: …}` to prove.
-                return CallResult(
-                    note: "acknowledged by the issuer (the post-logout redirect came back), not verified")
-            case .unconfirmed(let why):
-                return CallResult(note: "signed out locally; the issuer's sign-out is unconfirmed: \(why)")
-            case .failed(let why):
-                return CallResult(note: "signed out locally; the issuer's sign-out failed: \(why)")
-            }
+            return try await signOut(app, callEndSession: callEndSession)
         case .signInWithApple(let cancel, let scopes, let nonce):
             app.cancelsAppleSheet = cancel
             let appleScopes: [AppleAuthorizationScope] = (scopes ?? ["name", "email"]).map {
@@ -689,6 +679,65 @@ final class ScenarioExecution: Sendable {
             try await app.perform { try await $0.configure(options: options) }
         }
         return CallResult()
+    }
+
+    /// What the person does in the sign-in's web sheet: the app's login form filled with the
+    /// user's credentials and fields, the clicks, and the credentials of each retry.
+    private func webUserScript(_ user: WebUserSetup, setup: AppSetup) -> WebUserScript {
+        var fields: FormParameters = [
+            setup.usernameField: user.username, setup.passwordField: user.password,
+        ]
+        // A filled field replaces one of the same name (a password typed into the form), as
+        // `signinsim sign-in --fill` does; a form never sends two values for one input. A key
+        // that is a CSS selector or a label names an input the person cannot find alone.
+        var overrides: [WebPageOverride] = []
+        for field in user.fields {
+            if WebElementTarget.isTarget(field.name) {
+                overrides.append(.fill(WebElementTarget(field.name), value: field.value))
+            } else {
+                fields[field.name] = field.value
+            }
+        }
+        overrides += user.clicks.map { .click(WebElementTarget($0)) }
+        let retries = user.retries.map { attempt -> FormParameters in
+            var changes = FormParameters()
+            if let username = attempt.username { changes.append(setup.usernameField, username) }
+            if let password = attempt.password { changes.append(setup.passwordField, password) }
+            return changes
+        }
+        return WebUserScript(
+            fields: fields, consent: user.consent, interruption: user.interruption,
+            retries: retries, usernameField: setup.usernameField, passwordField: setup.passwordField,
+            overrides: overrides)
+    }
+
+    /// Signs the app out, keeping the record for `signed_out_at_issuer`; the note says what the
+    /// app saw of the issuer's sign-out.
+    private func signOut(_ app: SimulatedApp, callEndSession: Bool) async throws(SignInError) -> CallResult {
+        let record = try await app.signOut(callEndSession: callEndSession)
+        signOuts.withLock { $0[app.bundleID] = record }
+        switch record.outcome.endSession {
+        case .notRequested: return CallResult(note: nil)
+        case .acknowledged:
+            // What the app saw; whether the issuer's session ended is for
+            // `expect: {signed_out_at_issuer: …}` to prove.
+            return CallResult(
+                note: "acknowledged by the issuer (the post-logout redirect came back), not verified")
+        case .unconfirmed(let why):
+            return CallResult(note: "signed out locally; the issuer's sign-out is unconfirmed: \(why)")
+        case .failed(let why):
+            return CallResult(note: "signed out locally; the issuer's sign-out failed: \(why)")
+        }
+    }
+}
+
+extension Result where Failure == SignInError {
+    /// The SDK error's code, or nil for a success.
+    fileprivate var errorCode: SignInError.Code? {
+        switch self {
+        case .success: nil
+        case .failure(let error): error.code
+        }
     }
 }
 
