@@ -113,12 +113,8 @@ extension AppleIDProvider {
         ) { teamID, keyID in
             state.withLock { $0.developerKeys[DeveloperKeyID(teamID: teamID, keyID: keyID)] }
         }
-        guard let owner = state.withLock({ $0.apps[clientID] }) else {
-            throw .invalidClient("client_id \"\(clientID.prefix(155))\" is not a known app")
-        }
-        guard owner == teamID else {
-            throw .invalidClient(
-                "client_id \(clientID.prefix(155)) belongs to team \(owner), not to \(teamID.prefix(32))")
+        try state.withLock { state throws(AppleEndpointError) in
+            try state.checkClient(clientID, authenticatedAs: teamID)
         }
         return clientID
     }

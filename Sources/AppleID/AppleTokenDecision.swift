@@ -56,6 +56,20 @@ enum AppleRevocationDecision: Sendable, Equatable {
 }
 
 extension AppleProviderState {
+    /// Whether a valid client secret of `teamID` authenticates `clientID` at `/auth/token` and
+    /// `/auth/revoke`: the app must be known and belong to that team, as a client secret's
+    /// `iss` is the team that owns the app ("Creating a client secret"). Either failure is
+    /// `invalid_client` (RFC 6749 §5.2).
+    func checkClient(_ clientID: String, authenticatedAs teamID: String) throws(AppleEndpointError) {
+        guard let owner = apps[clientID] else {
+            throw .invalidClient("client_id \"\(clientID.prefix(155))\" is not a known app")
+        }
+        guard owner == teamID else {
+            throw .invalidClient(
+                "client_id \(clientID.prefix(155)) belongs to team \(owner), not to \(teamID.prefix(32))")
+        }
+    }
+
     /// Whether the code stored under `codeKey` may be redeemed by `clientID` at `now`, in
     /// Apple's order: known, issued to this client, never used (single use: RFC 6749 §4.1.2),
     /// not expired (Apple: valid five minutes), and of an authorization that still stands.

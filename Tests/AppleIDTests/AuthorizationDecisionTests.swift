@@ -151,6 +151,18 @@ import Testing
         #expect(again.grant.generation == 1)
     }
 
+    /// After an app transfer the authorization takes the app's new team, and its user id.
+    @Test func aTransferredAuthorizationTakesTheNewTeam() throws {
+        var state = Self.emptyState()
+        let first = try Self.authorize(Self.request(), on: &state)
+        state.apps[appA] = teamB
+        state.end(first.authorizationKey, state: .transferred)
+        let again = try Self.authorize(Self.request(teamID: nil), on: &state)
+        #expect(again.authorization.teamID == teamB)
+        #expect(state.authorizations[again.authorizationKey]?.teamID == teamB)
+        #expect(again.grant.subject == AppleIdentifiers.subject(email: Self.alice.email, teamID: teamB))
+    }
+
     @Test func theFirstAuthorizationFixesEmailSharingAndRelay() throws {
         var state = Self.emptyState()
         var hidden = Self.alice

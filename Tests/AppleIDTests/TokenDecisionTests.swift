@@ -84,6 +84,26 @@ import Testing
         #expect(other.error == "unsupported_grant_type")
     }
 
+    // MARK: - Client authentication
+
+    @Test func theClientMustBeAKnownAppOfTheSecretsTeam() throws {
+        let fixture = try Fixture()
+        #expect(
+            Self.refusal { () throws(AppleEndpointError) in
+                try fixture.state.checkClient(appA, authenticatedAs: teamA)
+            } == nil)
+        let unknown = Self.refusal { () throws(AppleEndpointError) in
+            try fixture.state.checkClient(appB, authenticatedAs: teamA)
+        }
+        #expect(unknown?.error == "invalid_client")
+        #expect(unknown?.reason == "client_id \"\(appB)\" is not a known app")
+        let otherTeam = Self.refusal { () throws(AppleEndpointError) in
+            try fixture.state.checkClient(appA, authenticatedAs: teamB)
+        }
+        #expect(otherTeam?.error == "invalid_client")
+        #expect(otherTeam?.reason == "client_id \(appA) belongs to team \(teamA), not to \(teamB)")
+    }
+
     // MARK: - Code redemption
 
     @Test func anUnknownCodeHasExpiredOrBeenRevoked() throws {
