@@ -3,9 +3,6 @@ import JOSE
 /// The device side: `ASAuthorizationAppleIDProvider` and the system sheet, with the user's
 /// answer given in the request.
 extension AppleIDProvider {
-    /// Longest nonce copied into a token; a longer one fails the request (1004).
-    static let maximumNonceLength = 1024
-
     /// Performs a native Sign in with Apple request.
     ///
     /// - The first authorization of an app by an account returns `fullName` and `email` for the
@@ -17,84 +14,30 @@ extension AppleIDProvider {
     ///   exactly as the request gave it, `c_hash` of the code, and never a name.
     /// - The authorization code is single use and valid 5 minutes.
     ///
+    /// The rules are `AppleAuthorizationRequest.admittedAccount` and
+    /// `AppleProviderState.decideAuthorization`; this reads the state, asks them and applies
+    /// the decision, then signs.
+    ///
     /// - Throws: `.noAccount` (1000) without an Apple ID on the device; `.canceled` (1001) when
     ///   the user cancels; code `failed` (1004) for a malformed request or an app that belongs
     ///   to another team than the one named.
     public func authorize(_ request: AppleAuthorizationRequest) throws(AppleAuthorizationError)
         -> AppleIDCredential
     {
-        guard let account = request.account else { throw .noAccount }
-        guard request.decision == .approve else { throw .canceled }
-        guard Self.isPlausibleBundleID(request.bundleID) else {
-            throw AppleAuthorizationError(
-                .failed, "bundle id \"\(request.bundleID.prefix(64))\" is not valid")
-        }
-        guard account.email.utf8.contains(UInt8(ascii: "@")), account.email.utf8.count <= 320 else {
-            throw AppleAuthorizationError(.failed, "the Apple ID needs an email address")
-        }
-        if let nonce = request.nonce, nonce.utf8.count > Self.maximumNonceLength {
-            throw AppleAuthorizationError(
-                .failed, "nonce is longer than \(Self.maximumNonceLength) bytes")
-        }
+        let account = try request.admittedAccount()
         let now = clock.now()
         let code = AppleIdentifiers.token(kind: "c", random: random)
-        let scopes = request.requestedScopes.reduce(into: [AppleScope]()) {
-            if !$0.contains($1) { $0.append($1) }
-        }
-        let (grant, isFirst, record) = try state.withLock {
-            state throws(AppleAuthorizationError) -> (AppleGrant, Bool, AppleAccountRecord) in
+        let settings = AppleAuthorizationSettings(
+            defaultTeamID: configuration.defaultTeamID, codeLifetime: configuration.authorizationCodeLifetime)
+        let decision = try state.withLock {
+            state throws(AppleAuthorizationError) -> AppleAuthorizationDecision in
             state.sweepIfDue(now: now)
-            let registered = state.apps[request.bundleID]
-            let teamID = request.teamID ?? registered ?? configuration.defaultTeamID
-            if let registered, registered != teamID {
-                throw AppleAuthorizationError(
-                    .failed, "\(request.bundleID) belongs to team \(registered), not \(teamID)")
-            }
-            state.apps[request.bundleID] = teamID
-
-            let accountKey = AppleIdentifiers.accountKey(account.email)
-            var record =
-                state.accounts[accountKey]
-                ?? AppleAccountRecord(email: account.email, realUserStatus: account.realUserStatus)
-            if let given = account.givenName { record.givenName = given }
-            if let family = account.familyName { record.familyName = family }
-            record.realUserStatus = account.realUserStatus
-            state.accounts[accountKey] = record
-
-            let key = AppAuthorizationKey(account: accountKey, bundleID: request.bundleID)
-            let previous = state.authorizations[key]
-            let isFirst = previous.map { $0.state == .revoked || $0.state == .notFound } ?? true
-            var authorization =
-                previous
-                ?? AppAuthorizationRecord(
-                    teamID: teamID, state: .notFound, generation: 0, sharesEmail: false,
-                    usesPrivateRelay: false)
-            if isFirst {
-                authorization.sharesEmail = scopes.contains(.email)
-                authorization.usesPrivateRelay = account.privateRelay
-            }
-            authorization.teamID = teamID
-            authorization.state = .authorized
-            state.authorizations[key] = authorization
-
-            var email: String?
-            if authorization.sharesEmail {
-                email =
-                    authorization.usesPrivateRelay
-                    ? AppleIdentifiers.relayAddress(email: account.email, teamID: teamID) : record.email
-            }
-            let grant = AppleGrant(
-                authorization: key, generation: authorization.generation, clientID: request.bundleID,
-                teamID: teamID, subject: AppleIdentifiers.subject(email: account.email, teamID: teamID),
-                email: email, isPrivateEmail: authorization.usesPrivateRelay,
-                realUserStatus: record.realUserStatus,
-                authTime: now, nonce: request.nonce)
-            state.codes[AppleIdentifiers.storageKey(code)] = AuthorizationCodeRecord(
-                grant: grant, expiresAt: now + configuration.authorizationCodeLifetime,
-                used: false)
-            return (grant, isFirst, record)
+            let decision = try state.decideAuthorization(
+                request, account: account, settings: settings, now: now)
+            state.apply(decision, codeKey: AppleIdentifiers.storageKey(code))
+            return decision
         }
-
+        let grant = decision.grant
         let claims = identityClaims(grant, now: now, nonce: request.nonce)
         let identityToken: String
         do {
@@ -102,14 +45,11 @@ extension AppleIDProvider {
         } catch {
             throw AppleAuthorizationError(.failed, "cannot sign the identity token: \(error.message)")
         }
-        var fullName: ApplePersonName?
-        if isFirst, scopes.contains(.fullName), record.givenName != nil || record.familyName != nil {
-            fullName = ApplePersonName(givenName: record.givenName, familyName: record.familyName)
-        }
         return AppleIDCredential(
-            user: grant.subject, identityToken: identityToken, authorizationCode: code, fullName: fullName,
-            email: isFirst ? grant.email : nil, realUserStatus: grant.realUserStatus,
-            authorizedScopes: isFirst ? scopes : [])
+            user: grant.subject, identityToken: identityToken, authorizationCode: code,
+            fullName: decision.sharedFullName, email: decision.sharedEmail,
+            realUserStatus: grant.realUserStatus,
+            authorizedScopes: decision.authorizedScopes)
     }
 
     /// The user stops using Apple ID with the app (Settings › Apple ID › Sign in with Apple):
@@ -196,18 +136,5 @@ extension AppleIDProvider {
             }
             return moved
         }
-    }
-
-    /// Reverse-DNS-ish: letters, digits, `.`, `-`, at most 155 characters (Apple's limit).
-    static func isPlausibleBundleID(_ bundleID: String) -> Bool {
-        !bundleID.isEmpty && bundleID.utf8.count <= 155
-            && bundleID.unicodeScalars.allSatisfy(\.isAllowedInBundleID)
-    }
-}
-
-extension Unicode.Scalar {
-    fileprivate var isAllowedInBundleID: Bool {
-        ("a"..."z").contains(self) || ("A"..."Z").contains(self) || ("0"..."9").contains(self) || self == "."
-            || self == "-"
     }
 }

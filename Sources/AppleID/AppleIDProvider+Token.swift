@@ -9,73 +9,38 @@ extension AppleIDProvider {
     func token(_ request: HTTPRequest) -> HTTPResponse {
         do throws(AppleEndpointError) {
             let form = try Self.form(of: request)
-            guard let grantType = form[OAuthParameter.grantType], !grantType.isEmpty else {
-                throw .invalidRequest("grant_type is required")
-            }
-            guard grantType == GrantType.authorizationCode || grantType == GrantType.refreshToken else {
-                throw .unsupportedGrantType(
-                    "grant_type \"\(grantType.prefix(64))\" is not supported (authorization_code, refresh_token are)"
-                )
-            }
+            let grantType = try AppleGrantType(form: form)
             let now = clock.now()
             let clientID = try authenticateClient(form, now: now)
-            if grantType == GrantType.authorizationCode {
-                return try redeemCode(form, clientID: clientID, now: now)
+            switch grantType {
+            case .authorizationCode: return try redeemCode(form, clientID: clientID, now: now)
+            case .refreshToken: return try refresh(form, clientID: clientID, now: now)
             }
-            return try refresh(form, clientID: clientID, now: now)
         } catch {
             return error.response
         }
     }
 
-    /// Exchanges a code: single use, valid `authorizationCodeLifetime`, for the client it was
-    /// issued to. The `id_token` repeats the authorization's claims, `nonce` included when the
-    /// authorization had one (Apple does), with a fresh `iat`/`exp` and an `at_hash`.
+    /// Exchanges a code (`AppleProviderState.decideCodeRedemption`). The `id_token` repeats the
+    /// authorization's claims, `nonce` included when the authorization had one (Apple does),
+    /// with a fresh `iat`/`exp` and an `at_hash`.
     private func redeemCode(_ form: [String: String], clientID: String, now: Int64) throws(AppleEndpointError)
         -> HTTPResponse
     {
         guard let code = form[OAuthParameter.code], !code.isEmpty else {
             throw .invalidRequest("code is required")
         }
-        // Native codes are issued without a redirect URI, so a `redirect_uri` sent anyway has
-        // nothing to match and is ignored (Apple requires it only for codes of the web flow).
         let accessToken = AppleIdentifiers.token(kind: "a", random: random)
         let refreshToken = AppleIdentifiers.token(kind: "r", random: random)
-        let accessLifetime = configuration.accessTokenLifetime
-        let grant = try state.withLock { state throws(AppleEndpointError) -> AppleGrant in
-            state.sweepIfDue(now: now)
-            let key = AppleIdentifiers.storageKey(code)
-            guard var record = state.codes[key] else {
-                throw .invalidGrant(
-                    AppleEndpointError.codeExpiredOrRevoked, reason: "unknown or expired code")
-            }
-            guard record.grant.clientID == clientID else {
-                throw .invalidGrant("client_id mismatch. The code was not issued to \(clientID.prefix(155)).")
-            }
-            guard !record.used else { throw .invalidGrant(AppleEndpointError.codeAlreadyUsed) }
-            guard now < record.expiresAt else {
-                throw .invalidGrant(
-                    AppleEndpointError.codeExpiredOrRevoked,
-                    reason: "the code expired at \(record.expiresAt); now is \(now)")
-            }
-            guard state.isCurrent(record.grant) else {
-                throw .invalidGrant(
-                    AppleEndpointError.codeExpiredOrRevoked, reason: "the authorization was revoked since")
-            }
-            record.used = true
-            state.codes[key] = record
-            state.refreshTokens[AppleIdentifiers.storageKey(refreshToken)] = RefreshTokenRecord(
-                grant: record.grant)
-            state.accessTokens[AppleIdentifiers.storageKey(accessToken)] = AccessTokenRecord(
-                grant: record.grant, expiresAt: now + accessLifetime)
-            return record.grant
+        return try issueTokens(accessToken, refreshToken, now: now) {
+            state, lifetime throws(AppleEndpointError) in
+            try state.decideCodeRedemption(
+                codeKey: AppleIdentifiers.storageKey(code), clientID: clientID, accessTokenLifetime: lifetime,
+                now: now)
         }
-        let claims = identityClaims(grant, now: now, nonce: grant.nonce)
-        return try tokenResponse(accessToken: accessToken, refreshToken: refreshToken, claims: claims)
     }
 
-    /// A new access token and `id_token` for a refresh token; no new refresh token (Apple's
-    /// refresh tokens do not rotate) and no `nonce` (no request of the app is being answered).
+    /// A new access token and `id_token` for a refresh token (`AppleProviderState.decideRefresh`).
     private func refresh(_ form: [String: String], clientID: String, now: Int64) throws(AppleEndpointError)
         -> HTTPResponse
     {
@@ -83,26 +48,32 @@ extension AppleIDProvider {
             throw .invalidRequest("refresh_token is required")
         }
         let accessToken = AppleIdentifiers.token(kind: "a", random: random)
-        let accessLifetime = configuration.accessTokenLifetime
-        let grant = try state.withLock { state throws(AppleEndpointError) -> AppleGrant in
-            state.sweepIfDue(now: now)
-            guard let record = state.refreshTokens[AppleIdentifiers.storageKey(refreshToken)] else {
-                throw .invalidGrant(AppleEndpointError.tokenExpiredOrRevoked, reason: "unknown refresh token")
-            }
-            guard record.grant.clientID == clientID else {
-                throw .invalidGrant(
-                    "client_id mismatch. The token was not issued to \(clientID.prefix(155)).")
-            }
-            guard state.isCurrent(record.grant) else {
-                throw .invalidGrant(
-                    AppleEndpointError.tokenExpiredOrRevoked, reason: "the authorization was revoked")
-            }
-            state.accessTokens[AppleIdentifiers.storageKey(accessToken)] = AccessTokenRecord(
-                grant: record.grant, expiresAt: now + accessLifetime)
-            return record.grant
+        return try issueTokens(accessToken, nil, now: now) { state, lifetime throws(AppleEndpointError) in
+            try state.decideRefresh(
+                tokenKey: AppleIdentifiers.storageKey(refreshToken), clientID: clientID,
+                accessTokenLifetime: lifetime, now: now)
         }
-        let claims = identityClaims(grant, now: now, nonce: nil)
-        return try tokenResponse(accessToken: accessToken, refreshToken: nil, claims: claims)
+    }
+
+    /// Asks `decide` under the lock, stores the tokens drawn for the request as it decided, and
+    /// answers with them and a signed `id_token`.
+    private func issueTokens(
+        _ accessToken: String, _ refreshToken: String?, now: Int64,
+        _ decide: (inout AppleProviderState, Int64) throws(AppleEndpointError) -> AppleTokenDecision
+    ) throws(AppleEndpointError) -> HTTPResponse {
+        let accessLifetime = configuration.accessTokenLifetime
+        let decision = try state.withLock { state throws(AppleEndpointError) -> AppleTokenDecision in
+            state.sweepIfDue(now: now)
+            let decision = try decide(&state, accessLifetime)
+            state.apply(
+                decision, accessKey: AppleIdentifiers.storageKey(accessToken),
+                refreshKey: refreshToken.map(AppleIdentifiers.storageKey))
+            return decision
+        }
+        let claims = identityClaims(decision.grant, now: now, nonce: decision.nonce)
+        return try tokenResponse(
+            accessToken: accessToken, refreshToken: decision.issuesRefreshToken ? refreshToken : nil,
+            claims: claims)
     }
 
     private func tokenResponse(accessToken: String, refreshToken: String?, claims: JWTClaims)
@@ -142,12 +113,8 @@ extension AppleIDProvider {
         ) { teamID, keyID in
             state.withLock { $0.developerKeys[DeveloperKeyID(teamID: teamID, keyID: keyID)] }
         }
-        guard let owner = state.withLock({ $0.apps[clientID] }) else {
-            throw .invalidClient("client_id \"\(clientID.prefix(155))\" is not a known app")
-        }
-        guard owner == teamID else {
-            throw .invalidClient(
-                "client_id \(clientID.prefix(155)) belongs to team \(owner), not to \(teamID.prefix(32))")
+        try state.withLock { state throws(AppleEndpointError) in
+            try state.checkClient(clientID, authenticatedAs: teamID)
         }
         return clientID
     }

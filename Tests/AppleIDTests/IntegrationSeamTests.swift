@@ -96,105 +96,86 @@ struct IntegrationSeamTests {
         #expect(claims["sub"] == .string(appA))
     }
 
-    /// `verify` refuses a wrong audience, issuer, algorithm, nonce, an expired token and mistyped claims.
+    /// `verify` refuses a wrong audience or nonce and an expired token; a token without the
+    /// nonce expected is missing a claim.
     @Test("identity token verification failures")
     func verificationFailures() throws {
-        let (provider, clock) = makeProvider()
-        let keys = provider.publicKeySet
-        let credential = try provider.authorize(
-            .init(account: AppleIDAccount(email: "alice@example.com"), bundleID: appA, nonce: "n-hash"))
-        let token = credential.identityToken
-        let now = clock.now()
-        func code(_ body: () throws -> Void) -> JOSEError.Code? {
-            do {
-                try body()
-                return nil
-            } catch let error as JOSEError {
-                return error.code
-            } catch {
-                return nil
-            }
-        }
-        #expect(
-            code {
-                _ = try AppleIdentityToken.verify(
-                    token, keys: keys, audience: appB, now: now, expectedNonceHash: nil)
-            }
-                == .audienceMismatch)
-        #expect(
-            code {
-                _ = try AppleIdentityToken.verify(
-                    token, keys: keys, audience: appA, now: now, expectedNonceHash: "other")
-            } == .nonceMismatch)
-        #expect(
-            code {
-                _ = try AppleIdentityToken.verify(
-                    token, keys: keys, audience: appA, now: now + 600, expectedNonceHash: nil)
-            } == .expired)
-        _ = try AppleIdentityToken.verify(
-            token, keys: keys, audience: appA, now: now + 599, expectedNonceHash: nil)
+        let fixture = try VerificationFixture()
+        #expect(fixture.failure(audience: appB) == .audienceMismatch)
+        #expect(fixture.failure(nonce: "other") == .nonceMismatch)
+        #expect(fixture.failure(at: fixture.now + 600) == .expired)
+        #expect(fixture.failure(at: fixture.now + 599) == nil)
+        let missingNonce = try fixture.provider.authorize(
+            .init(account: AppleIDAccount(email: "alice@example.com"), bundleID: appA))
+        #expect(fixture.failure(missingNonce.identityToken, nonce: "n-hash") == .missingClaim)
+    }
 
-        let signer = testKeySet.activeKey
-        let jwsSigner = try JWSSigner(key: .rsa(signer.privateKey), algorithm: .rs256, keyID: signer.keyID)
-        func resigned(_ change: (inout [String: JSONValue]) -> Void, signer: JWSSigner = jwsSigner) throws
-            -> String
-        {
-            var claims = try claimsOf(token).objectValue ?? [:]
-            change(&claims)
-            return try JWS.sign(payload: JSONValue.object(claims).serialized(), signer: signer)
-        }
-        let slashed = try resigned { $0["iss"] = "https://appleid.apple.com/" }
+    /// `verify` refuses another issuer (a trailing slash included), mistyped claims and another
+    /// algorithm; `email_verified` and `is_private_email` may be strings.
+    @Test("identity token verification of claims")
+    func claimVerification() throws {
+        let fixture = try VerificationFixture()
         #expect(
-            code {
-                _ = try AppleIdentityToken.verify(
-                    slashed, keys: keys, audience: appA, now: now, expectedNonceHash: nil)
-            }
+            fixture.failure(try fixture.resigned { $0["iss"] = "https://appleid.apple.com/" })
                 == .issuerMismatch)
-        let stranger = try resigned { $0["iss"] = "https://issuer.example" }
         #expect(
-            code {
-                _ = try AppleIdentityToken.verify(
-                    stranger, keys: keys, audience: appA, now: now, expectedNonceHash: nil)
-            }
-                == .issuerMismatch)
-        let yes = try resigned { $0["email_verified"] = "yes" }
-        #expect(
-            code {
-                _ = try AppleIdentityToken.verify(
-                    yes, keys: keys, audience: appA, now: now, expectedNonceHash: nil)
-            }
-                == .invalidClaim)
-        let status = try resigned { $0["real_user_status"] = 5 }
-        #expect(
-            code {
-                _ = try AppleIdentityToken.verify(
-                    status, keys: keys, audience: appA, now: now, expectedNonceHash: nil)
-            }
-                == .invalidClaim)
-        let strings = try resigned {
+            fixture.failure(try fixture.resigned { $0["iss"] = "https://issuer.example" }) == .issuerMismatch)
+        #expect(fixture.failure(try fixture.resigned { $0["email_verified"] = "yes" }) == .invalidClaim)
+        #expect(fixture.failure(try fixture.resigned { $0["real_user_status"] = 5 }) == .invalidClaim)
+        let strings = try fixture.resigned {
             $0["email_verified"] = "false"
             $0["is_private_email"] = "true"
         }
         let parsed = try AppleIdentityToken.verify(
-            strings, keys: keys, audience: appA, now: now, expectedNonceHash: nil)
+            strings, keys: fixture.keys, audience: appA, now: fixture.now, expectedNonceHash: nil)
         #expect(parsed.emailVerified == false)
         #expect(parsed.isPrivateEmail == true)
-        let ps256 = try resigned(
+        let signer = testKeySet.activeKey
+        let ps256 = try fixture.resigned(
             { _ in },
             signer: try JWSSigner(key: .rsa(signer.privateKey), algorithm: .ps256, keyID: signer.keyID))
-        #expect(
-            code {
-                _ = try AppleIdentityToken.verify(
-                    ps256, keys: keys, audience: appA, now: now, expectedNonceHash: nil)
-            }
-                != nil)
-        let missingNonce = try provider.authorize(
-            .init(account: AppleIDAccount(email: "alice@example.com"), bundleID: appA))
-        #expect(
-            code {
-                _ = try AppleIdentityToken.verify(
-                    missingNonce.identityToken, keys: keys, audience: appA, now: now,
-                    expectedNonceHash: "n-hash")
-            } == .missingClaim)
+        #expect(fixture.failure(ps256) != nil)
+    }
+}
+
+/// A provider that authorized Alice with nonce `n-hash`, her identity token, and ways to verify
+/// tokens against its keys.
+private struct VerificationFixture {
+    let provider: AppleIDProvider
+    let keys: JWKSet
+    let token: String
+    let now: Int64
+
+    init() throws {
+        let (provider, clock) = makeProvider()
+        self.provider = provider
+        keys = provider.publicKeySet
+        token = try provider.authorize(
+            .init(account: AppleIDAccount(email: "alice@example.com"), bundleID: appA, nonce: "n-hash")
+        ).identityToken
+        now = clock.now()
+    }
+
+    /// Why `verify` refuses a token (this one unless given), or nil when it accepts it.
+    func failure(_ token: String? = nil, audience: String = appA, at time: Int64? = nil, nonce: String? = nil)
+        -> JOSEError.Code?
+    {
+        do throws(JOSEError) {
+            _ = try AppleIdentityToken.verify(
+                token ?? self.token, keys: keys, audience: audience, now: time ?? now,
+                expectedNonceHash: nonce)
+            return nil
+        } catch {
+            return error.code
+        }
+    }
+
+    /// The token with its claims changed, signed again (with the provider's key unless given).
+    func resigned(_ change: (inout [String: JSONValue]) -> Void, signer: JWSSigner? = nil) throws -> String {
+        let key = testKeySet.activeKey
+        let signer = try signer ?? JWSSigner(key: .rsa(key.privateKey), algorithm: .rs256, keyID: key.keyID)
+        var claims = try claimsOf(token).objectValue ?? [:]
+        change(&claims)
+        return try JWS.sign(payload: JSONValue.object(claims).serialized(), signer: signer)
     }
 }

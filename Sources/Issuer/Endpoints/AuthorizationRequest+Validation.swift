@@ -56,13 +56,42 @@ extension AuthorizationRequest {
     static func validate(
         _ query: FormParameters, tenant: Tenant, client lookup: (String) -> ClientRegistration?
     ) throws(AuthorizationRequestRejection) -> (request: AuthorizationRequest, client: ClientRegistration) {
-        // RFC 6749 §3.1: a parameter sent without a value is treated as omitted.
-        let pairs = query.pairs.filter { !$0.value.isEmpty }
-        func values(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
-
+        let query = AuthorizeQuery(query)
         // The client and the redirect URI first: until both are known to be right, nothing
         // may be sent to the redirect URI.
-        let clientIDs = values(OAuthParameter.clientID)
+        let (client, redirectURI) = try trustedRedirect(query, tenant: tenant, client: lookup)
+        let refusal = AuthorizeRefusal(redirectURI: redirectURI, state: query.single(OAuthParameter.state))
+        try checkParameterCounts(query, refusal)
+        try checkRequestObjects(query, refusal)
+        try checkResponseType(query, client: client, refusal)
+        let codeChallenge = query.single(OAuthParameter.codeChallenge)
+        let challengeMethod: CodeChallengeMethod
+        do {
+            challengeMethod = try checkCodeChallenge(
+                codeChallenge, method: query.single(OAuthParameter.codeChallengeMethod), client: client,
+                tenant: tenant)
+        } catch {
+            throw refusal(OAuthErrorCode.invalidRequest, error.description)
+        }
+        let (audience, scopes) = try audienceAndScopes(query, tenant: tenant, refusal)
+        let prompt = try prompt(query, refusal)
+        let maxAge = try maxAge(query, refusal)
+        let dpopKeyThumbprint = try dpopKeyThumbprint(query, refusal)
+        let request = AuthorizationRequest(
+            clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: refusal.state,
+            nonce: query.single(OAuthParameter.nonce), codeChallenge: codeChallenge,
+            codeChallengeMethod: challengeMethod, prompt: prompt,
+            loginHint: query.single(OAuthParameter.loginHint),
+            maxAge: maxAge, audience: audience, dpopKeyThumbprint: dpopKeyThumbprint)
+        return (request, client)
+    }
+
+    /// The registered client and the redirect URI the request names, once both are known to be
+    /// right (RFC 6749 §4.1.2.1): until then every refusal is shown to the user.
+    private static func trustedRedirect(
+        _ query: AuthorizeQuery, tenant: Tenant, client lookup: (String) -> ClientRegistration?
+    ) throws(AuthorizationRequestRejection) -> (client: ClientRegistration, redirectURI: String) {
+        let clientIDs = query.values(OAuthParameter.clientID)
         guard clientIDs.count < 2 else {
             throw .untrustedRedirect("The client_id parameter is given more than once (RFC 6749 §3.1).")
         }
@@ -72,7 +101,7 @@ extension AuthorizationRequest {
         guard let client = lookup(clientID) else {
             throw .untrustedRedirect("No application with this client_id is registered.")
         }
-        let redirectURIs = values(OAuthParameter.redirectURI)
+        let redirectURIs = query.values(OAuthParameter.redirectURI)
         guard redirectURIs.count < 2 else {
             throw .untrustedRedirect("The redirect_uri parameter is given more than once (RFC 6749 §3.1).")
         }
@@ -96,122 +125,132 @@ extension AuthorizationRequest {
         else {
             throw .untrustedRedirect("The redirect_uri is not registered for this application.")
         }
+        return (client, redirectURI)
+    }
 
-        let state = values(OAuthParameter.state).first
-        func rejection(_ code: String, _ description: String) -> AuthorizationRequestRejection {
-            .redirect(OAuthError(code, description), redirectURI: redirectURI, state: state)
-        }
-        func single(_ name: String) -> String? { values(name).first }
-
+    /// RFC 6749 §3.1: each recognized parameter at most once; and none longer than
+    /// `maximumValueLength`.
+    private static func checkParameterCounts(_ query: AuthorizeQuery, _ refusal: AuthorizeRefusal)
+        throws(AuthorizationRequestRejection)
+    {
         var counted = Set<String>()
-        for pair in pairs where recognizedParameters.contains(pair.name) {
+        for pair in query.pairs where recognizedParameters.contains(pair.name) {
             guard counted.insert(pair.name).inserted else {
-                throw rejection(
+                throw refusal(
                     OAuthErrorCode.invalidRequest,
                     "\(pair.name) is given more than once (RFC 6749 section 3.1)")
             }
         }
-        for pair in pairs
+        for pair in query.pairs
         where recognizedParameters.contains(pair.name) && pair.value.utf8.count > maximumValueLength {
-            throw rejection(
+            throw refusal(
                 OAuthErrorCode.invalidRequest, "\(pair.name) is longer than \(maximumValueLength) bytes")
         }
+    }
 
-        // OpenID Connect Core §6: request objects are not supported (see discovery).
-        if single("request") != nil {
-            throw rejection("request_not_supported", "the request parameter is not supported")
+    /// OpenID Connect Core §6: request objects are not supported (see discovery).
+    private static func checkRequestObjects(_ query: AuthorizeQuery, _ refusal: AuthorizeRefusal)
+        throws(AuthorizationRequestRejection)
+    {
+        if query.single("request") != nil {
+            throw refusal("request_not_supported", "the request parameter is not supported")
         }
-        if single("request_uri") != nil {
-            throw rejection("request_uri_not_supported", "the request_uri parameter is not supported")
+        if query.single("request_uri") != nil {
+            throw refusal("request_uri_not_supported", "the request_uri parameter is not supported")
         }
+    }
 
-        guard let responseType = single(OAuthParameter.responseType) else {
-            throw rejection(
-                OAuthErrorCode.invalidRequest, "response_type is required (RFC 6749 section 4.1.1)")
+    /// RFC 6749 §4.1.1: `response_type=code`, answered in the query, for a client allowed the
+    /// authorization code grant (§4.1.2.1 `unauthorized_client`).
+    private static func checkResponseType(
+        _ query: AuthorizeQuery, client: ClientRegistration, _ refusal: AuthorizeRefusal
+    ) throws(AuthorizationRequestRejection) {
+        guard let responseType = query.single(OAuthParameter.responseType) else {
+            throw refusal(OAuthErrorCode.invalidRequest, "response_type is required (RFC 6749 section 4.1.1)")
         }
         guard responseType == "code" else {
-            throw rejection(
+            throw refusal(
                 "unsupported_response_type", "only response_type=code is supported (RFC 6749 section 4.1.1)")
         }
-        if let mode = single("response_mode"), mode != "query" {
-            throw rejection(OAuthErrorCode.invalidRequest, "only response_mode=query is supported")
+        if let mode = query.single("response_mode"), mode != "query" {
+            throw refusal(OAuthErrorCode.invalidRequest, "only response_mode=query is supported")
         }
         guard client.grantTypes.contains(GrantType.authorizationCode) else {
-            throw rejection(
+            throw refusal(
                 OAuthErrorCode.unauthorizedClient, "this application may not use the authorization code grant"
             )
         }
+    }
 
-        let codeChallenge = single(OAuthParameter.codeChallenge)
-        let challengeMethod: CodeChallengeMethod
-        do {
-            challengeMethod = try checkCodeChallenge(
-                codeChallenge, method: single(OAuthParameter.codeChallengeMethod), client: client,
-                tenant: tenant)
-        } catch {
-            throw rejection(OAuthErrorCode.invalidRequest, error.description)
-        }
-
-        // Auth0's `audience` names the API; its scopes become requestable. Without one, the
-        // tenant's default API applies, as it does for the access token.
-        let audience = single(OAuthParameter.audience)
+    /// The `audience` (Auth0's: it names the API whose scopes become requestable; without one
+    /// the tenant's default API applies, as it does for the access token) and the requested
+    /// scopes, each requestable (RFC 6749 §3.3).
+    private static func audienceAndScopes(
+        _ query: AuthorizeQuery, tenant: Tenant, _ refusal: AuthorizeRefusal
+    ) throws(AuthorizationRequestRejection) -> (audience: String?, scopes: [String]) {
+        let audience = query.single(OAuthParameter.audience)
         if let audience, tenant.audience(audience) == nil {
-            throw rejection(OAuthErrorCode.invalidRequest, "audience is not an API of this issuer")
+            throw refusal(OAuthErrorCode.invalidRequest, "audience is not an API of this issuer")
         }
         let api = (audience ?? tenant.defaultAudience).flatMap(tenant.audience)
         let requestable = Set(tenant.scopes).union(api?.scopes ?? [])
         // RFC 6749 §3.3: without a default scope the request fails with invalid_scope.
-        let scopes = ScopeList.parse(single(OAuthParameter.scope) ?? "")
+        let scopes = ScopeList.parse(query.single(OAuthParameter.scope) ?? "")
         guard !scopes.isEmpty else {
-            throw rejection(OAuthErrorCode.invalidScope, "scope is required (RFC 6749 section 3.3)")
+            throw refusal(OAuthErrorCode.invalidScope, "scope is required (RFC 6749 section 3.3)")
         }
         // The allow-list holds only well-formed scope tokens (RFC 6749 §3.3), so it checks the
         // syntax too.
         for scope in scopes {
             guard requestable.contains(scope) else {
-                throw rejection(OAuthErrorCode.invalidScope, "unknown scope \(scope)")
+                throw refusal(OAuthErrorCode.invalidScope, "unknown scope \(scope)")
             }
         }
+        return (audience, scopes)
+    }
 
-        var prompt = Set<String>()
-        if let text = single(OAuthParameter.prompt) {
-            prompt = Set(text.split(separator: " ").map(String.init))
-            if let unknown = prompt.subtracting(supportedPrompts).sorted().first {
-                throw rejection(
-                    OAuthErrorCode.invalidRequest,
-                    "prompt value \(unknown) is not supported (OpenID Connect Core section 3.1.2.1)")
-            }
-            if prompt.contains("none"), prompt.count > 1 {
-                throw rejection(
-                    OAuthErrorCode.invalidRequest,
-                    "prompt=none cannot be combined with other values (OpenID Connect Core section 3.1.2.1)")
-            }
-        }
-
-        var maxAge: Int64?
-        if let text = single(OAuthParameter.maxAge) {
-            guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let seconds = Int64(text) else {
-                throw rejection(
-                    OAuthErrorCode.invalidRequest, "max_age must be a non-negative integer number of seconds")
-            }
-            maxAge = seconds
-        }
-
-        let dpopKeyThumbprint = single("dpop_jkt")
-        if let dpopKeyThumbprint, !isSHA256Digest(dpopKeyThumbprint) {
-            throw rejection(
+    /// OpenID Connect Core §3.1.2.1: `prompt` holds supported values, and `none` alone.
+    private static func prompt(_ query: AuthorizeQuery, _ refusal: AuthorizeRefusal)
+        throws(AuthorizationRequestRejection) -> Set<String>
+    {
+        guard let text = query.single(OAuthParameter.prompt) else { return [] }
+        let prompt = Set(text.split(separator: " ").map(String.init))
+        if let unknown = prompt.subtracting(supportedPrompts).sorted().first {
+            throw refusal(
                 OAuthErrorCode.invalidRequest,
-                "dpop_jkt must be a JWK SHA-256 thumbprint (RFC 9449 section 10, RFC 7638)"
-            )
+                "prompt value \(unknown) is not supported (OpenID Connect Core section 3.1.2.1)")
         }
+        if prompt.contains("none"), prompt.count > 1 {
+            throw refusal(
+                OAuthErrorCode.invalidRequest,
+                "prompt=none cannot be combined with other values (OpenID Connect Core section 3.1.2.1)")
+        }
+        return prompt
+    }
 
-        let request = AuthorizationRequest(
-            clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: state,
-            nonce: single(OAuthParameter.nonce), codeChallenge: codeChallenge,
-            codeChallengeMethod: challengeMethod, prompt: prompt,
-            loginHint: single(OAuthParameter.loginHint), maxAge: maxAge, audience: audience,
-            dpopKeyThumbprint: dpopKeyThumbprint)
-        return (request, client)
+    /// OpenID Connect Core §3.1.2.1: `max_age` is a non-negative number of seconds.
+    private static func maxAge(_ query: AuthorizeQuery, _ refusal: AuthorizeRefusal)
+        throws(AuthorizationRequestRejection) -> Int64?
+    {
+        guard let text = query.single(OAuthParameter.maxAge) else { return nil }
+        guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let seconds = Int64(text) else {
+            throw refusal(
+                OAuthErrorCode.invalidRequest, "max_age must be a non-negative integer number of seconds")
+        }
+        return seconds
+    }
+
+    /// RFC 9449 §10: `dpop_jkt` is a JWK SHA-256 thumbprint (RFC 7638).
+    private static func dpopKeyThumbprint(_ query: AuthorizeQuery, _ refusal: AuthorizeRefusal)
+        throws(AuthorizationRequestRejection) -> String?
+    {
+        let thumbprint = query.single("dpop_jkt")
+        if let thumbprint, !isSHA256Digest(thumbprint) {
+            throw refusal(
+                OAuthErrorCode.invalidRequest,
+                "dpop_jkt must be a JWK SHA-256 thumbprint (RFC 9449 section 10, RFC 7638)")
+        }
+        return thumbprint
     }
 
     /// The method of a request's PKCE challenge (RFC 7636 §4.3), or why the challenge is
@@ -265,5 +304,29 @@ extension AuthorizationRequest {
     /// Whether `text` is the canonical unpadded base64url encoding of 32 bytes (a SHA-256 output).
     static func isSHA256Digest(_ text: String) -> Bool {
         text.utf8.count == 43 && (try? Base64URL.decode(text))?.count == SHA256.digestSize
+    }
+}
+
+/// An `/authorize` query's parameters with a value: RFC 6749 §3.1 treats a parameter sent
+/// without a value as omitted.
+private struct AuthorizeQuery {
+    let pairs: [FormParameters.Pair]
+
+    init(_ query: FormParameters) { pairs = query.pairs.filter { !$0.value.isEmpty } }
+
+    func values(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
+
+    /// The first value of `name`; a repeated one is refused by `checkParameterCounts` first.
+    func single(_ name: String) -> String? { values(name).first }
+}
+
+/// Where refusals go once the client and its redirect URI are trusted: to that URI, with the
+/// request's `state` (RFC 6749 §4.1.2.1).
+private struct AuthorizeRefusal {
+    let redirectURI: String
+    let state: String?
+
+    func callAsFunction(_ code: String, _ description: String) -> AuthorizationRequestRejection {
+        .redirect(OAuthError(code, description), redirectURI: redirectURI, state: state)
     }
 }

@@ -83,13 +83,8 @@ extension Issuer {
                         OAuthError("login_required", "prompt=none was given and the user is not signed in"),
                         redirectURI: request.redirectURI, state: request.state))
             }
-            guard !needsConsent(request, userID: signedIn.user.id, in: state) else {
-                return .redirect(
-                    errorRedirect(
-                        OAuthError(
-                            "consent_required",
-                            "prompt=none was given and the user has not granted every scope"),
-                        redirectURI: request.redirectURI, state: request.state))
+            if case .refused(let error) = state.consentRequirement(request, userID: signedIn.user.id) {
+                return .redirect(errorRedirect(error, redirectURI: request.redirectURI, state: request.state))
             }
             return .redirect(issueCode(request, to: signedIn, now: now, in: &state))
         }

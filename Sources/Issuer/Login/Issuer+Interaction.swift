@@ -236,15 +236,8 @@ extension Issuer {
         return transaction
     }
 
-    /// Whether the user still has to grant some requested scope to the client, or is asked to
-    /// grant them again (`prompt=consent`).
-    func needsConsent(_ request: AuthorizationRequest, userID: String, in state: IssuerState) -> Bool {
-        if request.prompt.contains("consent") { return true }
-        let granted = state.consents[ConsentKey(userID: userID, clientID: request.clientID)] ?? []
-        return !granted.isSuperset(of: request.scopes)
-    }
-
-    /// With the user signed in: the consent page when consent is missing, else the code.
+    /// With the user signed in: the consent page when consent is missing, else the code
+    /// (`IssuerState.consentRequirement`).
     func proceed(
         _ transaction: AuthorizationTransaction, as signedIn: SignedInUser, clientName: String, now: Int64,
         in state: inout IssuerState
@@ -253,9 +246,13 @@ extension Issuer {
         transaction.userID = signedIn.user.id
         transaction.authTime = signedIn.session.authTime
         transaction.sessionHash = signedIn.sessionHash
-        guard needsConsent(transaction.request, userID: signedIn.user.id, in: state) else {
+        switch state.consentRequirement(transaction.request, userID: signedIn.user.id) {
+        case .granted:
             state.transactions[transaction.id] = nil
             return .redirect(issueCode(transaction.request, to: signedIn, now: now, in: &state))
+        case .ask, .refused:
+            // `.refused` needs `prompt=none`, which is answered before any transaction starts.
+            break
         }
         transaction.stage = .consent
         // A new stage, a new token: a login form's token cannot approve anything.

@@ -71,7 +71,7 @@ extension Issuer {
 
     /// `POST /u/consent`: `action=approve` records the grant and issues the code;
     /// `action=deny` sends `access_denied` back to the client (RFC 6749 §4.1.2.1), unless the
-    /// `consent-refusal-ignored` fault is armed.
+    /// `consent-refusal-ignored` fault is armed (`IssuerState.decideConsent`).
     ///
     /// The form must come from the browser whose session the consent page was shown to: its
     /// session cookie must still open that live session.
@@ -98,23 +98,14 @@ extension Issuer {
                     title: "Signed out", message: "The session this page belonged to has ended.")
             }
             let request = transaction.request
-            // `consent-refusal-ignored`: a refusal taken as an approval (the fault's count is
-            // spent only on refusals).
-            let decision =
-                action == "deny" && state.faults.take(.consentRefusalIgnored) ? "approve" : action
+            let decision = state.decideConsent(action: action, for: request, userID: signedIn.user.id)
+            state.apply(decision, transactionID: transaction.id)
             switch decision {
-            case "approve":
-                state.transactions[transaction.id] = nil
-                state.consents[ConsentKey(userID: signedIn.user.id, clientID: request.clientID), default: []]
-                    .formUnion(request.scopes)
+            case .approve:
                 return .redirect(issueCode(request, to: signedIn, now: now, in: &state))
-            case "deny":
-                state.transactions[transaction.id] = nil
-                return .redirect(
-                    errorRedirect(
-                        OAuthError(OAuthErrorCode.accessDenied, "the user declined the request"),
-                        redirectURI: request.redirectURI, state: request.state))
-            default:
+            case .deny(let error):
+                return .redirect(errorRedirect(error, redirectURI: request.redirectURI, state: request.state))
+            case .invalidForm:
                 return .errorPage(
                     title: "Invalid form", message: "The consent form must say approve or deny.")
             }

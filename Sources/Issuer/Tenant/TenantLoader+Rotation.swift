@@ -96,6 +96,13 @@ extension TenantDecoder {
         let fields = try fields(node, of: "refresh_rotation", allowed: Self.rotationKeys)
         let name = try profileName(
             try required("profile", in: fields, of: "refresh_rotation"), ofClient: clientID)
+        try checkSettingKeys(fields, of: name)
+        let concurrent = try concurrentRefresh(fields, of: name)
+        return RefreshRotationSettings(try rotationProfile(name, fields), concurrentRefresh: concurrent)
+    }
+
+    /// Every setting of the mapping belongs to the profile it names.
+    private func checkSettingKeys(_ fields: TenantFields, of name: RefreshRotation.Name) throws(TenantError) {
         for pair in fields.mapping.pairs {
             guard let key = pair.key.scalar?.value,
                 let entry = Self.rotationSettingKeys.first(where: { $0.key == key }),
@@ -106,33 +113,41 @@ extension TenantDecoder {
                 "\(key) is a setting of profile \(owners), not of \(name.rawValue); "
                     + "\(name.rawValue) takes \(Self.settingKeys(of: name))", at: pair.key.mark)
         }
-        var concurrent = ConcurrentRefresh.serialized
-        if let node = fields["concurrent_refresh"] {
-            let value = try string(node, "concurrent_refresh")
-            guard let parsed = ConcurrentRefresh(rawValue: value) else {
-                throw failure(
-                    "unknown concurrent_refresh \"\(value.prefix(32))\"; expected "
-                        + ConcurrentRefresh.allCases.map(\.rawValue).joined(separator: " or "), at: node.mark)
-            }
-            if name == .none {
-                throw failure(
-                    "concurrent_refresh needs a profile that rotates refresh tokens; none does not",
-                    at: node.mark)
-            }
-            concurrent = parsed
+    }
+
+    /// `concurrent_refresh`, for a profile that rotates; `serialized` when not given.
+    private func concurrentRefresh(_ fields: TenantFields, of name: RefreshRotation.Name) throws(TenantError)
+        -> ConcurrentRefresh
+    {
+        guard let node = fields["concurrent_refresh"] else { return .serialized }
+        let value = try string(node, "concurrent_refresh")
+        guard let parsed = ConcurrentRefresh(rawValue: value) else {
+            throw failure(
+                "unknown concurrent_refresh \"\(value.prefix(32))\"; expected "
+                    + ConcurrentRefresh.allCases.map(\.rawValue).joined(separator: " or "), at: node.mark)
         }
-        let profile: RefreshRotation
+        if name == .none {
+            throw failure(
+                "concurrent_refresh needs a profile that rotates refresh tokens; none does not", at: node.mark
+            )
+        }
+        return parsed
+    }
+
+    /// The profile a name and its settings make, each setting defaulted as the real issuer does.
+    private func rotationProfile(_ name: RefreshRotation.Name, _ fields: TenantFields) throws(TenantError)
+        -> RefreshRotation
+    {
         switch name {
         case .signinsim:
-            profile = .signinsim(
+            return .signinsim(
                 grace: try fields["grace"].map { node throws(TenantError) in try seconds(node, "grace") }
                     ?? 0,
                 onReuse: try fields["on_reuse"].map { node throws(TenantError) in
                     try reusePolicy(node, "on_reuse")
-                }
-                    ?? .revokeFamily)
+                } ?? .revokeFamily)
         case .auth0:
-            profile = .auth0(
+            return .auth0(
                 reuseInterval: try fields["reuse_interval"].map { node throws(TenantError) in
                     try seconds(node, "reuse_interval")
                 } ?? 0)
@@ -146,7 +161,7 @@ extension TenantDecoder {
                     "Okta's grace_period is 0 to \(RefreshRotation.oktaLongestGracePeriod) seconds, found \(grace)",
                     at: node.mark)
             }
-            profile = .okta(gracePeriod: grace)
+            return .okta(gracePeriod: grace)
         case .keycloak:
             var maxReuse = 0
             if let node = fields["max_reuse"] {
@@ -156,9 +171,9 @@ extension TenantDecoder {
                 }
                 maxReuse = Int(count)
             }
-            profile = .keycloak(maxReuse: maxReuse)
+            return .keycloak(maxReuse: maxReuse)
         case .djangoOAuthToolkit:
-            profile = .djangoOAuthToolkit(
+            return .djangoOAuthToolkit(
                 gracePeriod: try fields["grace_period"].map { node throws(TenantError) in
                     try seconds(node, "grace_period")
                 } ?? 0,
@@ -166,9 +181,8 @@ extension TenantDecoder {
                     try bool(node, "reuse_protection")
                 } ?? false)
         case .none:
-            profile = .none
+            return .none
         }
-        return RefreshRotationSettings(profile, concurrentRefresh: concurrent)
     }
 
     /// A profile name; on a client, only one that the real issuer sets per application.

@@ -136,6 +136,25 @@ extension Issuer {
             issuer: identifier, subject: grant.user.id, audience: .single(grant.client.id),
             expiresAt: now + lifetime,
             issuedAt: now, authorizedParty: grant.client.id, nonce: grant.nonce)
+        let extra = try idTokenMembers(grant, accessToken: accessToken, signer: tokenSigner, fault: fault)
+        if let fault {
+            Issuer.spoil(&claims, by: fault, subject: grant.user.id, now: now, lifetime: lifetime)
+        }
+        let signing = try idTokenSigner(tokenSigner, fault: fault)
+        do {
+            return try Issuer.signIDToken(
+                Issuer.claimsPayload(claims, extra: extra), signer: tokenSigner.signer, signing: signing,
+                fault: fault)
+        } catch {
+            throw OAuthError(OAuthErrorCode.serverError, "cannot sign the ID token", status: 500)
+        }
+    }
+
+    /// The ID token's members besides the registered claims: the user's claims for the scopes,
+    /// `auth_time`, `sid` and `at_hash`.
+    private func idTokenMembers(
+        _ grant: TokenGrant, accessToken: String, signer tokenSigner: TokenSigner, fault: IssuerFault?
+    ) throws(OAuthError) -> [(key: String, value: JSONValue)] {
         var extra = userClaimMembers(grant.user, scopes: grant.scopes, reserve: 3 + 9)
         // Core §2: REQUIRED when max_age was requested; this issuer always sends it, unless the
         // tenant deviates (`auth-time-omitted`).
@@ -151,70 +170,88 @@ extension Issuer {
             if fault == .idTokenBadAccessTokenHash { atHash += "1" }
             extra.append((HashClaim.accessToken.rawValue, .string(atHash)))
         }
+        return extra
+    }
 
-        let signer = tokenSigner.signer
-        var signing = tokenSigner
+    /// The claims an RP conformance fault spoils: issuer, subject, audience, times or nonce.
+    private static func spoil(
+        _ claims: inout JWTClaims, by fault: IssuerFault, subject: String, now: Int64, lifetime: Int64
+    ) {
         switch fault {
-        case .idTokenIssuerMismatch?, .refreshedIDTokenIssuerMismatch?:
+        case .idTokenIssuerMismatch, .refreshedIDTokenIssuerMismatch:
             claims.issuer = "https://impostor.example"
-        case .idTokenSubjectMissing?: claims.subject = nil
-        case .refreshedIDTokenSubjectMismatch?: claims.subject = grant.user.id + "-someone-else"
-        case .idTokenAudienceMismatch?:
+        case .idTokenSubjectMissing: claims.subject = nil
+        case .refreshedIDTokenSubjectMismatch: claims.subject = subject + "-someone-else"
+        case .idTokenAudienceMismatch:
             claims.audience = .single("someone-else")
             claims.authorizedParty = "someone-else"
-        case .idTokenAudienceMissing?:
+        case .idTokenAudienceMissing:
             claims.audience = nil
             claims.authorizedParty = nil
-        case .idTokenIssuedAtMissing?: claims.issuedAt = nil
-        case .idTokenExpired?:
+        case .idTokenIssuedAtMissing: claims.issuedAt = nil
+        case .idTokenExpired:
             claims.issuedAt = now - 2 * lifetime
             claims.expiresAt = now - lifetime
-        case .idTokenIssuedInFuture?:
+        case .idTokenIssuedInFuture:
             claims.issuedAt = now + 3600
             claims.expiresAt = now + 3600 + lifetime
-        case .idTokenNotYetValid?: claims.notBefore = now + 3600
-        case .nonceInvalid?: claims.nonce = "not-the-nonce-you-sent"
-        case .idTokenKidAbsentSingleKey?, .idTokenKidAbsentMultipleKeys?:
-            do {
-                signing = TokenSigner(try JWSSigner(key: signer.key, algorithm: signer.algorithm, keyID: nil))
-                if fault == .idTokenKidAbsentMultipleKeys {
-                    let source = state.withLock { $0.keys.source }
-                    let decoy = try JWSSigner(key: try source.makeKey(for: .es256), algorithm: .es256)
-                        .publicJWK
-                    let sameType = signer.algorithm == .es256 ? decoy : try decoyRSAKey(source)
-                    state.withLock { $0.jwksPresentation = .withDecoy(sameType) }
-                } else {
-                    state.withLock { $0.jwksPresentation = .activeKeyOnly }
-                }
-            } catch {
-                throw OAuthError(OAuthErrorCode.serverError, "cannot prepare the injected fault", status: 500)
-            }
+        case .idTokenNotYetValid: claims.notBefore = now + 3600
+        case .nonceInvalid: claims.nonce = "not-the-nonce-you-sent"
         default: break
         }
+    }
+
+    /// The signer of the ID token: the tenant's, or for the `kid`-absent faults the same key
+    /// without a `kid`, with the key set presented as the fault needs.
+    private func idTokenSigner(_ tokenSigner: TokenSigner, fault: IssuerFault?) throws(OAuthError)
+        -> TokenSigner
+    {
+        guard fault == .idTokenKidAbsentSingleKey || fault == .idTokenKidAbsentMultipleKeys else {
+            return tokenSigner
+        }
+        let signer = tokenSigner.signer
         do {
-            let payload = Issuer.claimsPayload(claims, extra: extra)
-            switch fault {
-            case .idTokenUnsigned?:
-                return Base64URL.encode(JSONValue.object(["alg": "none", "typ": "JWT"]).serialized()) + "."
-                    + Base64URL.encode(payload) + "."
-            case .idTokenBadSignatureHS256?:
-                let input =
-                    Base64URL.encode(
-                        JSONValue.object(["alg": "HS256", "typ": "JWT", "kid": .string(signer.keyID ?? "")])
-                            .serialized())
-                    + "." + Base64URL.encode(payload)
-                // Keyed with the public JWK: the classic algorithm-confusion forgery.
-                let mac = HMACSHA256.authenticationCode(
-                    for: Array(input.utf8), key: signer.publicJWK.json.serialized())
-                return input + "." + Base64URL.encode(mac)
-            case .idTokenBadSignatureES256?, .idTokenBadSignatureRS256?:
-                let token = try signing.sign(payload: payload, header: signing.idTokenHeader)
-                return Issuer.corruptSignature(token)
-            default:
-                return try signing.sign(payload: payload, header: signing.idTokenHeader)
+            let signing = TokenSigner(try JWSSigner(key: signer.key, algorithm: signer.algorithm, keyID: nil))
+            if fault == .idTokenKidAbsentMultipleKeys {
+                let source = state.withLock { $0.keys.source }
+                let decoy = try JWSSigner(key: try source.makeKey(for: .es256), algorithm: .es256).publicJWK
+                let sameType = signer.algorithm == .es256 ? decoy : try decoyRSAKey(source)
+                state.withLock { $0.jwksPresentation = .withDecoy(sameType) }
+            } else {
+                state.withLock { $0.jwksPresentation = .activeKeyOnly }
             }
+            return signing
         } catch {
-            throw OAuthError(OAuthErrorCode.serverError, "cannot sign the ID token", status: 500)
+            throw OAuthError(OAuthErrorCode.serverError, "cannot prepare the injected fault", status: 500)
+        }
+    }
+
+    /// The signed ID token, or for the signature faults one unsigned, signed with HS256 keyed
+    /// with the public key, or with a corrupted signature.
+    private static func signIDToken(
+        _ payload: [UInt8], signer: JWSSigner, signing: TokenSigner, fault: IssuerFault?
+    )
+        throws -> String
+    {
+        switch fault {
+        case .idTokenUnsigned?:
+            return Base64URL.encode(JSONValue.object(["alg": "none", "typ": "JWT"]).serialized()) + "."
+                + Base64URL.encode(payload) + "."
+        case .idTokenBadSignatureHS256?:
+            let input =
+                Base64URL.encode(
+                    JSONValue.object(["alg": "HS256", "typ": "JWT", "kid": .string(signer.keyID ?? "")])
+                        .serialized())
+                + "." + Base64URL.encode(payload)
+            // Keyed with the public JWK: the classic algorithm-confusion forgery.
+            let mac = HMACSHA256.authenticationCode(
+                for: Array(input.utf8), key: signer.publicJWK.json.serialized())
+            return input + "." + Base64URL.encode(mac)
+        case .idTokenBadSignatureES256?, .idTokenBadSignatureRS256?:
+            let token = try signing.sign(payload: payload, header: signing.idTokenHeader)
+            return Issuer.corruptSignature(token)
+        default:
+            return try signing.sign(payload: payload, header: signing.idTokenHeader)
         }
     }
 
