@@ -11,8 +11,6 @@ Usage: browser_interop.py PATH-TO-signinsim PATH-TO-repository
    the code it carries.
 Prints one line per check and "N passed, N failed"; exits 1 on any failure.
 """
-import base64
-import hashlib
 import http.server
 import json
 import os
@@ -31,6 +29,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from interop_checks import check, finish
+from interop_common.encoding import s256_challenge
 
 BINARY, ROOT = sys.argv[1], sys.argv[2]
 WORK = tempfile.mkdtemp(prefix="signinsim-browser-")
@@ -203,7 +202,7 @@ try:
     base = first.split("issuer: ", 1)[-1]
     redirect_uri = f"http://127.0.0.1:{listener.server_port}/callback"
     verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    challenge = s256_challenge(verifier)
     state = secrets.token_urlsafe(16)
     discovery = requests.get(base + "/.well-known/openid-configuration", timeout=10).json()
     query = urllib.parse.urlencode({

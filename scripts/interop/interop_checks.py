@@ -1,9 +1,9 @@
-"""What the interop scripts share: one ok/FAIL line per check, the closing count, and a
-reader of the forms in an HTML page (the issuer's login and consent pages)."""
+"""What the interop scripts share: one ok/FAIL line per check, the closing count, and the forms
+of an HTML page (the issuer's login and consent pages) as the issuer and mitm checks read them."""
 
-import base64
 import sys
-from html.parser import HTMLParser
+
+from interop_common.forms import Page
 
 results = []
 
@@ -22,29 +22,11 @@ def finish():
     sys.exit(0 if passed == len(results) else 1)
 
 
-class FormParser(HTMLParser):
-    """Collects every <form> with its action, method, inputs and submit buttons."""
-
-    def __init__(self):
-        super().__init__()
-        self.forms = []
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form":
-            self.forms.append({"action": attrs.get("action", ""), "method": attrs.get("method", "get"), "fields": {}, "buttons": []})
-        elif self.forms and tag == "input" and attrs.get("name"):
-            self.forms[-1]["fields"][attrs["name"]] = attrs.get("value", "")
-        elif self.forms and tag == "button" and attrs.get("name"):
-            self.forms[-1]["buttons"].append((attrs["name"], attrs.get("value", "")))
-
-
-def b64url(data):
-    """Base64url without padding (RFC 7515 §2)."""
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
 def forms_in(html):
-    parser = FormParser()
-    parser.feed(html)
-    return parser.forms
+    """Every <form> of the page: its action ("" when absent), its method, `fields` (every named
+    <input> of any type by name, so a named submit input such as DOT's "allow" is among them)
+    and `buttons` (every named <button> as (name, value))."""
+    return [{"action": form["action"] or "", "method": form["method"],
+             "fields": {c["name"]: c["value"] for c in form["controls"] if c["tag"] == "input" and c["name"]},
+             "buttons": [(c["name"], c["value"]) for c in form["controls"] if c["tag"] == "button" and c["name"]]}
+            for form in Page(html).forms]

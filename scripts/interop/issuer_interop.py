@@ -3,7 +3,6 @@
 Usage: issuer_interop.py PATH-TO-signinsim
 Prints one line per check and a closing "N passed, N failed" line; exits 1 on any failure.
 """
-import hashlib
 import json
 import secrets
 import subprocess
@@ -14,7 +13,8 @@ import urllib.parse
 import requests
 from jwcrypto import jwk, jwt
 
-from interop_checks import b64url, check, finish, forms_in
+from interop_checks import check, finish, forms_in
+from interop_common.encoding import b64url, s256_challenge
 
 BINARY = sys.argv[1]
 CLIENT_ID = "com.example.app"
@@ -37,7 +37,7 @@ try:
     keys = jwk.JWKSet.from_json(session.get(discovery["jwks_uri"], timeout=10).text)
 
     verifier = b64url(secrets.token_bytes(32))
-    challenge = b64url(hashlib.sha256(verifier.encode()).digest())
+    challenge = s256_challenge(verifier)
     state = b64url(secrets.token_bytes(16))
     nonce = b64url(secrets.token_bytes(16))
     query = {

@@ -3,7 +3,6 @@
 Usage: jose_interop.py PATH-TO-signinsim
 Prints one line per check and a closing "N passed, N failed" line; exits 1 on any failure.
 """
-import base64
 import hashlib
 import hmac
 import json
@@ -21,6 +20,7 @@ from jwcrypto import jwk as jc_jwk
 from jwcrypto import jwt as jc_jwt
 
 from interop_checks import check, finish
+from interop_common.encoding import b64url
 
 BINARY = sys.argv[1]
 WORK = tempfile.mkdtemp(prefix="signinsim-interop-")
@@ -41,10 +41,6 @@ def write(name, text):
     with open(path, "w") as handle:
         handle.write(text)
     return path
-
-
-def b64url(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
 def claims(**extra):

@@ -8,7 +8,6 @@ revoke a refresh token family on reuse; PATH-TO-DOT-PYTHON is a python with Djan
 django-oauth-toolkit). Prints one line per check and a closing "N passed, N failed" line;
 exits 1 on any failure.
 """
-import hashlib
 import json
 import os
 import secrets
@@ -25,7 +24,8 @@ import urllib.parse
 
 import requests
 
-from interop_checks import b64url, check, finish, forms_in, results
+from interop_checks import check, finish, forms_in, results
+from interop_common.encoding import b64url, s256_challenge
 
 BINARY, MITMDUMP, DOT_PYTHON = sys.argv[1], sys.argv[2], sys.argv[3]
 PROVIDERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "providers")
@@ -105,7 +105,7 @@ def sign_in(session, issuer, username, password):
         "response_type": "code", "client_id": CLIENT_ID, "redirect_uri": REDIRECT_URI,
         "scope": "openid profile email offline_access", "state": b64url(secrets.token_bytes(16)),
         "nonce": b64url(secrets.token_bytes(16)),
-        "code_challenge": b64url(hashlib.sha256(verifier.encode()).digest()), "code_challenge_method": "S256",
+        "code_challenge": s256_challenge(verifier), "code_challenge_method": "S256",
     }
     response = session.get(discovery["authorization_endpoint"], params=query, allow_redirects=False, timeout=10)
     callback = None

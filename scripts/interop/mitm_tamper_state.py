@@ -11,12 +11,13 @@ response on, so the browser receives the altered Location, and mitmproxy's own H
 the HAR shows what the app received. The original Location is logged (mitmdump's log), not
 written into the capture.
 """
-import base64
 import logging
 import secrets
 import urllib.parse
 
 from mitmproxy import ctx, http
+
+from interop_common.encoding import b64url
 
 logger = logging.getLogger(__name__)
 
@@ -29,7 +30,7 @@ def load(loader):
 
 def altered(state):
     while True:
-        value = base64.urlsafe_b64encode(secrets.token_bytes(len(state))).rstrip(b"=").decode()[:len(state)]
+        value = b64url(secrets.token_bytes(len(state)))[:len(state)]
         if value != state:
             return value
 

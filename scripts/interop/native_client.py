@@ -26,8 +26,6 @@ Two HTTP actors, as on a phone:
   for the sign-out story.
 """
 import argparse
-import base64
-import hashlib
 import http.cookiejar
 import json
 import secrets
@@ -35,10 +33,12 @@ import sys
 import threading
 import time
 import urllib.parse
-from html.parser import HTMLParser
 
 import jwt
 import requests
+
+from interop_common.encoding import b64url, s256_challenge
+from interop_common.forms import Page
 
 APP_USER_AGENT = "ExampleApp/1.0 CFNetwork/1494.0.7 Darwin/23.4.0"
 SAFARI_USER_AGENT = (
@@ -65,10 +65,6 @@ class ClientError(Exception):
     """The story cannot go on: the provider answered something this client cannot play."""
 
 
-def b64url(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
 class NoCookies(http.cookiejar.DefaultCookiePolicy):
     """The app's URLSession here keeps no cookies: the SDK's calls carry none."""
 
@@ -79,98 +75,7 @@ class NoCookies(http.cookiejar.DefaultCookiePolicy):
         return False
 
 
-# --- HTML ---------------------------------------------------------------------------------
-
-class Page(HTMLParser):
-    """The parts of an HTML page a browser user looks at: the title, the forms (inputs,
-    selects, textareas, submit buttons) and the error notes (elements whose class says
-    error or alert)."""
-
-    def __init__(self, html):
-        super().__init__(convert_charrefs=True)
-        self.title = ""
-        self.forms = []
-        self.notes = []
-        self._in_title = False
-        self._note_depth = []  # stack of tags that opened an error note
-        self._note_text = []
-        self._button = None
-        self._select = None
-        self._textarea = None
-        self.feed(html or "")
-        self.close()
-
-    def handle_starttag(self, tag, attrs):
-        attrs = {name: (value if value is not None else "") for name, value in attrs}
-        classes = attrs.get("class", "").lower()
-        if tag == "title":
-            self._in_title = True
-        if self._note_depth:
-            self._note_depth[-1][1] += 1 if tag == self._note_depth[-1][0] else 0
-        elif ("error" in classes or "alert" in classes or attrs.get("role") == "alert") and tag not in ("input", "form"):
-            self._note_depth.append([tag, 1])
-            self._note_text = []
-        if tag == "form":
-            self.forms.append({"action": attrs.get("action"), "method": attrs.get("method", "get").lower(),
-                               "inputs": [], "buttons": []})
-            return
-        if not self.forms:
-            return
-        form = self.forms[-1]
-        if tag == "input":
-            kind = attrs.get("type", "text").lower()
-            if kind in ("submit", "image"):
-                form["buttons"].append({"name": attrs.get("name"), "value": attrs.get("value", ""),
-                                        "label": attrs.get("value", "")})
-            elif kind not in ("button", "reset", "file"):
-                form["inputs"].append({"name": attrs.get("name"), "type": kind, "value": attrs.get("value", ""),
-                                       "checked": "checked" in attrs})
-        elif tag == "button":
-            kind = attrs.get("type", "submit").lower()
-            if kind == "submit":
-                self._button = {"name": attrs.get("name"), "value": attrs.get("value", ""), "label": ""}
-                form["buttons"].append(self._button)
-        elif tag == "select":
-            self._select = {"name": attrs.get("name"), "type": "select", "value": None, "checked": True}
-            form["inputs"].append(self._select)
-        elif tag == "option" and self._select is not None:
-            if self._select["value"] is None or "selected" in attrs:
-                self._select["value"] = attrs.get("value", "")
-        elif tag == "textarea":
-            self._textarea = {"name": attrs.get("name"), "type": "textarea", "value": "", "checked": True}
-            form["inputs"].append(self._textarea)
-
-    def handle_endtag(self, tag):
-        if tag == "title":
-            self._in_title = False
-        elif tag == "button":
-            self._button = None
-        elif tag == "select":
-            self._select = None
-        elif tag == "textarea":
-            self._textarea = None
-        if self._note_depth and tag == self._note_depth[-1][0]:
-            self._note_depth[-1][1] -= 1
-            if self._note_depth[-1][1] == 0:
-                self._note_depth.pop()
-                text = " ".join(" ".join(self._note_text).split())
-                if text and text not in self.notes:
-                    self.notes.append(text)
-
-    def handle_data(self, data):
-        if self._in_title:
-            self.title += data
-        if self._button is not None:
-            self._button["label"] += data
-        if self._textarea is not None:
-            self._textarea["value"] += data
-        if self._note_depth:
-            self._note_text.append(data)
-
-    @property
-    def clean_title(self):
-        return " ".join(self.title.split())
-
+# --- HTML (the page itself is read by interop_common.forms.Page) ---------------------------
 
 def password_form(page):
     for form in page.forms:
@@ -428,7 +333,7 @@ class Client:
         state = b64url(secrets.token_bytes(32))
         nonce = b64url(secrets.token_bytes(32))
         verifier = b64url(secrets.token_bytes(32))
-        challenge = b64url(hashlib.sha256(verifier.encode()).digest())
+        challenge = s256_challenge(verifier)
         query = {
             "response_type": "code", "client_id": self.options.client_id,
             "redirect_uri": self.options.redirect_uri, "scope": SCOPE, "state": state, "nonce": nonce,

@@ -42,8 +42,12 @@ Loopback-only test scaffolding, like django_oidc.py: the secrets are fixed and p
 """
 import secrets
 import sys
+from pathlib import Path
 
 import django_oidc
+
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # interop_common: see its __init__
+from interop_common.django_settings import settings_module  # noqa: E402
 
 USERNAME = django_oidc.USERNAME
 PASSWORD = django_oidc.PASSWORD
@@ -55,63 +59,16 @@ POST_LOGOUT_REDIRECT_URIS = ["com.example.app://auth/signed-out", "com.example.a
 SCOPES = ["openid", "profile", "email", "offline_access"]
 PACKAGE = django_oidc.PACKAGE  # serve() (shared with django_oidc.py) loads PACKAGE.settings
 
-SETTINGS = '''\
-"""Settings written by scripts/interop/providers/django_allauth_idp.py; regenerate rather than edit."""
-from pathlib import Path
-
-BASE_DIR = Path(__file__).resolve().parent.parent
-SECRET_KEY = {secret_key!r}
-DEBUG = False
-ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
-
-INSTALLED_APPS = [
-    "django.contrib.auth",
-    "django.contrib.contenttypes",
-    "django.contrib.sessions",
-    "django.contrib.messages",
-    "allauth",
-    "allauth.account",
-    "allauth.idp.oidc",
-    "{package}",
-]
-MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "allauth.account.middleware.AccountMiddleware",
-]
+# This provider's own settings.py lines (after the shared ones of
+# interop_common.django_settings).
+OWN_SETTINGS = '''\
 AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
-ROOT_URLCONF = "{package}.urls"
-WSGI_APPLICATION = None
-TEMPLATES = [
-    {{
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
-        "APP_DIRS": True,
-        "OPTIONS": {{
-            "context_processors": [
-                "django.template.context_processors.request",
-                "django.contrib.auth.context_processors.auth",
-                "django.contrib.messages.context_processors.messages",
-            ],
-        }},
-    }},
-]
-DATABASES = {{"default": {{"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}}}}
-DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-USE_TZ = True
-STATIC_URL = "/static/"
-LOGIN_URL = "/accounts/login/"
-LOGIN_REDIRECT_URL = "/"
 
 # django-allauth accounts: username + password, no e-mail verification step.
-ACCOUNT_LOGIN_METHODS = {{"username"}}
+ACCOUNT_LOGIN_METHODS = {"username"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "none"
 
@@ -121,16 +78,6 @@ IDP_OIDC_ROTATE_REFRESH_TOKEN = True
 IDP_OIDC_REFRESH_TOKEN_EXPIRES_IN = 86400
 IDP_OIDC_ACCESS_TOKEN_EXPIRES_IN = 3600
 IDP_OIDC_RP_INITIATED_LOGOUT_ASKS_FOR_OP_LOGOUT = True
-
-LOGGING = {{
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {{"stderr": {{"class": "logging.StreamHandler"}}}},
-    "loggers": {{
-        "django.request": {{"handlers": ["stderr"], "level": "WARNING"}},
-        "allauth": {{"handlers": ["stderr"], "level": "WARNING"}},
-    }},
-}}
 '''
 
 URLS = '''\
@@ -162,8 +109,13 @@ def setup(directory):
     if not secret_file.exists():
         django_oidc.write(secret_file, secrets.token_urlsafe(48))
     django_oidc.write(package / "__init__.py", "")
-    django_oidc.write(package / "settings.py", SETTINGS.format(
-        secret_key=secret_file.read_text().strip(), package=PACKAGE))
+    django_oidc.write(package / "settings.py", settings_module(
+        "django_allauth_idp.py", PACKAGE, secret_file.read_text().strip(),
+        apps=["django.contrib.messages", "allauth", "allauth.account", "allauth.idp.oidc"],
+        middleware=["django.contrib.messages.middleware.MessageMiddleware",
+                    "allauth.account.middleware.AccountMiddleware"],
+        context_processors=["django.contrib.messages.context_processors.messages"],
+        templates_dir=False, logger="allauth", own=OWN_SETTINGS))
     django_oidc.write(package / "urls.py", URLS)
     django_oidc.write(directory / "manage.py", django_oidc.MANAGE.format(package=PACKAGE))
 

@@ -16,6 +16,9 @@ import sys
 import textwrap
 from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # interop_common: see its __init__
+from interop_common.django_settings import settings_module  # noqa: E402
+
 USERNAME = "alice"
 PASSWORD = "alice-password"
 PUBLIC_CLIENT_ID = "com.example.app"
@@ -25,51 +28,9 @@ REDIRECT_URIS = "com.example.app://auth/callback http://127.0.0.1/callback"
 POST_LOGOUT_REDIRECT_URIS = "com.example.app://auth/callback com.example.app://auth/signed-out"
 PACKAGE = "signinsim_idp"
 
-SETTINGS = '''\
-"""Settings written by scripts/interop/providers/django_oidc.py; regenerate rather than edit."""
-from pathlib import Path
-
-BASE_DIR = Path(__file__).resolve().parent.parent
-SECRET_KEY = {secret_key!r}
-DEBUG = False
-ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
-
-INSTALLED_APPS = [
-    "django.contrib.auth",
-    "django.contrib.contenttypes",
-    "django.contrib.sessions",
-    "oauth2_provider",
-    "{package}",
-]
-MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-]
-ROOT_URLCONF = "{package}.urls"
-WSGI_APPLICATION = None
-TEMPLATES = [
-    {{
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
-        "APP_DIRS": True,
-        "OPTIONS": {{
-            "context_processors": [
-                "django.template.context_processors.request",
-                "django.contrib.auth.context_processors.auth",
-            ],
-        }},
-    }},
-]
-DATABASES = {{"default": {{"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}}}}
-DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-USE_TZ = True
-STATIC_URL = "/static/"
-LOGIN_URL = "/accounts/login/"
-LOGIN_REDIRECT_URL = "/"
-
+# This provider's own settings.py lines (after the shared ones of interop_common.django_settings);
+# they go through str.format: braces are doubled.
+OWN_SETTINGS = '''\
 OAUTH2_PROVIDER = {{
     "OIDC_ENABLED": True,
     "OIDC_RSA_PRIVATE_KEY": (BASE_DIR / "oidc-signing-key.pem").read_text(),
@@ -91,16 +52,6 @@ OAUTH2_PROVIDER = {{
     "ACCESS_TOKEN_EXPIRE_SECONDS": 3600,
     "REFRESH_TOKEN_EXPIRE_SECONDS": 86400,
     "OAUTH2_VALIDATOR_CLASS": "{package}.validator.ClaimsValidator",
-}}
-
-LOGGING = {{
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {{"stderr": {{"class": "logging.StreamHandler"}}}},
-    "loggers": {{
-        "django.request": {{"handlers": ["stderr"], "level": "WARNING"}},
-        "oauth2_provider": {{"handlers": ["stderr"], "level": "WARNING"}},
-    }},
 }}
 '''
 
@@ -194,7 +145,9 @@ def use_project(directory):
     django.setup()
 
 
-def setup(directory):
+def setup(directory, extra_settings=""):
+    """Writes the project into `directory`, migrates it and creates the user and the two
+    applications; `extra_settings` (a variant's, through str.format) ends its settings.py."""
     directory.mkdir(parents=True, exist_ok=True)
     package = directory / PACKAGE
     key = directory / "oidc-signing-key.pem"
@@ -206,8 +159,10 @@ def setup(directory):
         write(secret_file, secrets.token_urlsafe(48))
     always_prompt = os.environ.get("DJANGO_OIDC_LOGOUT_PROMPT", "1") not in ("0", "false", "no")
     write(package / "__init__.py", "")
-    write(package / "settings.py", SETTINGS.format(
-        secret_key=secret_file.read_text().strip(), package=PACKAGE, always_prompt=always_prompt))
+    own = OWN_SETTINGS.format(package=PACKAGE, always_prompt=always_prompt)
+    write(package / "settings.py", settings_module(
+        "django_oidc.py", PACKAGE, secret_file.read_text().strip(), apps=["oauth2_provider"],
+        logger="oauth2_provider", own=own) + extra_settings.format(package=PACKAGE))
     write(package / "urls.py", URLS)
     write(package / "validator.py", VALIDATOR)
     write(directory / "templates" / "login.html", LOGIN_TEMPLATE)

@@ -34,8 +34,12 @@ Loopback-only test scaffolding, like django_oidc.py: the secrets are fixed and p
 """
 import secrets
 import sys
+from pathlib import Path
 
 import django_oidc
+
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # interop_common: see its __init__
+from interop_common.django_settings import settings_module  # noqa: E402
 
 USERNAME = django_oidc.USERNAME
 PASSWORD = django_oidc.PASSWORD
@@ -47,66 +51,14 @@ POST_LOGOUT_REDIRECT_URIS = ["com.example.app://auth/signed-out", "com.example.a
 SCOPES = ["openid", "profile", "email", "offline_access"]
 PACKAGE = django_oidc.PACKAGE  # serve() (shared with django_oidc.py) loads PACKAGE.settings
 
-SETTINGS = '''\
-"""Settings written by scripts/interop/providers/django_oidc_provider.py; regenerate rather than edit."""
-from pathlib import Path
-
-BASE_DIR = Path(__file__).resolve().parent.parent
-SECRET_KEY = {secret_key!r}
-DEBUG = False
-ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
-
-INSTALLED_APPS = [
-    "django.contrib.auth",
-    "django.contrib.contenttypes",
-    "django.contrib.sessions",
-    "oidc_provider",
-    "{package}",
-]
-MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-]
-ROOT_URLCONF = "{package}.urls"
-WSGI_APPLICATION = None
-TEMPLATES = [
-    {{
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
-        "APP_DIRS": True,
-        "OPTIONS": {{
-            "context_processors": [
-                "django.template.context_processors.request",
-                "django.contrib.auth.context_processors.auth",
-            ],
-        }},
-    }},
-]
-DATABASES = {{"default": {{"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}}}}
-DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-USE_TZ = True
-STATIC_URL = "/static/"
-LOGIN_URL = "/accounts/login/"
-LOGIN_REDIRECT_URL = "/"
-
+# This provider's own settings.py lines (after the shared ones of
+# interop_common.django_settings); they go through str.format.
+OWN_SETTINGS = '''\
 # django-oidc-provider (oidc_provider/settings.py lists them all).
 OIDC_USERINFO = "{package}.userinfo.userinfo"
 OIDC_TOKEN_EXPIRE = 3600
 OIDC_IDTOKEN_EXPIRE = 600
 OIDC_SESSION_MANAGEMENT_ENABLE = False
-
-LOGGING = {{
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {{"stderr": {{"class": "logging.StreamHandler"}}}},
-    "loggers": {{
-        "django.request": {{"handlers": ["stderr"], "level": "WARNING"}},
-        "oidc_provider": {{"handlers": ["stderr"], "level": "WARNING"}},
-    }},
-}}
 '''
 
 URLS = '''\
@@ -147,8 +99,9 @@ def setup(directory):
     if not secret_file.exists():
         django_oidc.write(secret_file, secrets.token_urlsafe(48))
     django_oidc.write(package / "__init__.py", "")
-    django_oidc.write(package / "settings.py", SETTINGS.format(
-        secret_key=secret_file.read_text().strip(), package=PACKAGE))
+    django_oidc.write(package / "settings.py", settings_module(
+        "django_oidc_provider.py", PACKAGE, secret_file.read_text().strip(), apps=["oidc_provider"],
+        logger="oidc_provider", own=OWN_SETTINGS.format(package=PACKAGE)))
     django_oidc.write(package / "urls.py", URLS)
     django_oidc.write(package / "userinfo.py", USERINFO)
     django_oidc.write(directory / "templates" / "login.html", django_oidc.LOGIN_TEMPLATE)

@@ -33,7 +33,8 @@ import django_oidc
 
 HOLD_SECONDS = 0.3
 
-# Appended to django_oidc.SETTINGS, which goes through str.format: braces are doubled.
+# The end of django_oidc.py's settings.py (its setup's extra_settings, which go through
+# str.format: braces are doubled).
 SETTINGS = '''
 # Added by scripts/interop/providers/django_oidc_reuse.py (see its docstring).
 OAUTH2_PROVIDER.update({{
@@ -72,8 +73,7 @@ class OneRefreshAtATime:
 
 
 def setup(directory):
-    django_oidc.SETTINGS += SETTINGS
-    django_oidc.setup(directory)
+    django_oidc.setup(directory, extra_settings=SETTINGS)
     django_oidc.write(
         directory / django_oidc.PACKAGE / "refresh_queue.py", MIDDLEWARE.format(hold=HOLD_SECONDS))
 

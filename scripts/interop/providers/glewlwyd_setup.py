@@ -37,17 +37,19 @@ What Glewlwyd 2.7.5 wants that its API document does not say (found on Debian 12
 session closed.
 """
 
-import base64
-import hashlib
 import json
 import os
 import secrets
 import sys
 import time
 import urllib.parse
+from pathlib import Path
 
 import jwt
 import requests
+
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # interop_common: see its __init__
+from interop_common.encoding import s256_challenge  # noqa: E402
 
 TIMEOUT = 10
 
@@ -275,7 +277,7 @@ class SelfTest:
 
     def authorize(self, client_id):
         verifier = secrets.token_urlsafe(48)
-        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        challenge = s256_challenge(verifier)
         state, nonce = secrets.token_urlsafe(12), secrets.token_urlsafe(12)
         query = urllib.parse.urlencode({
             "response_type": "code", "client_id": client_id, "redirect_uri": self.redirect_uri,

@@ -85,7 +85,6 @@ authentication, refresh and logout points were also tried against the running se
 
 Loopback-only test scaffolding: the secrets are fixed and public.
 """
-import base64
 import hashlib
 import html
 import json
@@ -96,6 +95,9 @@ import textwrap
 import time
 from pathlib import Path
 from urllib.parse import urlencode
+
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # interop_common: see its __init__
+from interop_common.encoding import b64url  # noqa: E402
 
 USERNAME = "alice"
 PASSWORD = "alice-password"
@@ -126,7 +128,9 @@ PENDING_LIMIT = 8  # authorization requests kept per browser session
 
 
 def _b64url(number, length=32):
-    return base64.urlsafe_b64encode(number.to_bytes(length, "big")).rstrip(b"=").decode()
+    """A P-256 coordinate or private value as a JWK member (RFC 7518 §6.2.1.2: base64url of
+    its `length` big-endian octets)."""
+    return b64url(number.to_bytes(length, "big"))
 
 
 def setup(directory):
@@ -140,7 +144,7 @@ def setup(directory):
         public = {"crv": "P-256", "kty": "EC",
                   "x": _b64url(numbers.public_numbers.x), "y": _b64url(numbers.public_numbers.y)}
         canonical = json.dumps(public, separators=(",", ":"), sort_keys=True).encode()
-        kid = base64.urlsafe_b64encode(hashlib.sha256(canonical).digest()).rstrip(b"=").decode()
+        kid = b64url(hashlib.sha256(canonical).digest())
         jwk = dict(public, d=_b64url(numbers.private_value), kid=kid, use="sig", alg="ES256")
         key_file.write_text(json.dumps(jwk, indent=2) + "\n")
         key_file.chmod(0o600)

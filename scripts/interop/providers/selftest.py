@@ -5,15 +5,17 @@ not start). Uses only requests, pyjwt and the stdlib. Prints one line per check 
 or "info" for a finding that is not a failure) and a closing "N passed, N failed"; exits 1 on
 any failure.
 """
-import base64
-import hashlib
 import secrets
 import sys
 import urllib.parse
-from html.parser import HTMLParser
+from pathlib import Path
 
 import jwt
 import requests
+
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # interop_common: see its __init__
+from interop_common.encoding import b64url, s256_challenge  # noqa: E402
+from interop_common.forms import SUBMIT_INPUTS, Page  # noqa: E402
 
 REDIRECT_URI = "com.example.app://auth/callback"
 SIGNED_OUT_URI = "com.example.app://auth/signed-out"
@@ -32,36 +34,18 @@ def info(text):
     print("info " + text, flush=True)
 
 
-def b64url(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-class Forms(HTMLParser):
-    """Every <form>: action, method, its named inputs, and its submit controls in order."""
-
-    def __init__(self, html):
-        super().__init__()
-        self.forms = []
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = {key: (value if value is not None else "") for key, value in attrs}
-        if tag == "form":
-            self.forms.append({"action": attrs.get("action", ""), "method": attrs.get("method", "get").lower(),
-                               "fields": {}, "types": {}, "submits": []})
-            return
-        if not self.forms:
-            return
-        form = self.forms[-1]
-        kind = attrs.get("type", "submit" if tag == "button" else "text").lower()
-        if tag == "button" or (tag == "input" and kind in ("submit", "image")):
-            if kind == "submit" or tag == "input":
-                form["submits"].append((attrs.get("name", ""), attrs.get("value", "")))
-        elif tag == "input" and attrs.get("name"):
-            if kind in ("checkbox", "radio") and "checked" not in attrs:
-                return
-            form["fields"][attrs["name"]] = attrs.get("value", "")
-            form["types"][attrs["name"]] = kind
+def forms_in(html):
+    """Every <form>: action ("" when absent), method, its named inputs with their types (the
+    submit ones aside; checkboxes and radios only when ticked), and its submit controls in
+    order as (name, value)."""
+    forms = []
+    for form in Page(html).forms:
+        fields = [c for c in form["controls"] if c["tag"] == "input" and c["name"] and c["type"] not in SUBMIT_INPUTS
+                  and (c["type"] not in ("checkbox", "radio") or c["checked"])]
+        forms.append({"action": form["action"] or "", "method": form["method"],
+                      "fields": {c["name"]: c["value"] for c in fields}, "types": {c["name"]: c["type"] for c in fields},
+                      "submits": [(b["name"] or "", b["value"]) for b in form["buttons"]]})
+    return forms
 
 
 class Browser:
@@ -90,7 +74,7 @@ class Browser:
 
     def submit(self, page_url, html, choose, fill=None, submitter=None):
         """Posts the form that choose(form) picks, with fill applied and the named submitter."""
-        forms = [form for form in Forms(html).forms if choose(form)]
+        forms = [form for form in forms_in(html) if choose(form)]
         if not forms:
             raise RuntimeError(f"no matching form on {page_url}")
         form = forms[0]
@@ -110,7 +94,7 @@ def authorize_query(endpoint, client_id, nonce=None, with_pkce=True, scope="open
     query = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT_URI,
              "scope": scope, "state": state, "nonce": nonce}
     if with_pkce:
-        query["code_challenge"] = b64url(hashlib.sha256(verifier.encode()).digest())
+        query["code_challenge"] = s256_challenge(verifier)
         query["code_challenge_method"] = "S256"
     return endpoint + ("&" if "?" in endpoint else "?") + urllib.parse.urlencode(query), verifier, state, nonce
 
@@ -150,11 +134,11 @@ def token_request(config, form, auth=None):
 def django_consent(browser, page):
     """On DOT's consent page: checks its shape, then posts it with allow=Authorize."""
     _, url, html, status = page
-    form = next((f for f in Forms(html).forms if any(s[0] == "allow" for s in f["submits"])), None)
+    form = next((f for f in forms_in(html) if any(s[0] == "allow" for s in f["submits"])), None)
     check("django: consent page has a form with submit allow and hidden OAuth fields",
           form is not None and {"csrfmiddlewaretoken", "client_id", "redirect_uri", "state", "nonce",
                                 "code_challenge", "code_challenge_method"} <= set(form["fields"]),
-          f"status {status}, forms {Forms(html).forms}")
+          f"status {status}, forms {forms_in(html)}")
     if form is not None:
         info(f"django: consent form fields {sorted(form['fields'])} submits {form['submits']}")
     result, _ = browser.submit(url, html, lambda f: any(s[0] == "allow" for s in f["submits"]), submitter="allow")
@@ -169,7 +153,7 @@ def django(issuer):
     url, verifier, state, nonce = authorize_query(config["authorization_endpoint"], client_id)
     page = browser.go("GET", url)
     check("django: authorize redirects to the login page", page[0] == "page" and "/accounts/login/" in page[1], page[:2])
-    login = next((f for f in Forms(page[2]).forms if "password" in f["fields"]), None)
+    login = next((f for f in forms_in(page[2]) if "password" in f["fields"]), None)
     check("django: login form has username, password, csrfmiddlewaretoken, next",
           login is not None and {"username", "password", "csrfmiddlewaretoken", "next"} <= set(login["fields"]),
           login)
@@ -254,7 +238,7 @@ def django(issuer):
                                     "state": logout_state})
     result = browser.go("GET", config["end_session_endpoint"] + "?" + query)
     if result[0] == "page":
-        form = next((f for f in Forms(result[2]).forms if any(s[0] == "allow" for s in f["submits"])), None)
+        form = next((f for f in forms_in(result[2]) if any(s[0] == "allow" for s in f["submits"])), None)
         check("django: logout confirmation form has submit allow", form is not None, result[:2])
         info(f"django: logout form fields {form and sorted(form['fields'])} submits {form and form['submits']}")
         result, _ = browser.submit(result[1], result[2], lambda f: any(s[0] == "allow" for s in f["submits"]),
@@ -275,7 +259,7 @@ def django(issuer):
 def mock_authorize(browser, config, client_id="com.example.app"):
     url, verifier, state, nonce = authorize_query(config["authorization_endpoint"], client_id)
     page = browser.go("GET", url)
-    forms = Forms(page[2]).forms if page[0] == "page" else []
+    forms = forms_in(page[2]) if page[0] == "page" else []
     check("mock: authorize page has a post form with a sub field", any("sub" in f["fields"] for f in forms), page[:2])
     result, form = browser.submit(page[1], page[2], lambda f: "sub" in f["fields"], fill={"sub": "alice"})
     return page, forms, form, result, verifier, state, nonce
@@ -350,7 +334,7 @@ def mock(issuer):
                                     "post_logout_redirect_uri": SIGNED_OUT_URI, "state": logout_state})
     result = browser.go("GET", config["end_session_endpoint"] + "?" + query)
     if result[0] == "page":
-        logout_forms = Forms(result[2]).forms
+        logout_forms = forms_in(result[2])
         info("mock: end-session forms " + "; ".join(
             f"action={f['action']!r} fields={sorted(f['fields'])} submits={f['submits']}" for f in logout_forms))
         result, _ = browser.submit(result[1], result[2], lambda f: f["method"] == "post")
