@@ -192,6 +192,15 @@ def started(entry):
 
 
 def ended(entry):
+    """When the answer had been received: the start plus the send, wait and receive timings.
+    Not the start plus `time`: mitmproxy's `wait` runs from the request's end to the answer's
+    start, which already holds the upstream connect (and TLS) it also reports as `connect` and
+    `ssl`, so `time`, their sum, counts a new connection twice (mitmproxy/addons/savehar.py).
+    On a capture's first request to a server that made a sequential retry look 1 ms early."""
+    timings = entry.get("timings") or {}
+    parts = [timings.get(name) for name in ("send", "wait", "receive")]
+    if all(isinstance(part, (int, float)) for part in parts):
+        return started(entry) + sum(max(part, 0) for part in parts) / 1000.0
     return started(entry) + max(entry.get("time", 0), 0) / 1000.0
 
 
