@@ -32,9 +32,9 @@ public enum FileReplacement {
         let (descriptor, temporaryPath) = try createTemporaryFile(
             beside: path, in: directory, permissions: permissions)
         do throws(FileReplacementError) {
-            try writeAll(bytes, to: descriptor, path: temporaryPath, target: path)
+            try writeAll(bytes, to: descriptor, path: temporaryPath)
             guard fsync(descriptor) == 0 else {
-                throw failure(.flush, path: temporaryPath, target: path, errno)
+                throw failure(.flush, path: temporaryPath, errno)
             }
         } catch {
             close(descriptor)
@@ -45,7 +45,7 @@ public enum FileReplacement {
         guard rename(temporaryPath, path) == 0 else {
             let number = errno
             unlink(temporaryPath)
-            throw failure(.rename, path: path, target: path, number)
+            throw failure(.rename, path: path, number)
         }
         if syncingDirectory { syncDirectory(directory) }
     }
@@ -74,13 +74,13 @@ public enum FileReplacement {
             lastError = errno
             if lastError != EEXIST { break }
         }
-        throw failure(.createFile, path: path, target: path, lastError)
+        throw failure(.createFile, path: path, lastError)
     }
 
     /// Writes every byte, continuing after short writes and signals.
-    private static func writeAll(
-        _ bytes: [UInt8], to descriptor: Int32, path: String, target: String
-    ) throws(FileReplacementError) {
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String)
+        throws(FileReplacementError)
+    {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { rest in
@@ -89,7 +89,7 @@ public enum FileReplacement {
             if written < 0 {
                 let number = errno
                 if number == EINTR { continue }
-                throw failure(.write, path: path, target: target, number)
+                throw failure(.write, path: path, number)
             }
             offset += written
         }
@@ -104,12 +104,11 @@ public enum FileReplacement {
         close(descriptor)
     }
 
-    private static func failure(
-        _ code: FileReplacementError.Code, path: String, target: String, _ number: Int32
-    ) -> FileReplacementError {
+    private static func failure(_ code: FileReplacementError.Code, path: String, _ number: Int32)
+        -> FileReplacementError
+    {
         FileReplacementError(
-            code, path: path, target: target, systemErrorNumber: number,
-            reason: String(cString: strerror(number)))
+            code, path: path, systemErrorNumber: number, reason: String(cString: strerror(number)))
     }
 }
 

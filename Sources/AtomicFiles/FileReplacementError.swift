@@ -17,22 +17,29 @@ public struct FileReplacementError: CodedError {
 
     public let code: Code
     /// The path the failed step was about: the temporary file for `write` and `flush`, the
-    /// target for `createFile` and `rename`.
+    /// file being replaced for `createFile` and `rename`.
     public let path: String
-    /// The path of the file being replaced.
-    public let target: String
     /// The `errno` value behind the failure.
     public let systemErrorNumber: Int32
     /// The operating system's words for `systemErrorNumber` (`strerror`).
     public let reason: String
 
-    public init(_ code: Code, path: String, target: String, systemErrorNumber: Int32, reason: String) {
+    public init(_ code: Code, path: String, systemErrorNumber: Int32, reason: String) {
         self.code = code
         self.path = path
-        self.target = target
         self.systemErrorNumber = systemErrorNumber
         self.reason = reason
     }
 
-    public var message: String { "\(code.rawValue) '\(path)': \(reason)" }
+    /// What failed, on which path, and why.
+    public var message: String {
+        let step =
+            switch code {
+            case .createFile: "cannot create a temporary file beside '\(path)'"
+            case .write: "cannot write '\(path)'"
+            case .flush: "cannot flush '\(path)' to disk"
+            case .rename: "cannot replace '\(path)'"
+            }
+        return "\(step): \(reason)"
+    }
 }

@@ -7,13 +7,9 @@ import AtomicFiles
 #endif
 
 /// Writes a report so that readers see the old content or the new, never a torn mix, on the
-/// replacement the keychain's file shares (`FileReplacement`, module AtomicFiles).
-///
-/// The bytes go to a uniquely named temporary file in the target's directory, are flushed with
-/// `fsync`, and the temporary file is renamed over the target: POSIX `rename` replaces the
-/// target atomically when both are on one file system, which the shared directory guarantees
-/// (IEEE Std 1003.1-2017, rename()). A CI job that uploads `report.xml` while a run is still
-/// writing it thus never uploads half a document.
+/// replacement the keychain's file shares (`FileReplacement`, module AtomicFiles: a temporary
+/// file beside the target, flushed and renamed over it). A CI job that uploads `report.xml`
+/// while a run is still writing it thus never uploads half a document.
 ///
 /// The new file gets the permissions of any new file (0666 less the umask), not those of the
 /// file it replaces.

@@ -37,6 +37,9 @@ struct FileReplacementTests {
             #expect(error.code == .createFile)
             #expect(error.path == path)
             #expect(error.systemErrorNumber == ENOENT)
+            #expect(
+                error.description
+                    == "create_file: cannot create a temporary file beside '\(path)': \(error.reason)")
         }
     }
 
