@@ -6,6 +6,7 @@
 //   C bridges      COpenSSL, CTLS, CCurl, CMicroHTTPD, CYAML, CLibXML2, CMalloc (glibc's malloc.h),
 //                  CWebKitGTK (the WebKit helper's only)
 //   pure values    Errors, Locking, JSON, Clocks, Cryptography, JOSE, OAuthCore, HTTPCore, YAML
+//   files          AtomicFiles (a file replaced whole by rename: the keychain's, the reports')
 //   engines        AppleID (simulated Sign in with Apple), Issuer (OpenID provider, in process
 //                  or served; its Apple connection talks to AppleID)
 //   models         SignInSDK (the app's SDK, ports only), Device (keychain, lifecycle, network)
@@ -107,6 +108,9 @@ let package = Package(
         .target(name: "Clocks", dependencies: ["Locking"], swiftSettings: strictSettings),
         .target(name: "HTTPCore", dependencies: ["Errors", "JSON"], swiftSettings: strictSettings),
         .target(name: "YAML", dependencies: ["Errors", "CYAML"], swiftSettings: strictSettings),
+        // A file replaced whole through a hidden temporary file and rename(2), for the
+        // keychain's file (Device) and the reports (ScenarioReports).
+        .target(name: "AtomicFiles", dependencies: ["Errors"], swiftSettings: strictSettings),
 
         // AppleID sits below Issuer: the issuer's Apple connection redeems codes through it.
         .target(
@@ -137,7 +141,7 @@ let package = Package(
         // The simulated iPhone: keychain, lifecycle, network conditions.
         .target(
             name: "Device",
-            dependencies: ["Errors", "Locking", "Clocks", "Cryptography", "HTTPCore", "JSON"],
+            dependencies: ["Errors", "Locking", "Clocks", "Cryptography", "HTTPCore", "JSON", "AtomicFiles"],
             swiftSettings: strictSettings),
 
         // MARK: IO adapters
@@ -205,7 +209,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .target(
-            name: "ScenarioReports", dependencies: ["Errors", "Scenario", "JSON", "JOSE", "HTTPCore"],
+            name: "ScenarioReports",
+            dependencies: ["Errors", "AtomicFiles", "Scenario", "JSON", "JOSE", "HTTPCore"],
             swiftSettings: strictSettings),
         // HAR captures read back into exchanges (replay and import build on it). It redacts
         // with the HAR writer's rules and placeholders, so that both hide secrets alike.
@@ -274,6 +279,7 @@ let package = Package(
             name: "HTTPServerTests",
             dependencies: ["Locking", "HTTPServer", "HTTPClient", "HTTPCore", "TestSupport"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML"]),
+        .testTarget(name: "AtomicFilesTests", dependencies: ["AtomicFiles"]),
         .testTarget(name: "ClocksTests", dependencies: ["Locking", "Clocks"]),
         .testTarget(
             name: "SignInSDKTests",

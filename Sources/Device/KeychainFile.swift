@@ -1,11 +1,6 @@
+import AtomicFiles
 import Foundation
 import JSON
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// The keychain's file: JSON with sorted keys and items, written to a temporary file beside it
 /// and renamed over it, so that a crash leaves either the old file or the new one, never half.
@@ -87,63 +82,21 @@ enum KeychainFile {
         return Array((root.prettyPrinted() + "\n").utf8)
     }
 
-    /// Writes the items to `path` through a temporary file and `rename(2)`.
-    ///
-    /// The temporary file is hidden and unique (`.<name>.<pid>.<random>.tmp`, created with
-    /// `O_EXCL`): two writers never share one, and a writer killed before the rename leaves no
-    /// visible `<name>.tmp` beside the keychain.
+    /// Writes the items to `path` through a hidden, unique temporary file and `rename(2)`
+    /// (`FileReplacement`): a writer killed before the rename leaves no visible `<name>.tmp`
+    /// beside the keychain, and the file is readable by its owner only.
     static func write(_ items: [KeychainItemKey: KeychainItem], to path: String) throws(DeviceError) {
-        let bytes = encode(items)
-        let (descriptor, temporary) = try createTemporaryFile(beside: path)
-        var written = 0
-        while written < bytes.count {
-            let result = bytes[written...].withUnsafeBytes { rest in
-                systemWrite(descriptor, rest.baseAddress, rest.count)
+        do {
+            try FileReplacement.replace(encode(items), at: path, permissions: 0o600)
+        } catch {
+            switch error.code {
+            case .createFile:
+                throw DeviceError(.storage, "cannot create a temporary file beside \(path): \(error.reason)")
+            case .write:
+                throw DeviceError(.storage, "cannot write \(error.path): \(error.reason)")
+            case .flush, .rename:
+                throw DeviceError(.storage, "cannot replace keychain file \(path): \(error.reason)")
             }
-            if result < 0 {
-                if errno == EINTR { continue }
-                let text = errorText()
-                close(descriptor)
-                unlink(temporary)
-                throw DeviceError(.storage, "cannot write \(temporary): \(text)")
-            }
-            written += result
-        }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard synced, rename(temporary, path) == 0 else {
-            let text = errorText()
-            unlink(temporary)
-            throw DeviceError(.storage, "cannot replace keychain file \(path): \(text)")
         }
     }
-
-    /// A new, hidden file in the directory of `path`, opened with `O_EXCL`.
-    static func createTemporaryFile(beside path: String) throws(DeviceError) -> (Int32, String) {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { String(path[...$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        var lastError: Int32 = EEXIST
-        for _ in 0..<16 {
-            let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-            let candidate = "\(directory).\(name).\(getpid()).\(suffix).tmp"
-            let descriptor = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if descriptor >= 0 { return (descriptor, candidate) }
-            lastError = errno
-            if lastError != EEXIST { break }
-        }
-        throw DeviceError(
-            .storage, "cannot create a temporary file beside \(path): \(String(cString: strerror(lastError)))"
-        )
-    }
-
-    private static func errorText() -> String { String(cString: strerror(errno)) }
-}
-
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-        Glibc.write(descriptor, bytes, count)
-    #else
-        Darwin.write(descriptor, bytes, count)
-    #endif
 }

@@ -17,19 +17,23 @@ enum SeedMaker {
     static let redirectURI = "com.example.app%3A%2F%2Fauth%2Fcallback"
 
     static func write(to directory: String) throws {
-        var seeds: [String: [String: [UInt8]]] = [:]
-        func add(_ target: String, _ name: String, _ bytes: [UInt8]) {
-            seeds[target, default: [:]][name] = bytes
-        }
-        func add(_ target: String, _ name: String, _ text: String) { add(target, name, Array(text.utf8)) }
-
+        let seeds = SeedSet()
         // Requests for every endpoint, and scripts that chain them with values from the answers.
-        for (name, script) in issuerScripts { add("issuer", name, script) }
+        for (name, script) in issuerScripts { seeds.add("issuer", name, script) }
         let world = FuzzWorld.shared
         let appleScripts = try appleScripts(world)
-        for (name, script) in appleScripts { add("apple", name, script) }
-
+        for (name, script) in appleScripts { seeds.add("apple", name, script) }
         // Run the scripts once, to keep what the issuer answered: pages, tokens, documents.
+        addIssuerAnswers(world, to: seeds)
+        addAppleAnswers(appleScripts, world, to: seeds)
+        try addJOSE(to: seeds)
+        addFormsAndURLs(to: seeds)
+        try save(seeds, to: directory)
+    }
+
+    /// What the issuer answers to its scripts: pages, JSON documents (and the tokens and keys
+    /// in them), and the URLs it redirects to.
+    static func addIssuerAnswers(_ world: FuzzWorld, to seeds: SeedSet) {
         for (file, script) in issuerScripts.sorted(by: { $0.key < $1.key }) {
             let name = String(file.prefix { $0 != "." })
             let answers = HandlerTargets.exchange(Array(script.utf8), baseURL: world.issuerURL, world: world)
@@ -38,33 +42,41 @@ enum SeedMaker {
             for (index, answer) in answers.enumerated() {
                 let type = answer.headers["Content-Type"] ?? ""
                 if type.hasPrefix("text/html") {
-                    add(
+                    seeds.add(
                         "html", "\(name)-\(index).html",
                         "\(type)\n" + String(decoding: answer.body, as: UTF8.self))
                 } else if MediaType.isJSON(MediaType.essence(type)), !answer.body.isEmpty {
-                    add("json", "\(name)-\(index).json", answer.body)
-                    harvest(answer.body, name: "\(name)-\(index)", add: add)
+                    seeds.add("json", "\(name)-\(index).json", answer.body)
+                    harvest(answer.body, name: "\(name)-\(index)", add: seeds.add)
                 }
-                if let location = answer.headers["Location"] { add("url", "\(name)-\(index).url", location) }
+                if let location = answer.headers["Location"] {
+                    seeds.add("url", "\(name)-\(index).url", location)
+                }
             }
         }
+    }
+
+    /// What Apple answers to its scripts: JSON documents, and the tokens and keys in them.
+    static func addAppleAnswers(_ appleScripts: [String: String], _ world: FuzzWorld, to seeds: SeedSet) {
         for (file, script) in appleScripts.sorted(by: { $0.key < $1.key }) {
             let name = String(file.prefix { $0 != "." })
             let answers = HandlerTargets.exchange(Array(script.utf8), baseURL: world.appleURL, world: world)
             FileHandle.standardError.write(
                 Data("apple \(name): \(answers.map { String($0.status) }.joined(separator: " "))\n".utf8))
             for (index, answer) in answers.enumerated() where !answer.body.isEmpty {
-                add("json", "apple-\(name)-\(index).json", answer.body)
-                harvest(answer.body, name: "apple-\(name)-\(index)", add: add)
+                seeds.add("json", "apple-\(name)-\(index).json", answer.body)
+                harvest(answer.body, name: "apple-\(name)-\(index)", add: seeds.add)
             }
         }
+    }
 
-        // Keys and tokens of JOSE's own making.
+    /// Keys and tokens of JOSE's own making.
+    static func addJOSE(to seeds: SeedSet) throws {
         let key = try P256PrivateKey(random: SeededRandom(seed: 27))
         let signer = try JWSSigner(key: .p256(key), algorithm: .es256, keyID: "fuzz-1")
-        add("jwk", "es256-public.json", signer.publicJWK.json.serialized())
-        add("jwk", "es256-private.pem", key.pemRepresentation())
-        add("jwks", "es256.json", JWKSet(keys: [signer.publicJWK]).json.serialized())
+        seeds.add("jwk", "es256-public.json", signer.publicJWK.json.serialized())
+        seeds.add("jwk", "es256-private.pem", key.pemRepresentation())
+        seeds.add("jwks", "es256.json", JWKSet(keys: [signer.publicJWK]).json.serialized())
         var claims = JWTClaims()
         claims.issuer = "https://issuer.test"
         claims.subject = "auth0|alice"
@@ -72,33 +84,38 @@ enum SeedMaker {
         claims.issuedAt = 1_700_000_000
         claims.expiresAt = 1_700_000_600
         claims.nonce = "n-0S6_WzA2Mj"
-        add("jws", "es256.jwt", try JWT.sign(claims, signer: signer))
+        seeds.add("jws", "es256.jwt", try JWT.sign(claims, signer: signer))
         let proof = try DPoPProof.make(
             signer: signer, method: "POST", url: "https://issuer.test/oauth/token", issuedAt: 1_700_000_000,
             id: "e1j3V_bKic8-LAEB")
-        add("dpop", "token.jwt", proof)
-        add(
+        seeds.add("dpop", "token.jwt", proof)
+        seeds.add(
             "dpop", "userinfo-ath.jwt",
             try DPoPProof.make(
                 signer: signer, method: "GET", url: "https://issuer.test/userinfo?x=1", accessToken: "at",
                 nonce: "server-nonce", issuedAt: 1_700_000_000, id: "jti-2"))
-        add("issuer", "token-dpop.txt", dpopTokenScript(proof: proof))
-        add("jws", "dpop.jwt", proof)
+        seeds.add("issuer", "token-dpop.txt", dpopTokenScript(proof: proof))
+        seeds.add("jws", "dpop.jwt", proof)
+    }
 
-        // Forms and URLs as clients send them.
-        add(
+    /// Forms and URLs as clients send them.
+    static func addFormsAndURLs(to seeds: SeedSet) {
+        seeds.add(
             "form", "token.txt",
             "grant_type=authorization_code&code=SplxlOBeZQQYbYS6WxSbIA&redirect_uri=\(redirectURI)")
-        add("form", "escapes.txt", "a=%20b+c&%E2%9C%93=%e2%9c%93&empty=&flag&a=2")
-        add(
+        seeds.add("form", "escapes.txt", "a=%20b+c&%E2%9C%93=%e2%9c%93&empty=&flag&a=2")
+        seeds.add(
             "url", "authorize.url",
             "https://issuer.test/authorize?client_id=com.example.app&scope=openid%20email#frag")
-        add("url", "custom-scheme.url", "com.example.app://auth/callback?code=abc&state=xyz")
-        add("url", "ipv6.url", "http://[::1]:8080/oauth/token?a=b")
-        add("url", "userinfo.url", "https://user:pa%40ss@issuer.test:443/userinfo")
+        seeds.add("url", "custom-scheme.url", "com.example.app://auth/callback?code=abc&state=xyz")
+        seeds.add("url", "ipv6.url", "http://[::1]:8080/oauth/token?a=b")
+        seeds.add("url", "userinfo.url", "https://user:pa%40ss@issuer.test:443/userinfo")
+    }
 
+    /// Each target's seeds in a folder of its own under `directory`.
+    static func save(_ seeds: SeedSet, to directory: String) throws {
         let fileManager = FileManager.default
-        for (target, files) in seeds {
+        for (target, files) in seeds.files {
             let folder = directory + "/" + target
             try fileManager.createDirectory(atPath: folder, withIntermediateDirectories: true)
             for (name, bytes) in files {
@@ -344,4 +361,15 @@ enum SeedMaker {
         {"bundle_id":"com.example.app","team_id":"TEAM000002"}
         """,
     ]
+}
+
+/// The seeds made so far: file contents by target and file name.
+final class SeedSet {
+    private(set) var files: [String: [String: [UInt8]]] = [:]
+
+    func add(_ target: String, _ name: String, _ bytes: [UInt8]) {
+        files[target, default: [:]][name] = bytes
+    }
+
+    func add(_ target: String, _ name: String, _ text: String) { add(target, name, Array(text.utf8)) }
 }

@@ -172,99 +172,18 @@ final class ServerCore: @unchecked Sendable {
         case .new:
             state.phase = .body
             state.isHead = strcmp(method, "HEAD") == 0
-            if state.target.utf8.count > maximumTargetLength {
-                state.phase = .responded
-                return queue(
-                    Self.refusal(414, "the request target exceeds \(maximumTargetLength) bytes"),
-                    on: connection,
-                    state: state)
-            }
-            if sis_mhd_request_header_size(connection) > maximumHeaderSize {
-                state.phase = .responded
-                return queue(
-                    Self.refusal(431, "the request line and headers exceed \(maximumHeaderSize) bytes"),
-                    on: connection, state: state)
-            }
-            let length: Int
-            switch Self.declaredLength(of: connection, disarmed: state.disarmedContentLength) {
-            case .none: return .YES
-            case .length(let declared): length = declared
-            case .malformed(let description):
-                state.phase = .responded
-                return queue(Self.refusal(400, description), on: connection, state: state)
-            }
-            if length <= maximumBodySize {
-                state.body.reserveCapacity(length)
-                return .YES
-            }
-            state.tooLarge = true
-            let expectsContinue = MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") != nil
-            if expectsContinue || length > drainLimit {
-                // Answered before the body is read: no 100 Continue, and the daemon closes the
-                // connection rather than reading what follows.
-                state.phase = .responded
-                return queue(tooLargeResponse(), on: connection, state: state)
-            }
-            // A client already sending the body would see its write fail (broken pipe) before
-            // it reads an early answer; reading and dropping the body lets the 413 arrive.
-            return .YES
+            return begin(connection: connection, state: state)
         case .body:
             let size = uploadSize.pointee
             if size > 0 {
                 uploadSize.pointee = 0
-                state.received += size
-                if state.tooLarge || state.received > maximumBodySize {
-                    // An oversized body (declared, or chunked and found out here): count and drop it,
-                    // answer 413 at the end, and give up on a sender that goes far beyond.
-                    if !state.tooLarge {
-                        state.tooLarge = true
-                        state.body = []
-                    }
-                    return state.received > drainLimit ? .NO : .YES
-                }
-                if let uploadData {
-                    state.body.append(
-                        contentsOf: UnsafeRawBufferPointer(start: UnsafeRawPointer(uploadData), count: size))
-                }
-                return .YES
+                return receive(uploadData, size: size, state: state)
             }
             if state.tooLarge {
                 state.phase = .responded
                 return queue(tooLargeResponse(), on: connection, state: state)
             }
-            state.phase = .handling
-            let request = HTTPRequest(
-                method: HTTPMethod(rawValue: String(cString: method)), url: url(for: state.target),
-                headers: Self.headers(of: connection, skippingFirst: state.hasEmptyCookieField),
-                body: state.body)
-            state.body = []
-            let later: @Sendable () async -> HTTPResponse
-            switch immediate?(request) {
-            case .response(let response)?:
-                state.phase = .responded
-                return queue(response, on: connection, state: state)
-            case .later(let work)?:
-                later = work
-            case nil:
-                let handler = self.handler
-                later = { await handler(request) }
-            }
-            let handle = ConnectionHandle(pointer: connection)
-            let didSuspend = suspended.withLock { suspended in
-                guard !suspended.closed else { return false }
-                suspended.connections[ObjectIdentifier(state)] = (state, handle)
-                MHD_suspend_connection(connection)
-                return true
-            }
-            guard didSuspend else {
-                state.phase = .responded
-                return queue(Self.stoppingResponse, on: connection, state: state)
-            }
-            Task { [self] in
-                let response = await later()
-                resume(handle, state: state, with: response)
-            }
-            return .YES
+            return dispatch(connection: connection, state: state, method: method)
         case .handling:
             state.phase = .responded
             let response = state.takeResponse() ?? HTTPResponse(status: 500)
@@ -273,6 +192,106 @@ final class ServerCore: @unchecked Sendable {
             uploadSize.pointee = 0
             return .YES
         }
+    }
+
+    /// The request line and headers have arrived: refuses a target, headers or a declared body
+    /// over the limits, or makes room for the body.
+    private func begin(connection: OpaquePointer, state: RequestState) -> MHD_Result {
+        if state.target.utf8.count > maximumTargetLength {
+            state.phase = .responded
+            return queue(
+                Self.refusal(414, "the request target exceeds \(maximumTargetLength) bytes"),
+                on: connection,
+                state: state)
+        }
+        if sis_mhd_request_header_size(connection) > maximumHeaderSize {
+            state.phase = .responded
+            return queue(
+                Self.refusal(431, "the request line and headers exceed \(maximumHeaderSize) bytes"),
+                on: connection, state: state)
+        }
+        let length: Int
+        switch Self.declaredLength(of: connection, disarmed: state.disarmedContentLength) {
+        case .none: return .YES
+        case .length(let declared): length = declared
+        case .malformed(let description):
+            state.phase = .responded
+            return queue(Self.refusal(400, description), on: connection, state: state)
+        }
+        if length <= maximumBodySize {
+            state.body.reserveCapacity(length)
+            return .YES
+        }
+        state.tooLarge = true
+        let expectsContinue = MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") != nil
+        if expectsContinue || length > drainLimit {
+            // Answered before the body is read: no 100 Continue, and the daemon closes the
+            // connection rather than reading what follows.
+            state.phase = .responded
+            return queue(tooLargeResponse(), on: connection, state: state)
+        }
+        // A client already sending the body would see its write fail (broken pipe) before
+        // it reads an early answer; reading and dropping the body lets the 413 arrive.
+        return .YES
+    }
+
+    /// A piece of the body: kept, or counted and dropped once the body is too large.
+    private func receive(_ uploadData: UnsafePointer<CChar>?, size: Int, state: RequestState) -> MHD_Result {
+        state.received += size
+        if state.tooLarge || state.received > maximumBodySize {
+            // An oversized body (declared, or chunked and found out here): count and drop it,
+            // answer 413 at the end, and give up on a sender that goes far beyond.
+            if !state.tooLarge {
+                state.tooLarge = true
+                state.body = []
+            }
+            return state.received > drainLimit ? .NO : .YES
+        }
+        if let uploadData {
+            state.body.append(
+                contentsOf: UnsafeRawBufferPointer(start: UnsafeRawPointer(uploadData), count: size))
+        }
+        return .YES
+    }
+
+    /// The whole request has arrived: answers it at once when the immediate handler can, else
+    /// suspends the connection while the handler works and resumes it with the answer.
+    private func dispatch(
+        connection: OpaquePointer, state: RequestState, method: UnsafePointer<CChar>
+    ) -> MHD_Result {
+        state.phase = .handling
+        let request = HTTPRequest(
+            method: HTTPMethod(rawValue: String(cString: method)), url: url(for: state.target),
+            headers: Self.headers(of: connection, skippingFirst: state.hasEmptyCookieField),
+            body: state.body)
+        state.body = []
+        let later: @Sendable () async -> HTTPResponse
+        switch immediate?(request) {
+        case .response(let response)?:
+            state.phase = .responded
+            return queue(response, on: connection, state: state)
+        case .later(let work)?:
+            later = work
+        case nil:
+            let handler = self.handler
+            later = { await handler(request) }
+        }
+        let handle = ConnectionHandle(pointer: connection)
+        let didSuspend = suspended.withLock { suspended in
+            guard !suspended.closed else { return false }
+            suspended.connections[ObjectIdentifier(state)] = (state, handle)
+            MHD_suspend_connection(connection)
+            return true
+        }
+        guard didSuspend else {
+            state.phase = .responded
+            return queue(Self.stoppingResponse, on: connection, state: state)
+        }
+        Task { [self] in
+            let response = await later()
+            resume(handle, state: state, with: response)
+        }
+        return .YES
     }
 
     private func resume(_ connection: ConnectionHandle, state: RequestState, with response: HTTPResponse) {

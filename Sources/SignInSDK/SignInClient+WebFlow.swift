@@ -124,13 +124,50 @@ extension SignInClient {
         let options = try configuredOptions()
         let metadata = try await providerMetadata()
         let callback = try AuthorizationCallback(url: url, redirectURI: options.redirectURI)
+        let record = try pendingAuthorization(for: callback, profile: options.profile)
+        if metadata.authorizationResponseIssParameterSupported {
+            try Self.checkIssuer(of: callback, against: metadata.issuer)
+        }
+        if let error = callback.error {
+            throw Self.authorizationError(error, description: callback.errorDescription)
+        }
+        guard let code = callback.code, !code.isEmpty else {
+            throw SignInError(.invalidCallback, "the callback has neither code nor error")
+        }
+        let response = try await exchange(code, for: record, options: options)
+        guard let idToken = response.idToken else {
+            throw SignInError(.invalidTokenResponse, "the code exchange returned no id_token")
+        }
+        // The session's expiry counts from now, before verification.
+        let receivedAt = environment.clock.now()
+        if options.profile.has(.persistBeforeVerify) {
+            try storeUnverified(
+                response, idToken: idToken, scopes: record.scopes, profile: options.profile,
+                receivedAt: receivedAt)
+        }
+        // OpenID Connect Core §3.1.3.7: the ID token's signature, issuer, audience, times and
+        // nonce, and the hashes that bind it to the access token and the code.
+        let claims = try await verifyIDToken(
+            idToken, nonce: record.nonce, accessToken: response.accessToken, code: code)
+        let session = makeSession(
+            response, idToken: idToken, previous: nil, claims: claims, scopes: record.scopes,
+            profile: options.profile, receivedAt: receivedAt)
+        try store(session)
+        return session
+    }
+
+    /// The pending sign-in the callback's `state` names, consumed so that it matches once
+    /// (RFC 6749 §10.12: the state binds the response to the request this app made).
+    private func pendingAuthorization(
+        for callback: AuthorizationCallback, profile: BehaviorProfile
+    ) throws(SignInError) -> PendingAuthorization {
         guard let state = callback.state else {
             // Field bug 8. An error response without state is still the issuer's answer: report
             // the error itself; there is nothing to exchange, so nothing is at risk. A callback
             // with no response at all lost it on the way (a hop that dropped the query): that
             // is what to report, not the state it does not carry. A code without state is
             // refused as what it is.
-            if !options.profile.has(.errorWithoutStateIsStateError) {
+            if !profile.has(.errorWithoutStateIsStateError) {
                 if let error = callback.error {
                     throw Self.authorizationError(error, description: callback.errorDescription)
                 }
@@ -147,59 +184,57 @@ extension SignInClient {
             throw SignInError(
                 .stateMismatch, "the callback's state matches no pending sign-in (unknown or used)")
         }
-        if metadata.authorizationResponseIssParameterSupported {
-            // RFC 9207 §2.4: simple string comparison with the issuer from discovery. An error
-            // response without `iss` (django-oauth-toolkit sends its denials so) carries no
-            // code to steal, so it is reported as the error it is; a code never passes without.
-            let errorWithoutIssuer = callback.issuer == nil && callback.error != nil && callback.code == nil
-            guard let issuer = callback.issuer ?? (errorWithoutIssuer ? metadata.issuer : nil) else {
-                throw SignInError(
-                    .issuerMismatch, "the issuer advertises RFC 9207 but the callback has no iss")
-            }
-            guard issuer == metadata.issuer else {
-                throw SignInError(
-                    .issuerMismatch, "the callback's iss \"\(issuer.prefix(200))\" is not \(metadata.issuer)")
-            }
+        return record
+    }
+
+    /// RFC 9207 §2.4: the callback's `iss`, compared as a simple string with the issuer from
+    /// discovery, for an issuer that advertises it. An error response without `iss`
+    /// (django-oauth-toolkit sends its denials so) carries no code to steal, so it is reported
+    /// as the error it is; a code never passes without.
+    private static func checkIssuer(
+        of callback: AuthorizationCallback, against expected: String
+    ) throws(SignInError) {
+        let errorWithoutIssuer = callback.issuer == nil && callback.error != nil && callback.code == nil
+        guard let issuer = callback.issuer ?? (errorWithoutIssuer ? expected : nil) else {
+            throw SignInError(.issuerMismatch, "the issuer advertises RFC 9207 but the callback has no iss")
         }
-        if let error = callback.error {
-            throw Self.authorizationError(error, description: callback.errorDescription)
+        guard issuer == expected else {
+            throw SignInError(
+                .issuerMismatch, "the callback's iss \"\(issuer.prefix(200))\" is not \(expected)")
         }
-        guard let code = callback.code, !code.isEmpty else {
-            throw SignInError(.invalidCallback, "the callback has neither code nor error")
-        }
+    }
+
+    /// The code exchange (RFC 6749 §4.1.3), with the PKCE verifier of the pending sign-in
+    /// (RFC 7636 §4.5) and the same `redirect_uri` as the authorization request.
+    private func exchange(
+        _ code: String, for record: PendingAuthorization, options: SignInOptions
+    ) async throws(SignInError) -> TokenResponse {
         var parameters: FormParameters = [
             OAuthParameter.grantType: GrantType.authorizationCode, OAuthParameter.clientID: options.clientID,
             OAuthParameter.code: code,
             OAuthParameter.redirectURI: record.redirectURI, OAuthParameter.codeVerifier: record.codeVerifier,
         ]
         if let audience = options.audience { parameters.append(OAuthParameter.audience, audience) }
-        let response = try await tokenRequest(parameters, endpoint: "token:authorization_code")
-        guard let idToken = response.idToken else {
-            throw SignInError(.invalidTokenResponse, "the code exchange returned no id_token")
+        return try await tokenRequest(parameters, endpoint: "token:authorization_code")
+    }
+
+    /// The `persist-before-verify` fault: stores the credentials before the ID token is
+    /// checked, with its claims read unchecked. A token that cannot even be read fails here, as
+    /// verification would.
+    private func storeUnverified(
+        _ response: TokenResponse, idToken: String, scopes: [String], profile: BehaviorProfile,
+        receivedAt: Int64
+    ) throws(SignInError) {
+        let unverified: JWTClaims
+        do {
+            unverified = try Session.unverifiedClaims(of: idToken)
+        } catch {
+            throw SignInError(.idTokenInvalid, "the ID token was rejected: \(error)")
         }
-        // The session's expiry counts from now, before verification.
-        let receivedAt = environment.clock.now()
-        if options.profile.has(.persistBeforeVerify) {
-            // The fault stores the credentials before the ID token is checked, with its claims
-            // read unchecked. A token that cannot even be read fails here, as verification would.
-            let unverified: JWTClaims
-            do {
-                unverified = try Session.unverifiedClaims(of: idToken)
-            } catch {
-                throw SignInError(.idTokenInvalid, "the ID token was rejected: \(error)")
-            }
-            try store(
-                makeSession(
-                    response, idToken: idToken, previous: nil, claims: unverified, scopes: record.scopes,
-                    profile: options.profile, receivedAt: receivedAt))
-        }
-        let claims = try await verifyIDToken(
-            idToken, nonce: record.nonce, accessToken: response.accessToken, code: code)
-        let session = makeSession(
-            response, idToken: idToken, previous: nil, claims: claims, scopes: record.scopes,
-            profile: options.profile, receivedAt: receivedAt)
-        try store(session)
-        return session
+        try store(
+            makeSession(
+                response, idToken: idToken, previous: nil, claims: unverified, scopes: scopes,
+                profile: profile, receivedAt: receivedAt))
     }
 
     /// Builds a session from a token response and the claims of its ID token (verified, but

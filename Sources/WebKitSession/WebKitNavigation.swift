@@ -221,20 +221,7 @@ struct WebKitNavigation {
     private mutating func readAndAct() async -> LoopStep {
         guard var page = await read() else { return .goOn }
         let status = proxy.status(of: page.url, sheet: sheet)
-        var hasher = Hasher()
-        hasher.combine(page.forms)
-        hasher.combine(page.alerts)
-        hasher.combine(page.url)
-        hasher.combine(page.text)
-        let print = hasher.finalize()
-        if print != fingerprint {
-            fingerprint = print
-            unchangedReadings = 0
-            lastChange = .now
-        } else {
-            unchangedReadings += 1
-        }
-        lastPage = page
+        let print = noteReading(of: page)
         if let awaiting = awaitingChange {
             guard print == awaiting.fingerprint else {
                 awaitingChange = nil
@@ -261,7 +248,36 @@ struct WebKitNavigation {
                     + (shown.isEmpty ? "an empty page" : shown), page: page, status: status)
         }
         page.isRendered = true
-        switch person.move(on: page, status: status) {
+        return await respond(
+            to: person.move(on: page, status: status), on: page, status: status, settled: settled)
+    }
+
+    /// Fingerprints the page read and counts the readings it has stayed the same.
+    /// - Returns: the fingerprint.
+    private mutating func noteReading(of page: WebPage) -> Int {
+        var hasher = Hasher()
+        hasher.combine(page.forms)
+        hasher.combine(page.alerts)
+        hasher.combine(page.url)
+        hasher.combine(page.text)
+        let print = hasher.finalize()
+        if print != fingerprint {
+            fingerprint = print
+            unchangedReadings = 0
+            lastChange = .now
+        } else {
+            unchangedReadings += 1
+        }
+        lastPage = page
+        return print
+    }
+
+    /// Carries out the person's move on a rendered page, once the page has settled enough for
+    /// that move.
+    private mutating func respond(
+        to move: WebPerson.Move, on page: WebPage, status: Int?, settled: Bool
+    ) async -> LoopStep {
+        switch move {
         case .act(let act):
             guard settled || (unchangedReadings >= 1 && ContinuousClock.now - lastNavigation > .seconds(2))
             else {

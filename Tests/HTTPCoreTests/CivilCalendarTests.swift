@@ -11,6 +11,12 @@ import Testing
             (Int64(11_017), CivilCalendar.Date(year: 2000, month: 3, day: 1)),
             (Int64(11_016), CivilCalendar.Date(year: 2000, month: 2, day: 29)),
             (Int64(-719_468), CivilCalendar.Date(year: 0, month: 3, day: 1)),
+            // Centuries are leap years only when divisible by 400: 2100 and 1900 have no
+            // February 29th, 2400 has one.
+            (Int64(47_540), CivilCalendar.Date(year: 2100, month: 2, day: 28)),
+            (Int64(47_541), CivilCalendar.Date(year: 2100, month: 3, day: 1)),
+            (Int64(-25_508), CivilCalendar.Date(year: 1900, month: 3, day: 1)),
+            (Int64(157_113), CivilCalendar.Date(year: 2400, month: 2, day: 29)),
         ] as [(Int64, CivilCalendar.Date)])
     func knownDates(days: Int64, date: CivilCalendar.Date) {
         #expect(CivilCalendar.date(fromDays: days) == date)

@@ -8,6 +8,19 @@ import WebAuthSession
 /// A small site that plays an authorization server badly or oddly, one route per case.
 private func siteRouter() -> Router {
     var router = Router()
+    addOddAnswers(to: &router)
+    addLoginPages(to: &router)
+    addCookiePages(to: &router)
+    addEndSessionPages(to: &router)
+    router.add(.get, "/signed-out") { _ in
+        .html("<html><title>Signed out</title><body>You are signed out.</body></html>")
+    }
+    return router
+}
+
+/// Loops, foreign schemes, answers that are not pages, errors, a huge page, a redirect
+/// without a Location, and a consent form that only ever leads to itself.
+private func addOddAnswers(to router: inout Router) {
     router.add(.get, "/loop") { _ in .redirect(to: "/loop") }
     router.add(.get, "/foreign") { _ in .redirect(to: "itms-apps://apps.apple.com/app/id1") }
     router.add(.get, "/json") { _ in .json(["error": "invalid_request"]) }
@@ -26,6 +39,10 @@ private func siteRouter() -> Router {
     }
     router.add(.get, "/again", again)
     router.add(.post, "/again", again)
+}
+
+/// Relative redirects, a 303, then login forms with other field names.
+private func addLoginPages(to router: inout Router) {
     // Relative redirects, a 303, then a login form with other field names.
     router.add(.get, "/start") { _ in .redirect(to: "step/one?x=1") }
     router.add(.get, "/step/one") { _ in .redirect(to: "../login", status: 303) }
@@ -62,7 +79,10 @@ private func siteRouter() -> Router {
         }
         return .redirect(to: "com.Example.App://auth/callback?code=a%20b&state=s+1", status: 302)
     }
-    // Cookies with odd attributes, then a check that they come back.
+}
+
+/// Cookies with odd attributes, then a check that they come back.
+private func addCookiePages(to router: inout Router) {
     router.add(.get, "/cookies") { _ in
         var headers: HTTPHeaders = ["Location": "/flow/check"]
         headers.add(name: "Set-Cookie", value: "a=1; path=/FLOW; SameSite=None; Secure")
@@ -75,8 +95,12 @@ private func siteRouter() -> Router {
         let cookie = request.headers["Cookie"] ?? ""
         return .redirect(to: "http://127.0.0.1:9/cb?cookie=" + FormURLEncoding.escape(cookie))
     }
-    // End-session pages: django-oauth-toolkit's confirmation (a button named "allow" with the
-    // value "Logout"), django-allauth's ("Sign Out" beside "Stay"), and an issuer's own page.
+}
+
+/// End-session pages: django-oauth-toolkit's confirmation (a button named "allow" with the
+/// value "Logout") and django-allauth's ("Sign Out" beside "Stay"); the issuer's own page is
+/// `/signed-out`.
+private func addEndSessionPages(to router: inout Router) {
     router.add(.get, "/dot-logout") { _ in
         .html(
             """
@@ -106,10 +130,6 @@ private func siteRouter() -> Router {
             ? .redirect(to: "com.example.app://auth/signed-out?state=s3")
             : .html("<html><title>Still here</title></html>")
     }
-    router.add(.get, "/signed-out") { _ in
-        .html("<html><title>Signed out</title><body>You are signed out.</body></html>")
-    }
-    return router
 }
 
 private func session(

@@ -17,9 +17,27 @@ enum ArgumentParser {
 
     static func parse(_ arguments: [String], root: CommandSpec) -> Result<ParseOutcome, Failure> {
         var path = [root]
-        var command = root
-        var index = 0
-        // Walk down subcommands first; `help` as a word shows help for what follows it.
+        do throws(UsageError) {
+            var index = 0
+            let (command, wantsHelp) = try descend(arguments, path: &path, index: &index)
+            if wantsHelp { return .success(.help(path: path)) }
+            var parsed = ParsedArguments(commandPath: path.map(\.name), declaring: command.options)
+            if let outcome = try readOptions(arguments, from: index, path: path, into: &parsed) {
+                return .success(outcome)
+            }
+            return .success(try complete(parsed, path: path, command: command))
+        } catch {
+            return .failure(Failure(error: error, path: path))
+        }
+    }
+
+    /// Walks down the subcommands the first words name, appending each to `path` and moving
+    /// `index` past it; `help` as a word shows help for what follows it.
+    /// - Returns: the command reached, and whether `help` was asked for.
+    private static func descend(
+        _ arguments: [String], path: inout [CommandSpec], index: inout Int
+    ) throws(UsageError) -> (command: CommandSpec, wantsHelp: Bool) {
+        var command = path[0]
         var wantsHelp = false
         while index < arguments.count {
             let word = arguments[index]
@@ -31,7 +49,7 @@ enum ArgumentParser {
             guard let next = command.subcommand(named: word) else {
                 // A group runs nothing itself: a bare word there can only be a mistyped command.
                 if command.run == nil, !command.subcommands.isEmpty, !word.hasPrefix("-") {
-                    return .failure(Failure(error: unknownCommand(word, in: command), path: path))
+                    throw unknownCommand(word, in: command)
                 }
                 break
             }
@@ -39,8 +57,16 @@ enum ArgumentParser {
             command = next
             index += 1
         }
-        if wantsHelp { return .success(.help(path: path)) }
-        var parsed = ParsedArguments(commandPath: path.map(\.name), declaring: command.options)
+        return (command, wantsHelp)
+    }
+
+    /// Reads the options and positionals from `index` on into `parsed`.
+    /// - Returns: `help` or `version` when a word asks for it, which ends the parse; else nil.
+    private static func readOptions(
+        _ arguments: [String], from start: Int, path: [CommandSpec], into parsed: inout ParsedArguments
+    ) throws(UsageError) -> ParseOutcome? {
+        let command = path[path.count - 1]
+        var index = start
         var onlyPositionals = false
         while index < arguments.count {
             let word = arguments[index]
@@ -53,8 +79,8 @@ enum ArgumentParser {
                 onlyPositionals = true
                 continue
             }
-            if word == "-h" || word == "--help" { return .success(.help(path: path)) }
-            if path.count == 1, word == "--version" { return .success(.version) }
+            if word == "-h" || word == "--help" { return .help(path: path) }
+            if path.count == 1, word == "--version" { return .version }
             var name = word
             var inlineValue: String?
             if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
@@ -62,14 +88,10 @@ enum ArgumentParser {
                 inlineValue = String(word[word.index(after: equals)...])
             }
             guard let option = find(name, in: command) else {
-                return .failure(
-                    Failure(error: unknownOption(name, in: command, isRoot: path.count == 1), path: path))
+                throw unknownOption(name, in: command, isRoot: path.count == 1)
             }
             if option.isFlag {
-                if inlineValue != nil {
-                    return .failure(
-                        Failure(error: UsageError("The flag '--\(option.long)' takes no value"), path: path))
-                }
+                if inlineValue != nil { throw UsageError("The flag '--\(option.long)' takes no value") }
                 parsed.record(flag: option)
                 continue
             }
@@ -80,60 +102,62 @@ enum ArgumentParser {
                 value = arguments[index]
                 index += 1
             } else {
-                return .failure(
-                    Failure(error: UsageError("Missing value for '\(option.synopsis)'"), path: path))
+                throw UsageError("Missing value for '\(option.synopsis)'")
             }
-            if let allowed = option.allowedValues, !allowed.contains(value) {
-                let list = allowed.map { "'\($0)'" }.joined(separator: ", ")
-                return .failure(
-                    Failure(
-                        error: UsageError(
-                            "The value '\(value)' is invalid for '\(option.synopsis)'. Please provide one of \(list)."
-                        ),
-                        path: path))
-            }
-            if !option.isRepeatable, parsed.contains(option) {
-                return .failure(
-                    Failure(
-                        error: UsageError("The option '--\(option.long)' can be given only once"), path: path)
-                )
-            }
-            parsed.record(value, for: option)
+            try record(value, for: option, in: &parsed)
         }
+        return nil
+    }
+
+    /// Records an option's value, checking it against the option's allowed values and its
+    /// being given once.
+    private static func record(
+        _ value: String, for option: OptionSpec, in parsed: inout ParsedArguments
+    ) throws(UsageError) {
+        if let allowed = option.allowedValues, !allowed.contains(value) {
+            let list = allowed.map { "'\($0)'" }.joined(separator: ", ")
+            throw UsageError(
+                "The value '\(value)' is invalid for '\(option.synopsis)'. Please provide one of \(list)."
+            )
+        }
+        if !option.isRepeatable, parsed.contains(option) {
+            throw UsageError("The option '--\(option.long)' can be given only once")
+        }
+        parsed.record(value, for: option)
+    }
+
+    /// What the parsed words ask of `command`, once every word is read: its run, with the
+    /// required options and arguments present and valid, or a group's help.
+    private static func complete(
+        _ parsed: ParsedArguments, path: [CommandSpec], command: CommandSpec
+    ) throws(UsageError) -> ParseOutcome {
         if command.run == nil {
-            if let stray = parsed.positionals.first {
-                return .failure(Failure(error: unknownCommand(stray, in: command), path: path))
-            }
-            return .success(.help(path: path))
+            if let stray = parsed.positionals.first { throw unknownCommand(stray, in: command) }
+            return .help(path: path)
         }
         for option in command.options where option.isRequired && !parsed.contains(option) {
-            return .failure(
-                Failure(error: UsageError("Missing expected argument '\(option.synopsis)'"), path: path))
+            throw UsageError("Missing expected argument '\(option.synopsis)'")
         }
         let required = command.arguments.filter { !$0.isOptional }.count
         if parsed.positionals.count < required {
             let missing = command.arguments[parsed.positionals.count]
-            return .failure(
-                Failure(error: UsageError("Missing expected argument '<\(missing.name)>'"), path: path))
+            throw UsageError("Missing expected argument '<\(missing.name)>'")
         }
         for (argument, value) in zip(command.arguments, parsed.positionals) {
             guard let allowed = argument.allowedValues, !allowed.contains(value) else { continue }
             let list = allowed.map { "'\($0)'" }.joined(separator: ", ")
             let guess =
                 NearMiss.suggestion(for: value, among: allowed).map { "; did you mean '\($0)'?" } ?? "."
-            return .failure(
-                Failure(
-                    error: UsageError(
-                        "The value '\(value)' is invalid for '<\(argument.name)>'\(guess) Please provide one of \(list)."
-                    ),
-                    path: path))
+            throw UsageError(
+                "The value '\(value)' is invalid for '<\(argument.name)>'\(guess) Please provide one of \(list)."
+            )
         }
         let variadic = command.arguments.contains { $0.isVariadic }
         if !variadic, parsed.positionals.count > command.arguments.count {
             let extra = parsed.positionals[command.arguments.count]
-            return .failure(Failure(error: UsageError("Unexpected argument '\(extra)'"), path: path))
+            throw UsageError("Unexpected argument '\(extra)'")
         }
-        return .success(.run(command, parsed))
+        return .run(command, parsed)
     }
 
     /// `Unknown command 'valdate'; did you mean 'validate'?`: the closest subcommand of the

@@ -63,29 +63,8 @@ extension SignInSimCLI {
                 "The value '\(name)' is invalid for '--profiles <names>'"
                     + NearMiss.alternatives(for: name, among: BehaviorProfile.names, listing: "known"))
         }
-        var options = ScenarioSuite.Options()
-        options.seed = try arguments.seed(MatrixOptions.seed)
-        options.timeLimitSeconds = 30
-        if let jobs = try arguments.integer(MatrixOptions.jobs) {
-            guard (1...64).contains(jobs) else {
-                throw UsageError("The value for '--jobs <n>' must be 1 to 64")
-            }
-            options.jobs = Int(jobs)
-        }
-        if let limit = try arguments.integer(MatrixOptions.timeout) {
-            guard (1...3600).contains(limit) else {
-                throw UsageError("The value for '--timeout <seconds>' must be 1 to 3600")
-            }
-            options.timeLimitSeconds = Double(limit)
-        }
-        for option in [MatrixOptions.json, MatrixOptions.html] {
-            guard let path = arguments.value(option) else { continue }
-            do throws(ReportDestination.Unwritable) {
-                try ReportDestination.file(option: option.long, path: path).check()
-            } catch {
-                throw CommandFailure("\(error); nothing was run", exitCode: .invalidInput)
-            }
-        }
+        var options = try matrixSuiteOptions(arguments)
+        try checkMatrixReports(arguments)
         let loaded = try ScenarioFiles(parsed, environment: context.environment)
         if !loaded.errors.isEmpty {
             for error in loaded.errors { context.writeError("\(error)\n") }
@@ -124,8 +103,48 @@ extension SignInSimCLI {
             try ReportDestination.write(
                 HTMLReport.render(matrix, commandLine: RunCommand.displayed(arguments)), to: path)
         }
+        return defaultProfileVerdict(matrix, profiles: chosen, context: context)
+    }
+
+    /// `--seed`, `--jobs` and `--timeout` (30 seconds unless given), checked.
+    private static func matrixSuiteOptions(_ arguments: ParsedArguments) throws -> ScenarioSuite.Options {
+        var options = ScenarioSuite.Options()
+        options.seed = try arguments.seed(MatrixOptions.seed)
+        options.timeLimitSeconds = 30
+        if let jobs = try arguments.integer(MatrixOptions.jobs) {
+            guard (1...64).contains(jobs) else {
+                throw UsageError("The value for '--jobs <n>' must be 1 to 64")
+            }
+            options.jobs = Int(jobs)
+        }
+        if let limit = try arguments.integer(MatrixOptions.timeout) {
+            guard (1...3600).contains(limit) else {
+                throw UsageError("The value for '--timeout <seconds>' must be 1 to 3600")
+            }
+            options.timeLimitSeconds = Double(limit)
+        }
+        return options
+    }
+
+    /// Checks, before anything runs, that `--json` and `--html` can be written.
+    private static func checkMatrixReports(_ arguments: ParsedArguments) throws {
+        for option in [MatrixOptions.json, MatrixOptions.html] {
+            guard let path = arguments.value(option) else { continue }
+            do throws(ReportDestination.Unwritable) {
+                try ReportDestination.file(option: option.long, path: path).check()
+            } catch {
+                throw CommandFailure("\(error); nothing was run", exitCode: .invalidInput)
+            }
+        }
+    }
+
+    /// Prints what the default profile is exposed to, with every reason: exit 1 when it is
+    /// exposed to any field bug, 0 when to none or when it was not measured.
+    private static func defaultProfileVerdict(
+        _ matrix: ExposureMatrix, profiles: [String], context: CLIContext
+    ) -> ExitCode {
         let defaultName = BehaviorProfile.defaultName
-        guard chosen.contains(defaultName) else { return .success }
+        guard profiles.contains(defaultName) else { return .success }
         let exposures = matrix.exposures(of: defaultName)
         if exposures.isEmpty {
             context.writeOut("\n\(defaultName): exposed to none\n")

@@ -301,30 +301,8 @@ struct RunCommand {
     }
 
     func run() async throws -> ExitCode {
-        var options = ScenarioSuite.Options()
-        options.seed = try arguments.seed(RunOptions.seed)
-        if let jobs = try arguments.integer(RunOptions.jobs) {
-            guard (1...64).contains(jobs) else {
-                throw UsageError("The value for '--jobs <n>' must be 1 to 64")
-            }
-            options.jobs = Int(jobs)
-        }
-        if let limit = try arguments.integer(RunOptions.timeout) {
-            guard limit > 0 else { throw UsageError("The value for '--timeout <seconds>' must be positive") }
-            guard limit <= Scenario.longestTimeLimitSeconds else {
-                throw UsageError(
-                    "The value for '--timeout <seconds>' must be at most \(Scenario.longestTimeLimitSeconds) (366 days)"
-                )
-            }
-            options.timeLimitSeconds = Double(limit)
-        }
-        options.failFast = arguments.flag(RunOptions.failFast)
-        if arguments.flag(RunOptions.noRedact), !arguments.allValues(RunOptions.harRedact).isEmpty {
-            throw UsageError("'--no-redact' and '--har-redact <kinds>' cannot be used together")
-        }
-        let redaction: Redaction =
-            arguments.flag(RunOptions.noRedact)
-            ? .disabled : try SignInSimCLI.redaction(arguments, option: RunOptions.harRedact) ?? .default
+        var options = try suiteOptions()
+        let redaction = try reportRedaction()
         let selection = try Self.selection(arguments)
         let loaded = try ScenarioFiles(arguments, environment: context.environment)
         if !loaded.errors.isEmpty {
@@ -332,104 +310,22 @@ struct RunCommand {
             context.writeError("\(loaded.errors.count) invalid scenario file(s); nothing was run\n")
             return .invalidInput
         }
-        let files = Set(selection.shardFiles(loaded.scenarios.map(\.location.file)))
-        let inShard = loaded.scenarios.filter { files.contains($0.location.file) }
-        let chosen = inShard.filter { selection.admits(tags: $0.tags) }
-        if let empty = EmptySelection(
-            found: loaded.scenarios.count, inShard: inShard.count, chosen: chosen.count)
-        {
-            throw CommandFailure(
-                "no scenario to run: \(empty.reason(arguments))", exitCode: EmptySelection.exitCode)
-        }
+        let chosen = try Self.chosen(loaded.scenarios, by: selection, arguments)
         options.browsers = try SignInSimCLI.browserSelection(arguments, scenarios: chosen, context: context)
-        if let text = arguments.value(RunOptions.screenshots) {
-            guard let policy = ScreenshotPolicy(rawValue: text) else {
-                throw UsageError(
-                    "The value '\(text)' is invalid for '--screenshots <which>': expected one of "
-                        + ScreenshotPolicy.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            options.screenshots = policy
-        }
+        if let policy = try screenshotPolicy() { options.screenshots = policy }
         let harDirectory = arguments.value(RunOptions.harDirectory)
-        for destination in Self.reportDestinations(arguments) {
-            do throws(ReportDestination.Unwritable) {
-                try destination.check()
-            } catch {
-                throw CommandFailure("\(error); nothing was run", exitCode: .invalidInput)
-            }
-        }
-        // A run killed while writing (SIGKILL gives no chance to clean up) leaves its hidden
-        // temporary file beside the HAR or report it was writing: the next run removes those
-        // of dead processes from the folders it writes to.
-        var outputDirectories = Set([harDirectory].compactMap { $0 })
-        for report in RunOptions.reports.compactMap({ arguments.value($0) }) {
-            outputDirectories.insert(AtomicFile.parentDirectory(of: report))
-        }
-        for directory in outputDirectories { AtomicFile.removeStaleTemporaryFiles(in: directory) }
-        let isTerminal = context.standardOutputIsTerminal
-        let console = ConsoleReporter(isTerminal: isTerminal, environment: context.environment)
-        let suite = ScenarioSuite(options: options)
-        let started = ContinuousClock.now
-        let progress = Mutex((done: 0, failed: 0))
-        let total = chosen.count
+        try prepareOutputs(harDirectory: harDirectory)
+        let console = ConsoleReporter(
+            isTerminal: context.standardOutputIsTerminal, environment: context.environment)
         let statusLine = StatusLine(
-            isTerminal: isTerminal && total > 1, writeOut: context.writeOut, writeError: context.writeError)
-
-        let wantsHTML = arguments.value(RunOptions.html) != nil
-        let traces = Mutex([ScenarioKey: ScenarioTrace]())
-        let signals = TerminationSignals()
-        defer { signals.cancel() }
-        let runTask = Task {
-            await suite.run(chosen) { outcome in
-                var result = outcome.result
-                if wantsHTML {
-                    let trace = ScenarioTrace(
-                        exchanges: redaction.apply(to: outcome.exchanges), recording: outcome.recording)
-                    traces.withLock { $0[result.key] = trace }
-                }
-                if let harDirectory {
-                    let path = harDirectory + "/" + Self.harFileName(for: result)
-                    let bytes = HARWriter.render(
-                        outcome.exchanges, recording: outcome.recording, creator: "signinsim",
-                        version: SignInSimCLI.version, redaction: redaction)
-                    do {
-                        try AtomicFile.write(bytes, to: path)
-                        result.harPath = path
-                    } catch {
-                        statusLine.printError("signinsim: cannot write \(path): \(error)\n")
-                    }
-                }
-                let (done, failed) = progress.withLock { counts in
-                    counts.done += 1
-                    if result.status == .failed { counts.failed += 1 }
-                    return (counts.done, counts.failed)
-                }
-                if result.status != .passed || !isTerminal || total == 1 {
-                    statusLine.printOut(console.line(for: result) + "\n")
-                }
-                statusLine.show(console.progress(done: done, total: total, failed: failed))
-            }
-        }
-        let interrupted = Mutex(false)
-        let watcher = Task {
-            _ = await signals.next()
-            // Cancelled once the run is over: that is not a signal.
-            guard !Task.isCancelled else { return }
-            interrupted.withLock { $0 = true }
-            suite.stop()
-            runTask.cancel()
-        }
-        var results = await runTask.value
-        let wasInterrupted = interrupted.withLock { $0 }
-        watcher.cancel()
-        await options.browsers.webKit?.shutdown()
-        if let harDirectory {
-            for index in results.indices where results[index].status != .skipped {
-                results[index].harPath = harDirectory + "/" + Self.harFileName(for: results[index])
-            }
-        }
+            isTerminal: context.standardOutputIsTerminal && chosen.count > 1, writeOut: context.writeOut,
+            writeError: context.writeError)
+        let started = ContinuousClock.now
+        let run = await runSuite(
+            chosen, options: options, redaction: redaction, harDirectory: harDirectory, console: console,
+            statusLine: statusLine)
         let summary = RunSummary(
-            results: results, interrupted: wasInterrupted,
+            results: run.results, interrupted: run.interrupted,
             durationMilliseconds: Double((ContinuousClock.now - started).components.seconds) * 1000
                 + Double((ContinuousClock.now - started).components.attoseconds) / 1e15,
             seed: options.seed, shard: arguments.value(RunOptions.shardSplit),
@@ -440,14 +336,8 @@ struct RunCommand {
                 })
         statusLine.clear()
         context.writeOut(console.summary(summary) + "\n")
-        try write(JSONReport.render(summary), to: arguments.value(RunOptions.reportJSON))
-        try write(JUnitReport.render(summary), to: arguments.value(RunOptions.junit))
-        if let path = arguments.value(RunOptions.html) {
-            let page = HTMLReport.render(
-                summary, traces: traces.withLock { $0 }, commandLine: Self.displayed(arguments))
-            try write(page, to: path)
-        }
-        if wasInterrupted { return .interrupted }
+        try writeReports(summary, traces: run.traces)
+        if run.interrupted { return .interrupted }
         return summary.count(.failed) + summary.count(.interrupted) > 0 ? .failure : .success
     }
 
@@ -465,7 +355,7 @@ struct RunCommand {
         return destinations
     }
 
-    private func write(_ bytes: [UInt8], to path: String?) throws {
+    func write(_ bytes: [UInt8], to path: String?) throws {
         guard let path else { return }
         try ReportDestination.write(bytes, to: path)
     }
