@@ -1,4 +1,5 @@
 import Cryptography
+import Device
 import HTTPCore
 import JOSE
 import JSON
@@ -148,7 +149,8 @@ struct StoryInference {
                 launched = true
                 events.append(
                     Event(
-                        time: exchange.startedAtMilliseconds, action: .app(.launch, app: nil), name: "launch",
+                        time: exchange.startedAtMilliseconds, action: .app(.launch(.userTap), app: nil),
+                        name: "launch",
                         entries: [index]))
             default:
                 continue
@@ -176,7 +178,7 @@ struct StoryInference {
         if !launched {
             events.insert(
                 Event(
-                    time: events.first?.time ?? 0, action: .app(.launch, app: nil), name: "launch",
+                    time: events.first?.time ?? 0, action: .app(.launch(.userTap), app: nil), name: "launch",
                     entries: []),
                 at: 0)
             notes.append("the capture has no discovery request by the app: the replay launches it first")

@@ -1,3 +1,4 @@
+public import Device
 public import JSON
 
 /// Every step a scenario may name: the one declaration that `StepDecoder` decodes from, that
@@ -9,10 +10,10 @@ public import JSON
 /// file, its execution in the runner (the compiler points at each switch left to extend: they
 /// are exhaustive), a test and a scenario.
 public enum StepKind: Hashable, Sendable, CaseIterable {
-    /// An app lifecycle action (`launch`, `terminate`, …).
-    case app(AppAction)
-    /// A device action (`reboot`, `lock`, `unlock`).
-    case device(DeviceAction)
+    /// An app lifecycle event (`launch`, `terminate`, …).
+    case app(AppEvent)
+    /// A device event (`reboot`, `lock`, `unlock`).
+    case device(DeviceEvent)
     /// A call into the app's SDK.
     case sdk(SDKStep)
     /// A change to the world around the app: time, network, Apple, the issuer.
@@ -21,7 +22,7 @@ public enum StepKind: Hashable, Sendable, CaseIterable {
     case flow(FlowStep)
 
     public static var allCases: [StepKind] {
-        AppAction.allCases.map(StepKind.app) + DeviceAction.allCases.map(StepKind.device)
+        AppEvent.steps.map(StepKind.app) + DeviceEvent.allCases.map(StepKind.device)
             + SDKStep.allCases.map(StepKind.sdk) + WorldStep.allCases.map(StepKind.world)
             + FlowStep.allCases.map(StepKind.flow)
     }
@@ -29,7 +30,7 @@ public enum StepKind: Hashable, Sendable, CaseIterable {
     /// The step's name in a scenario.
     public var name: String {
         switch self {
-        case .app(let action): action.rawValue
+        case .app(let event): event.name
         case .device(let action): action.rawValue
         case .sdk(let step): step.rawValue
         case .world(let step): step.rawValue
