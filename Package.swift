@@ -356,7 +356,8 @@ let package = Package(
         .testTarget(
             name: "ScenarioRunnerTests",
             dependencies: [
-                "Locking", "ScenarioRunner", "Scenario", "Simulator", "SignInSDK", "JSON", "HTTPCore",
+                "Locking", "ScenarioRunner", "Scenario", "Simulator", "SignInSDK", "Issuer", "JSON",
+                "HTTPCore",
                 "TestSupport", "WebAuthSession", "YAML", "HTTPClient", "HTTPServer",
             ]),
         .testTarget(
