@@ -5,10 +5,12 @@ public import JSON
 /// `ScenarioSchema` makes the JSON Schema's `step` from, that `signinsim list --steps` prints,
 /// and that the scenario reference is checked against (`StepCatalogTests`).
 ///
-/// Each family of steps is declared in one file of `Steps/`: its names, what a decoded step
-/// holds, each step's `signature`, its decoding and its encoding. Adding a step means that
-/// file, its execution in the runner (the compiler points at each switch left to extend: they
-/// are exhaustive), a test and a scenario.
+/// Each family of steps is declared in one file of `Steps/`: its names (the app and device
+/// steps are Device's `AppEvent` and `DeviceEvent`), what a decoded step holds, each step's
+/// `signature`, its decoding and its encoding; the loader's allowed keys, the schema, the
+/// encoder's names (`StepAction.kind`) and the tests' lists are derived from `allCases`. Adding
+/// a step means that declaration, its execution in the runner (the compiler points at each
+/// switch left to extend: they are exhaustive), a test and a scenario (scenarios/README.md).
 public enum StepKind: Hashable, Sendable, CaseIterable {
     /// An app lifecycle event (`launch`, `terminate`, …).
     case app(AppEvent)
