@@ -5,7 +5,9 @@
 // Layers, bottom to top (dependencies point down only):
 //   C bridges      COpenSSL, CTLS, CCurl, CMicroHTTPD, CYAML, CLibXML2, CMalloc (glibc's malloc.h),
 //                  CWebKitGTK (the WebKit helper's only)
-//   pure values    Errors, Locking, JSON, Clocks, Cryptography, JOSE, OAuthCore, HTTPCore, YAML
+//   pure values    Errors, Locking, JSON, Clocks, Cryptography, JOSE, OAuthCore, HTTPCore, YAML,
+//                  WorldVocabulary (what the engines and the scenarios share: the person's script,
+//                  the sheet's outcomes, the issuer's faults, user updates and tenant errors)
 //   files          AtomicFiles (a file replaced whole by rename: the keychain's, the reports')
 //   engines        AppleID (simulated Sign in with Apple), Issuer (OpenID provider, in process
 //                  or served; its Apple connection talks to AppleID)
@@ -13,7 +15,8 @@
 //   IO adapters    HTTPClient (libcurl), HTTPServer (libmicrohttpd), WebAuthSession (the sheet, the
 //                  person, the lite engine), WebKitSession (the webkit engine: drives the helper
 //                  signinsim-webkit over WebKitHelperProtocol, proxies its requests)
-//   scenarios      Scenario (format, results), ScenarioRunner (drives a Simulator world),
+//   scenarios      Scenario (format, results: values over the models and WorldVocabulary only, no
+//                  engine or adapter), ScenarioRunner (drives a Simulator world),
 //                  ScenarioReports (console, JSON, JUnit, HAR, redaction), Recordings (HAR captures
 //                  read back, redacted with ScenarioReports' rules, replayed), Audit (signinsim audit:
 //                  a native app's checks of any issuer, on a simulated phone)
@@ -107,10 +110,16 @@ let package = Package(
         .target(name: "Locking", swiftSettings: strictSettings + lockingSettings),
         .target(name: "Clocks", dependencies: ["Locking"], swiftSettings: strictSettings),
         .target(name: "HTTPCore", dependencies: ["Errors", "JSON"], swiftSettings: strictSettings),
-        .target(name: "YAML", dependencies: ["Errors", "CYAML"], swiftSettings: strictSettings),
+        .target(name: "YAML", dependencies: ["Errors", "JSON", "CYAML"], swiftSettings: strictSettings),
         // A file replaced whole through a hidden temporary file and rename(2), for the
         // keychain's file (Device) and the reports (ScenarioReports).
         .target(name: "AtomicFiles", dependencies: ["Errors"], swiftSettings: strictSettings),
+        // The words the world's engines and the scenarios that drive them share: the person's
+        // script and how the sheet ends (WebAuthSession), the issuer's faults, user updates and
+        // tenant errors (Issuer). Values only, so that the scenario format links no engine.
+        .target(
+            name: "WorldVocabulary", dependencies: ["Errors", "JSON", "OAuthCore", "HTTPCore"],
+            swiftSettings: strictSettings),
 
         // AppleID sits below Issuer: the issuer's Apple connection redeems codes through it.
         .target(
@@ -124,7 +133,7 @@ let package = Package(
             name: "Issuer",
             dependencies: [
                 "Errors", "Locking", "AppleID", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore",
-                "HTTPCore",
+                "HTTPCore", "WorldVocabulary",
                 "YAML",
             ],
             swiftSettings: strictSettings),
@@ -155,7 +164,7 @@ let package = Package(
         // (libcurl) and renders forms (libxml2's HTML parser) for a scripted user.
         .target(
             name: "WebAuthSession",
-            dependencies: ["Errors", "Locking", "HTTPCore", "HTTPClient", "CLibXML2"],
+            dependencies: ["Errors", "Locking", "HTTPCore", "HTTPClient", "WorldVocabulary", "CLibXML2"],
             swiftSettings: strictSettings),
 
         // The `webkit` engine of the sheet: drives signinsim-webkit (a process of its own) and
@@ -164,6 +173,7 @@ let package = Package(
             name: "WebKitSession",
             dependencies: [
                 "Errors", "Locking", "HTTPCore", "HTTPClient", "HTTPServer", "WebAuthSession",
+                "WorldVocabulary",
                 "WebKitHelperProtocol",
                 "CTLS",
             ],
@@ -174,7 +184,8 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
-                "Locking", "SignInSDK", "Device", "WebAuthSession", "WebKitSession", "HTTPClient",
+                "Locking", "SignInSDK", "Device", "WebAuthSession", "WorldVocabulary", "WebKitSession",
+                "HTTPClient",
                 "HTTPServer",
                 "AppleID", "Issuer", "Clocks", "Cryptography", "JSON", "HTTPCore", "OAuthCore",
             ],
@@ -183,19 +194,21 @@ let package = Package(
         // MARK: Scenarios
         // The scenario format and results (pure values), the runner that drives a world, and
         // the reports written from results. The format names the SDK's profiles and error codes,
-        // the issuer's faults and the device's app phases by their own declarations.
+        // the device's app phases, the issuer's faults and the sheet's outcomes by their own
+        // declarations (SignInSDK, Device, WorldVocabulary): it links no engine and no adapter.
         .target(
             name: "Scenario",
             dependencies: [
-                "Errors", "YAML", "JSON", "Clocks", "JOSE", "OAuthCore", "HTTPCore", "SignInSDK", "Issuer",
-                "Device", "WebAuthSession",
+                "Errors", "YAML", "JSON", "Clocks", "JOSE", "OAuthCore", "HTTPCore", "SignInSDK", "Device",
+                "WorldVocabulary",
             ],
             swiftSettings: strictSettings),
         // `signinsim audit`: a native app's checks of any issuer, run on a simulated phone.
         .target(
             name: "Audit",
             dependencies: [
-                "Errors", "Locking", "Clocks", "Issuer", "Simulator", "WebAuthSession", "WebKitSession",
+                "Errors", "Locking", "Clocks", "Issuer", "WorldVocabulary", "Simulator", "WebAuthSession",
+                "WebKitSession",
                 "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore",
             ],
             swiftSettings: strictSettings),
@@ -203,6 +216,7 @@ let package = Package(
             name: "ScenarioRunner",
             dependencies: [
                 "Errors", "Locking", "Scenario", "Simulator", "SignInSDK", "Device", "WebAuthSession",
+                "WorldVocabulary",
                 "WebKitSession", "AppleID",
                 "Issuer",
                 "Clocks", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient",
@@ -218,6 +232,7 @@ let package = Package(
             name: "Recordings",
             dependencies: [
                 "Scenario", "ScenarioReports", "JSON", "JOSE", "HTTPCore", "OAuthCore", "WebAuthSession",
+                "WorldVocabulary",
             ],
             swiftSettings: strictSettings),
         // A capture replayed against the simulated SDK, with the divergence report.
@@ -225,8 +240,8 @@ let package = Package(
             name: "Replay",
             dependencies: [
                 "Locking", "Recordings", "Scenario", "ScenarioRunner", "ScenarioReports", "Simulator",
-                "SignInSDK",
-                "Issuer",
+                "SignInSDK", "Device",
+                "Issuer", "WorldVocabulary",
                 "Cryptography", "JOSE", "JSON", "OAuthCore", "HTTPCore", "HTTPClient", "YAML",
             ],
             swiftSettings: strictSettings),
@@ -235,9 +250,11 @@ let package = Package(
         .target(
             name: "SignInSimCLI",
             dependencies: [
-                "Locking", "JSON", "Clocks", "Cryptography", "JOSE", "OAuthCore", "HTTPCore", "HTTPClient",
+                "Locking", "Errors", "JSON", "Clocks", "Cryptography", "JOSE", "OAuthCore", "HTTPCore",
+                "HTTPClient",
                 "HTTPServer",
-                "AppleID", "Issuer", "SignInSDK", "WebAuthSession", "WebKitSession", "Simulator",
+                "AppleID", "Issuer", "SignInSDK", "WebAuthSession", "WorldVocabulary", "WebKitSession",
+                "Simulator",
                 "Scenario", "ScenarioRunner", "ScenarioReports", "Recordings", "Replay", "Audit", "CMalloc",
             ],
             swiftSettings: strictSettings),
@@ -254,7 +271,7 @@ let package = Package(
             dependencies: [
                 "Locking", "Cryptography", "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer",
                 "AppleID", "Issuer", "Clocks", "SignInSDK", "Simulator", "Device", "CLibXML2", "Scenario",
-                "ScenarioRunner", "ScenarioReports", "WebAuthSession", "WebKitSession",
+                "ScenarioRunner", "ScenarioReports", "WebAuthSession", "WorldVocabulary", "WebKitSession",
             ],
             path: "Sources/Benchmarks",
             swiftSettings: strictSettings),
@@ -266,8 +283,8 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strictSettings),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"]),
-        .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography"]),
-        .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "Cryptography", "JSON"]),
+        .testTarget(name: "OAuthCoreTests", dependencies: ["OAuthCore", "Cryptography", "JOSE", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "ErrorsTests", dependencies: ["Errors"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
@@ -292,20 +309,23 @@ let package = Package(
         .testTarget(
             name: "WebAuthSessionTests",
             dependencies: [
-                "Locking", "WebAuthSession", "HTTPCore", "HTTPClient", "HTTPServer", "TestSupport", "Issuer",
+                "Locking", "WebAuthSession", "WorldVocabulary", "HTTPCore", "HTTPClient", "HTTPServer",
+                "TestSupport", "Issuer",
                 "Clocks",
                 "Cryptography",
             ]),
         .testTarget(
             name: "WebKitSessionTests",
             dependencies: [
-                "Locking", "WebKitSession", "WebAuthSession", "HTTPCore", "HTTPClient", "HTTPServer",
+                "Locking", "WebKitSession", "WebAuthSession", "WorldVocabulary", "HTTPCore", "HTTPClient",
+                "HTTPServer",
                 "TestSupport",
             ]),
         .testTarget(
             name: "IssuerTests",
             dependencies: [
-                "Locking", "AppleID", "Issuer", "Clocks", "Cryptography", "JOSE", "JSON", "OAuthCore",
+                "Locking", "AppleID", "Issuer", "WorldVocabulary", "Clocks", "Cryptography", "JOSE", "JSON",
+                "OAuthCore",
                 "HTTPCore",
                 "HTTPClient",
                 "HTTPServer",
@@ -321,23 +341,29 @@ let package = Package(
         .testTarget(
             name: "AuditTests",
             dependencies: [
-                "Audit", "Simulator", "Issuer", "WebAuthSession", "HTTPCore", "JSON", "TestSupport",
+                "Audit", "Simulator", "Issuer", "WebAuthSession", "HTTPCore", "JSON", "Cryptography", "JOSE",
+                "OAuthCore", "TestSupport",
             ]),
         .testTarget(
             name: "SimulatorTests",
             dependencies: [
-                "Simulator", "SignInSDK", "Device", "WebAuthSession", "WebKitSession", "AppleID", "Issuer",
+                "Simulator", "SignInSDK", "Device", "WebAuthSession", "WorldVocabulary", "WebKitSession",
+                "AppleID", "Issuer",
                 "Clocks",
                 "JSON",
                 "HTTPCore", "HTTPClient", "TestSupport",
             ]),
         .testTarget(
             name: "ScenarioTests",
-            dependencies: ["Scenario", "SignInSDK", "Issuer", "Device", "JSON", "TestSupport"]),
+            dependencies: [
+                "Scenario", "WorldVocabulary", "SignInSDK", "Issuer", "Device", "JSON", "Errors",
+                "TestSupport",
+            ]),
         .testTarget(
             name: "ScenarioRunnerTests",
             dependencies: [
-                "Locking", "ScenarioRunner", "Scenario", "Simulator", "SignInSDK", "JSON", "HTTPCore",
+                "Locking", "ScenarioRunner", "Scenario", "Simulator", "SignInSDK", "Issuer", "JSON",
+                "HTTPCore",
                 "TestSupport", "WebAuthSession", "YAML", "HTTPClient", "HTTPServer",
             ]),
         .testTarget(
@@ -351,6 +377,7 @@ let package = Package(
             name: "ReplayTests",
             dependencies: [
                 "Replay", "Recordings", "Scenario", "ScenarioRunner", "ScenarioReports", "SignInSDK",
+                "HTTPCore", "OAuthCore", "JSON", "JOSE",
                 "HTTPClient", "TestSupport",
             ],
             // Read from the source tree by path (#filePath), as golden files are.
@@ -358,7 +385,8 @@ let package = Package(
         .testTarget(
             name: "SignInSimCLITests",
             dependencies: [
-                "Locking", "SignInSimCLI", "JOSE", "HTTPCore", "HTTPClient", "HTTPServer", "Issuer",
+                "Locking", "SignInSimCLI", "JOSE", "JSON", "HTTPCore", "HTTPClient", "HTTPServer", "Issuer",
+                "WorldVocabulary",
                 "Scenario", "CMalloc",
                 "TestSupport",
             ]),

@@ -7,6 +7,7 @@ import Locking
 import OAuthCore
 import Simulator
 import WebAuthSession
+import WorldVocabulary
 
 /// Why the audit stopped before its end.
 public struct AuditStop: Error, Sendable, Hashable {

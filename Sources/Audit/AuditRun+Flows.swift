@@ -3,6 +3,7 @@ import JOSE
 import JSON
 import OAuthCore
 import WebAuthSession
+import WorldVocabulary
 
 /// The flows several checks read, each run once.
 struct FlowCaches {

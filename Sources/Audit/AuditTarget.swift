@@ -1,7 +1,7 @@
 public import HTTPCore
 public import JOSE
 public import OAuthCore
-public import WebAuthSession
+public import WorldVocabulary
 
 /// A client registration the audit plays: its id and how it authenticates at the token
 /// endpoint.

@@ -1,4 +1,5 @@
 public import Issuer
+public import WorldVocabulary
 
 /// How the embedded issuer is made to break one check's rule: a deviation of its tenant, a
 /// fault armed for the whole audit, or a setting real issuers have (a refresh rotation profile,

@@ -3,6 +3,7 @@ import HTTPCore
 import Simulator
 import WebAuthSession
 import WebKitSession
+import WorldVocabulary
 
 /// The `webkit` engine next to `lite`, against the embedded issuer (docs/benchmarks.md):
 ///   - start-up: a helper launched and ready (Xvfb, GTK, WebKit), `rounds` times;

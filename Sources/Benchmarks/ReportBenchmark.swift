@@ -1,4 +1,5 @@
 import Foundation
+import Issuer
 import Locking
 import Scenario
 import ScenarioReports
@@ -14,7 +15,9 @@ import ScenarioRunner
 func benchReport(rounds: Int, output: String) async throws {
     let files = try ScenarioDiscovery.files(in: ["scenarios"])
     var scenarios: [Scenario] = []
-    for file in files { scenarios.append(try ScenarioLoader.load(path: file)) }
+    for file in files {
+        scenarios.append(try ScenarioLoader.load(path: file, tenantCheck: TenantLoader.check))
+    }
     var options = ScenarioSuite.Options()
     options.jobs = 2
 

@@ -39,7 +39,7 @@ public enum AppPhase: String, Hashable, Sendable, CaseIterable {
 }
 
 /// Why iOS started an app's process.
-public enum LaunchKind: String, Hashable, Sendable {
+public enum LaunchKind: String, Hashable, Sendable, CaseIterable {
     /// The user tapped the icon: the app comes up foreground-active.
     case userTap
     /// A background launch (push, background fetch, location): the app runs unseen.

@@ -1,14 +1,37 @@
 /// A lifecycle event that happened to an app, named after the UIKit callback or user action
 /// (`application(_:didFinishLaunchingWithOptions:)`, `sceneDidBecomeActive`, …).
-public enum AppEvent: Hashable, Sendable, CustomStringConvertible {
+///
+/// The scenario format names its app steps after these events (`AppEvent.name`): one
+/// declaration of what can happen to an app, for the state machine and for the steps.
+public enum AppEvent: Hashable, Sendable, CaseIterable, CustomStringConvertible {
     case install
+    /// A new process: by the user's tap (a cold launch), a prewarm, or in the background.
     case launch(LaunchKind)
     case foreground
     case resignActive
     case background
+    /// The process is killed: in-memory state lost, requests in flight abandoned.
     case terminate
     case uninstall
+    /// Deleted and installed again: preferences wiped, keychain kept.
     case reinstall
+
+    public static var allCases: [AppEvent] {
+        [.install] + LaunchKind.allCases.map(AppEvent.launch)
+            + [.foreground, .resignActive, .background, .terminate, .uninstall, .reinstall]
+    }
+
+    /// The event's name, as a scenario's step writes it: a launch by the user's tap is
+    /// `launch`, a prewarm `prewarm`, a background launch `backgroundLaunch` (a name no step
+    /// has: the system launches so, for a push or a fetch); the others by their case.
+    public var name: String {
+        switch self {
+        case .launch(.userTap): "launch"
+        case .launch(.prewarm): "prewarm"
+        case .launch(.background): "backgroundLaunch"
+        default: description
+        }
+    }
 
     public var description: String {
         switch self {

@@ -148,7 +148,9 @@ enum ParserTargets {
 
     static func scenario(_ input: [UInt8]) {
         // A path with no directory on disk: `runFlow` includes relative to it read nothing.
-        guard let scenario = try? ScenarioLoader.parse(input, file: "/nonexistent/fuzz/scenario.yaml")
+        guard
+            let scenario = try? ScenarioLoader.parse(
+                input, file: "/nonexistent/fuzz/scenario.yaml", tenantCheck: TenantLoader.check)
         else { return }
         _ = ScenarioEncoder.document(scenario).serialized()
     }

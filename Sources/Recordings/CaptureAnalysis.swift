@@ -4,6 +4,7 @@ public import JSON
 import OAuthCore
 public import Scenario
 import WebAuthSession
+import WorldVocabulary
 
 /// What each exchange of a capture is in the sign-in story: the endpoint it went to (its role),
 /// who sent it (the app or its browser sheet), and the flows it belongs to (a web sign-in from

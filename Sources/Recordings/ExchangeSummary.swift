@@ -2,6 +2,7 @@ import HTTPCore
 import JSON
 public import Scenario
 public import WebAuthSession
+import WorldVocabulary
 
 /// What one recorded exchange shows, in the terms a report needs: an answer (its status, the
 /// OAuth error it carries, the HTML page it shows, where it redirects) or no answer (a

@@ -5,6 +5,7 @@ import JSON
 import OAuthCore
 import Recordings
 import Scenario
+import WorldVocabulary
 
 /// What a capture shows of the recorded issuer, as the embedded issuer's configuration (a
 /// tenant) and faults armed before the steps that met them.

@@ -1,4 +1,5 @@
 import HTTPCore
+import Issuer
 import JOSE
 import JSON
 import OAuthCore
@@ -171,7 +172,8 @@ struct ReplayStory: Sendable {
         let scenario: Scenario
         do {
             scenario = try ScenarioLoader.parse(
-                JSONValue.object(header).serialized(), file: file + " (recorded steps)", substitutes: false)
+                JSONValue.object(header).serialized(), file: file + " (recorded steps)", substitutes: false,
+                tenantCheck: TenantLoader.check)
         } catch {
             throw CaptureReplay.Failure(
                 description: "the steps the capture records cannot be read: \(error.message)")

@@ -1,4 +1,5 @@
 import HTTPCore
+import Issuer
 import JOSE
 import JSON
 import OAuthCore
@@ -109,7 +110,8 @@ public enum ScenarioDerivation {
     static func load(_ yaml: String, name: String) throws(CaptureReplay.Failure) -> Scenario {
         do {
             return try ScenarioLoader.parse(
-                Array(yaml.utf8), file: fileName(name) + ".yaml", substitutes: false)
+                Array(yaml.utf8), file: fileName(name) + ".yaml", substitutes: false,
+                tenantCheck: TenantLoader.check)
         } catch {
             throw CaptureReplay.Failure(description: "the derived scenario does not read back: \(error)")
         }

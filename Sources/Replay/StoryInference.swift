@@ -1,4 +1,5 @@
 import Cryptography
+import Device
 import HTTPCore
 import JOSE
 import JSON
@@ -63,7 +64,7 @@ struct StoryInference {
         if !timeline.launched {
             events.insert(
                 Event(
-                    time: events.first?.time ?? 0, action: .app(.launch, app: nil), name: "launch",
+                    time: events.first?.time ?? 0, action: .app(.launch(.userTap), app: nil), name: "launch",
                     entries: []),
                 at: 0)
             notes.append("the capture has no discovery request by the app: the replay launches it first")
@@ -260,7 +261,8 @@ struct StoryInference {
             }
             launched = true
             events.append(
-                Event(time: time, action: .app(.launch, app: nil), name: "launch", entries: [index]))
+                Event(time: time, action: .app(.launch(.userTap), app: nil), name: "launch", entries: [index])
+            )
         }
 
         /// The open race as an event: one forced `getAccessToken`, or a `parallel` block of them.

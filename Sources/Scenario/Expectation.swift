@@ -1,7 +1,7 @@
 public import Device
 public import JSON
 public import SignInSDK
-public import WebAuthSession
+public import WorldVocabulary
 
 /// One check in an `expect` step, with where it is written.
 public struct Expectation: Hashable, Sendable {

@@ -1,9 +1,9 @@
 import Errors
 import Foundation
 import HTTPCore
-import Issuer
 import JSON
 import SignInSDK
+import WorldVocabulary
 import YAML
 
 /// The scenario header: name, tags, the issuer, the device and its apps; then the steps.
@@ -11,6 +11,8 @@ struct HeaderDecoder {
     let reader: ScenarioReader
     let env: [String: String]
     let overrides: [String: String]
+    /// Reads a `tenant:` as the embedded issuer will; nil leaves it to the run.
+    var tenantCheck: TenantCheck? = nil
 
     /// The scenario; a section with a problem is recorded and left at its default, so that the
     /// problems of the others are found too.
@@ -124,11 +126,11 @@ struct HeaderDecoder {
         let url = try reader.optionalString(mapping, "url", "issuer") ?? "embedded"
         let apple = try reader.optionalString(mapping, "apple_url", "issuer")
         let tenant = mapping["tenant"].map { TenantOverride(node: $0, file: reader.file) }
-        if let tenant {
+        if let tenant, let tenantCheck {
             // Read as the run will read it, so that `validate` finds its problems too (a
             // misspelt `pages`, an unknown key), with their places in the scenario.
-            do {
-                _ = try TenantLoader.load(node: tenant.node, fileName: tenant.file)
+            do throws(TenantError) {
+                try tenantCheck(tenant.node, tenant.file)
             } catch {
                 throw ScenarioError(
                     .invalid, "tenant: \(error.message)",

@@ -113,8 +113,8 @@ public enum ScenarioEncoder {
     /// steps writes its own (`Steps/`).
     public static func step(_ step: Step) -> JSONValue {
         switch step.action {
-        case .app(let action, let app): named(action.rawValue, appOnly(app))
-        case .device(let action): .string(action.rawValue)
+        case .app(_, let app): named(step.action.kind.name, appOnly(app))
+        case .device: .string(step.action.kind.name)
         case .sdk(let call, let app, let outcomes): sdk(call, app: app, expectedOutcomes: outcomes)
         case .world(let change): world(change)
         case .flow(.parallel(let branches)): parallel(branches)

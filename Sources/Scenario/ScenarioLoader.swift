@@ -15,18 +15,21 @@ public enum ScenarioLoader {
     public static let maximumIncludeDepth = 16
 
     /// Reads and checks the scenario at `path`. `overrides` (`-e KEY=VALUE`) replace the
-    /// header's `env` values and add variables.
-    public static func load(path: String, overrides: [String: String] = [:]) throws(ScenarioError) -> Scenario
-    {
+    /// header's `env` values and add variables; `tenantCheck` reads an embedded issuer's `tenant:`
+    /// (see ``TenantCheck``).
+    public static func load(
+        path: String, overrides: [String: String] = [:], tenantCheck: TenantCheck? = nil
+    ) throws(ScenarioError) -> Scenario {
         let bytes = try read(path, from: nil)
-        return try parse(bytes, file: path, overrides: overrides)
+        return try parse(bytes, file: path, overrides: overrides, tenantCheck: tenantCheck)
     }
 
     /// Checks a scenario from bytes; `file` names it in errors and resolves `runFlow` paths.
     /// `substitutes: false` reads `${…}` as text (a scenario written back from a recording has
     /// no variables left, and its values may hold such text).
     public static func parse(
-        _ bytes: [UInt8], file: String, overrides: [String: String] = [:], substitutes: Bool = true
+        _ bytes: [UInt8], file: String, overrides: [String: String] = [:], substitutes: Bool = true,
+        tenantCheck: TenantCheck? = nil
     ) throws(ScenarioError) -> Scenario {
         let problems = ProblemLog()
         let reader = ScenarioReader(file: file, problems: problems)
@@ -55,7 +58,8 @@ public enum ScenarioLoader {
             throw reader.error(root, "the scenario must be a mapping")
         }
         let scenario = problems.attempt { () throws(ScenarioError) in
-            try HeaderDecoder(reader: reader, env: env, overrides: overrides).scenario(mapping, root: root)
+            try HeaderDecoder(reader: reader, env: env, overrides: overrides, tenantCheck: tenantCheck)
+                .scenario(mapping, root: root)
         }
         if let error = problems.combined(mainFile: file) { throw error }
         guard let scenario else { throw reader.error(root, "the scenario could not be read") }

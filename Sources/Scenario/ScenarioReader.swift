@@ -190,27 +190,7 @@ struct ScenarioReader {
 
     /// The node as a JSON value (for claims, user fields and tenant documents).
     func json(_ node: YAMLNode) throws(ScenarioError) -> JSONValue {
-        switch node {
-        case .scalar:
-            switch node.resolved {
-            case .null?, nil: return .null
-            case .bool(let value)?: return .bool(value)
-            case .int(let value)?: return .int(value)
-            case .double(let value)?: return .double(value)
-            case .string(let value)?: return .string(value)
-            }
-        case .sequence(let sequence):
-            var items: [JSONValue] = []
-            for item in sequence.items { items.append(try json(item)) }
-            return .array(items)
-        case .mapping(let mapping):
-            var members: [String: JSONValue] = [:]
-            for pair in mapping.pairs {
-                guard let key = pair.key.scalar?.value else { throw error(pair.key, "keys must be strings") }
-                members[key] = try json(pair.value)
-            }
-            return .object(members)
-        }
+        try node.json { key in error(key, "keys must be strings") }
     }
 
     /// `present`, `absent`, or a value to equal.

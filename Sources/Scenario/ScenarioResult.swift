@@ -1,5 +1,5 @@
 public import HTTPCore
-public import WebAuthSession
+public import WorldVocabulary
 
 /// What running one scenario gave: the values every report (console, JSON, JUnit, HAR index)
 /// is written from. Pure data; durations are the only part that differs between two runs with

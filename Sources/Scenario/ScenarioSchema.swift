@@ -1,11 +1,10 @@
 import Device
 import HTTPCore
-import Issuer
 import JOSE
 public import JSON
 import OAuthCore
 import SignInSDK
-import WebAuthSession
+import WorldVocabulary
 
 /// The JSON Schema (draft 2020-12) of scenario and flow files, as checked in at
 /// `scenarios/scenario.schema.json` for editors (a test keeps the two identical). It describes

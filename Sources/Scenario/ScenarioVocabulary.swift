@@ -1,6 +1,6 @@
 import Device
-import Issuer
 import SignInSDK
+import WorldVocabulary
 
 /// The names a scenario may use, each list taken from the declaration the loader reads it
 /// with: what `signinsim list --steps` (and `--expectations`, `--profiles`, `--faults`,

@@ -1,18 +1,21 @@
+public import Device
 public import JSON
 
 /// Every step a scenario may name: the one declaration that `StepDecoder` decodes from, that
 /// `ScenarioSchema` makes the JSON Schema's `step` from, that `signinsim list --steps` prints,
 /// and that the scenario reference is checked against (`StepCatalogTests`).
 ///
-/// Each family of steps is declared in one file of `Steps/`: its names, what a decoded step
-/// holds, each step's `signature`, its decoding and its encoding. Adding a step means that
-/// file, its execution in the runner (the compiler points at each switch left to extend: they
-/// are exhaustive), a test and a scenario.
+/// Each family of steps is declared in one file of `Steps/`: its names (the app and device
+/// steps are Device's `AppEvent` and `DeviceEvent`), what a decoded step holds, each step's
+/// `signature`, its decoding and its encoding; the loader's allowed keys, the schema, the
+/// encoder's names (`StepAction.kind`) and the tests' lists are derived from `allCases`. Adding
+/// a step means that declaration, its execution in the runner (the compiler points at each
+/// switch left to extend: they are exhaustive), a test and a scenario (scenarios/README.md).
 public enum StepKind: Hashable, Sendable, CaseIterable {
-    /// An app lifecycle action (`launch`, `terminate`, …).
-    case app(AppAction)
-    /// A device action (`reboot`, `lock`, `unlock`).
-    case device(DeviceAction)
+    /// An app lifecycle event (`launch`, `terminate`, …).
+    case app(AppEvent)
+    /// A device event (`reboot`, `lock`, `unlock`).
+    case device(DeviceEvent)
     /// A call into the app's SDK.
     case sdk(SDKStep)
     /// A change to the world around the app: time, network, Apple, the issuer.
@@ -21,7 +24,7 @@ public enum StepKind: Hashable, Sendable, CaseIterable {
     case flow(FlowStep)
 
     public static var allCases: [StepKind] {
-        AppAction.allCases.map(StepKind.app) + DeviceAction.allCases.map(StepKind.device)
+        AppEvent.steps.map(StepKind.app) + DeviceEvent.allCases.map(StepKind.device)
             + SDKStep.allCases.map(StepKind.sdk) + WorldStep.allCases.map(StepKind.world)
             + FlowStep.allCases.map(StepKind.flow)
     }
@@ -29,7 +32,7 @@ public enum StepKind: Hashable, Sendable, CaseIterable {
     /// The step's name in a scenario.
     public var name: String {
         switch self {
-        case .app(let action): action.rawValue
+        case .app(let event): event.name
         case .device(let action): action.rawValue
         case .sdk(let step): step.rawValue
         case .world(let step): step.rawValue

@@ -11,6 +11,7 @@ import Scenario
 import SignInSDK
 import Simulator
 import WebAuthSession
+import WorldVocabulary
 
 /// Why a step stopped the scenario.
 struct StepStop: Error {
@@ -245,13 +246,13 @@ final class ScenarioExecution: Sendable {
         case .app(let action, let id):
             let app = world.app(id)
             try await appAction(action, app: app)
-            if action == .launch || action == .prewarm,
+            if case .launch = action,
                 let session = world.replay?.startingSessions[app.bundleID],
                 restoredApps.withLock({ $0.insert(app.bundleID).inserted })
             {
                 try await app.perform { try await $0.restore(session) }
             }
-            if action == .launch || action == .prewarm {
+            if case .launch = action {
                 // The app's configure at launch is an SDK call: its outcome is what `expect:
                 // {error: …}` sees next.
                 let error = app.configureError
@@ -405,14 +406,12 @@ final class ScenarioExecution: Sendable {
         }
     }
 
-    private func appAction(_ action: AppAction, app: SimulatedApp) async throws {
-        switch action {
+    private func appAction(_ event: AppEvent, app: SimulatedApp) async throws {
+        switch event {
         case .install:
             _ = try world.phone.install(app.configuration)
-        case .launch:
-            try await app.launch(.userTap)
-        case .prewarm:
-            try await app.launch(.prewarm)
+        case .launch(let kind):
+            try await app.launch(kind)
         case .foreground: try app.foreground()
         case .resignActive: try app.resignActive()
         case .background: try app.background()

@@ -2,6 +2,7 @@ import HTTPCore
 import OAuthCore
 public import SignInSDK
 public import WebAuthSession
+public import WorldVocabulary
 
 /// Where an app's web sign-in sheets kept the issuer's cookies.
 public enum WebSheetStore: String, Sendable, Hashable {

@@ -5,6 +5,7 @@ public import HTTPCore
 public import Locking
 public import SignInSDK
 public import WebAuthSession
+public import WorldVocabulary
 
 /// An app on a simulated device, with the sign-in SDK inside.
 ///

@@ -5,6 +5,7 @@ public import HTTPCore
 import Locking
 public import WebAuthSession
 public import WebKitSession
+public import WorldVocabulary
 
 /// A simulated iPhone: the device model (keychain, lifecycle, clock, network), its system
 /// browser with the cookie jar every shared web session uses, its Apple ID, and its apps.

@@ -1,5 +1,6 @@
 public import HTTPClient
 public import HTTPCore
+public import WorldVocabulary
 
 /// The `lite` engine: a device's system browser as a headless HTTP client. libcurl follows the
 /// redirects and keeps the cookies, libxml2 reads the forms, and the person submits them; no

@@ -1,4 +1,5 @@
 import Locking
+public import WorldVocabulary
 
 /// A started web authentication session: the sheet that is up until the callback is reached,
 /// the user cancels, or the deadline passes, like a running `ASWebAuthenticationSession`.

@@ -1,5 +1,6 @@
 import HTTPClient
 import HTTPCore
+public import WorldVocabulary
 
 /// The model of `ASWebAuthenticationSession`: a browser sheet that loads an authorization URL,
 /// lets a (scripted) user sign in and consent, and closes when the server redirects to the

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import WorldVocabulary
 
 /// The browser loop of one session: load, follow redirects, show pages to the scripted user,
 /// submit what they fill in, until a `Location` is the callback.

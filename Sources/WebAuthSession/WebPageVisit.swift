@@ -1,4 +1,5 @@
 public import HTTPCore
+public import WorldVocabulary
 
 /// One step of a web authentication session's trace, for reports: the request the browser
 /// made, the status it got (RFC 9110), the page's title and what the user (or browser) did
@@ -65,19 +66,6 @@ public struct WebPageVisit: Hashable, Sendable {
         self.rules = rules
         self.screenshot = screenshot
         self.scriptDependence = scriptDependence
-    }
-}
-
-/// A picture of the sheet: a JPEG, scaled down to keep reports small.
-public struct WebPageScreenshot: Hashable, Sendable {
-    public var jpeg: [UInt8]
-    public var width: Int
-    public var height: Int
-
-    public init(jpeg: [UInt8], width: Int, height: Int) {
-        self.jpeg = jpeg
-        self.width = width
-        self.height = height
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+public import WorldVocabulary
 
 /// The person at the phone, deciding what to do on each page of the sheet: the same decisions
 /// whichever engine shows the page.

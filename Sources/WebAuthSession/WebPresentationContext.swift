@@ -1,4 +1,5 @@
 public import Locking
+import WorldVocabulary
 
 /// An app's window scene as `ASWebAuthenticationPresentationContextProviding` supplies it: the
 /// session can only be presented from a foreground-active scene, and one app presents at most

@@ -1,5 +1,6 @@
 public import HTTPClient
 public import HTTPCore
+public import WorldVocabulary
 
 /// A browser engine that shows web authentication sheets: it loads the start URL, shows each
 /// page to the person (``WebPerson``), does what they do, and stops at the callback.

@@ -1,5 +1,6 @@
 import Foundation
 import WebAuthSession
+import WorldVocabulary
 
 /// The scripts the driver runs in a sheet's page, in a script world of its own (the page's
 /// scripts cannot see or change what they define; both see the same DOM).

@@ -4,6 +4,7 @@ public import HTTPCore
 import Locking
 public import WebAuthSession
 import WebKitHelperProtocol
+public import WorldVocabulary
 
 /// One phone's system browser in the `webkit` engine: a persistent store shared by every
 /// non-ephemeral sheet of every app on the phone (SSO between apps; it outlives app kills and

@@ -3,6 +3,7 @@ import HTTPCore
 import Locking
 import WebAuthSession
 import WebKitHelperProtocol
+import WorldVocabulary
 
 /// One sheet in WebKit, from the first load to the callback: the engine navigates and runs the
 /// pages' scripts; this loop rules on each navigation (the callback is stopped, never loaded),

@@ -107,4 +107,15 @@ struct AppStateTests {
             try app.reinstall()
         }
     }
+
+    /// Every event once, each with a name of its own (the scenario's app steps are named so);
+    /// a launch of each kind is an event.
+    @Test func eventNames() {
+        let names = AppEvent.allCases.map(\.name)
+        #expect(Set(names).count == names.count, "\(names)")
+        for kind in LaunchKind.allCases { #expect(AppEvent.allCases.contains(.launch(kind))) }
+        #expect(AppEvent.launch(.userTap).name == "launch")
+        #expect(AppEvent.launch(.prewarm).name == "prewarm")
+        #expect(AppEvent.resignActive.name == "resignActive")
+    }
 }

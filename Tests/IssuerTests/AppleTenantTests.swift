@@ -3,6 +3,7 @@ import Foundation
 import Issuer
 import TestSupport
 import Testing
+import WorldVocabulary
 
 /// The Apple connection's keys in tenant files.
 @Suite("Tenant files: Apple connection")

@@ -3,6 +3,7 @@ import JOSE
 import JSON
 import TestSupport
 import Testing
+import WorldVocabulary
 
 @testable import Issuer
 

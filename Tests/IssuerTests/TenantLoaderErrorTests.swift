@@ -5,6 +5,7 @@ import JOSE
 import JSON
 import TestSupport
 import Testing
+import WorldVocabulary
 
 /// A tenant file that should be refused, and where and why.
 struct BadTenantFile: Sendable, CustomTestStringConvertible {

@@ -1,5 +1,6 @@
 import Issuer
 import Testing
+import WorldVocabulary
 
 /// `refresh_rotation` in tenant files, the older keys it replaces, and what is refused.
 @Suite("Tenant files: refresh rotation")

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import Issuer
 import JSON
 import Locking
 import Scenario
@@ -90,14 +91,22 @@ import YAML
             wrong.result.failure?.expected == "canceled_login" && wrong.result.failure?.actual == "success")
     }
 
-    /// The loader refuses an invalid tenant, so `validate` finds it; a scenario made in code
-    /// (a derived one) with such a tenant fails at setup, at the same place.
+    /// The loader, given the issuer's tenant check as `validate` gives it, refuses an invalid
+    /// tenant; a scenario read without the check, or made in code (a derived one), with such a
+    /// tenant fails at setup, at the same place.
     @Test("an invalid tenant is refused at its place, by the loader and at setup")
     func setupErrors() async throws {
         let text = "name: t\nissuer: {tenant: {clients: [{client_id: 5}]}}\nsteps: [launch]\n"
-        #expect(throws: ScenarioError.self) { try Self.scenario(text) }
+        #expect(throws: ScenarioError.self) {
+            try ScenarioLoader.parse(Array(text.utf8), file: "runner.yaml", tenantCheck: TenantLoader.check)
+        }
+        let unchecked = await ScenarioRunner.run(try Self.scenario(text), seed: 1)
+        #expect(unchecked.result.status == .failed)
+        #expect(unchecked.result.failure?.step == "setup")
+        #expect(unchecked.result.failure?.location.line == 2)
         do throws(ScenarioError) {
-            _ = try ScenarioLoader.parse(Array(text.utf8), file: "runner.yaml")
+            _ = try ScenarioLoader.parse(
+                Array(text.utf8), file: "runner.yaml", tenantCheck: TenantLoader.check)
         } catch {
             #expect(error.location.line == 2, "\(error)")
             #expect(error.message.hasPrefix("tenant: "), "\(error)")

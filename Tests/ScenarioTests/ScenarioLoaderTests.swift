@@ -6,6 +6,7 @@ import Scenario
 import SignInSDK
 import TestSupport
 import Testing
+import WorldVocabulary
 
 /// The scenario format: what parses, and that every refusal names its file, line and column.
 @Suite struct ScenarioLoaderTests {
@@ -498,24 +499,23 @@ import Testing
                 for key in form["properties"]?.objectValue?.keys ?? [:].keys { names.insert(key) }
             }
         }
-        let known = [
-            "install", "launch", "prewarm", "foreground", "resignActive", "background", "terminate",
-            "uninstall",
-            "reinstall", "reboot", "lock", "unlock", "advance", "network", "appleAccount", "issuer",
-            "parallel",
-            "runFlow", "expect", "configure", "signIn", "handleRedirect", "getSession", "getAccessToken",
-            "renewSession", "signOut", "signInWithApple", "userInfo", "wait", "skew", "appleRevokeConsent",
-            "appleCredential", "getCredentialState",
-        ]
-        #expect(names == Set(known))
-        // Each of these parses, so the list above is the loader's.
-        let needArguments = [
-            "advance", "network", "issuer", "parallel", "runFlow", "expect", "handleRedirect", "wait", "skew",
-            "appleCredential",
-        ]
-        for name in known where !needArguments.contains(name) {
-            #expect(throws: Never.self) {
-                try ScenarioLoader.parse(Array("name: x\nsteps: [\(name)]".utf8), file: "s.yaml")
+        // The schema is made from the declarations: every step of `StepKind.allCases`, no other.
+        let declared = StepKind.allCases.map(\.name)
+        #expect(names == Set(declared))
+        #expect(Set(declared).count == declared.count, "a step name is declared twice")
+        // A step written as its name alone parses unless its declaration requires arguments.
+        for kind in StepKind.allCases {
+            let bare = Array("name: x\nsteps: [\(kind.name)]".utf8)
+            if case .required = kind.signature.form {
+                #expect(throws: ScenarioError.self, "\(kind.name) requires arguments") {
+                    try ScenarioLoader.parse(bare, file: "s.yaml")
+                }
+            } else {
+                // Decoded as the declared step, and written back under its name.
+                let step = try #require(try ScenarioLoader.parse(bare, file: "s.yaml").steps.first)
+                #expect(step.action.kind == kind)
+                let written = ScenarioEncoder.step(step)
+                #expect(written == .string(kind.name) || written.objectValue?.keys.first == kind.name)
             }
         }
     }

@@ -1,3 +1,4 @@
+import Issuer
 import Scenario
 import TestSupport
 import Testing
@@ -5,9 +6,10 @@ import Testing
 /// Validation before anything runs: every problem of a file, each at its place, with the known
 /// name a near miss was probably meant to be.
 @Suite struct ScenarioValidationTests {
+    /// The problems `validate` reports: a tenant is read by the issuer's loader, as the CLI has it.
     func problems(_ text: String, file: String = "v.yaml") -> [ScenarioError] {
         do {
-            _ = try ScenarioLoader.parse(Array(text.utf8), file: file)
+            _ = try ScenarioLoader.parse(Array(text.utf8), file: file, tenantCheck: TenantLoader.check)
             return []
         } catch {
             return error.problems

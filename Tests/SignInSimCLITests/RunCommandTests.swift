@@ -5,6 +5,7 @@ import Locking
 import Scenario
 import TestSupport
 import Testing
+import WorldVocabulary
 
 /// `signinsim run`, `validate`, `list` and `schema` through the built binary: exit codes,
 /// reports on disk, selection, sharding and interruption.

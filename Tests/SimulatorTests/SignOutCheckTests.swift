@@ -4,6 +4,7 @@ import Issuer
 import SignInSDK
 import Testing
 import WebAuthSession
+import WorldVocabulary
 
 @testable import Simulator
 

@@ -6,6 +6,7 @@ import SignInSDK
 import Simulator
 import Testing
 import WebAuthSession
+import WorldVocabulary
 
 /// The web flow of a simulated app against the embedded issuer over loopback.
 @Suite struct WebSignInEndToEndTests {

@@ -7,6 +7,7 @@ import Simulator
 import TestSupport
 import WebAuthSession
 import WebKitSession
+import WorldVocabulary
 
 /// Runs `body` in a fresh world hosting the embedded issuer, with one phone and the default
 /// app installed and launched, and shuts the world down afterwards (bounded in time).

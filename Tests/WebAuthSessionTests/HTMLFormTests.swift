@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthSession
+import WorldVocabulary
 
 @Suite("HTML forms")
 struct HTMLFormTests {

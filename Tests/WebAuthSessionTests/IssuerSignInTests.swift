@@ -6,6 +6,7 @@ import Issuer
 import TestSupport
 import Testing
 import WebAuthSession
+import WorldVocabulary
 
 /// The embedded issuer's default tenant: its native app and first user.
 private enum NativeApp {

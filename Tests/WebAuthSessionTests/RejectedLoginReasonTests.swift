@@ -4,6 +4,7 @@ import HTTPServer
 import TestSupport
 import Testing
 import WebAuthSession
+import WorldVocabulary
 
 /// A login form shown again after the password went out ends the sheet with `loginRejected`
 /// and the page's reason; in `lite`, when the HTML holds none, the message says whether a

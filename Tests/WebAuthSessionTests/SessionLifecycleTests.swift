@@ -5,6 +5,7 @@ import Locking
 import TestSupport
 import Testing
 import WebAuthSession
+import WorldVocabulary
 
 /// A site whose authorize page is a login form, so a session can be left waiting on it.
 private func loginSite() -> Router {

@@ -1,5 +1,6 @@
 import Testing
 import WebAuthSession
+import WorldVocabulary
 
 /// Session errors show their stable code first, for reports.
 @Test func webAuthenticationErrorDescriptionStartsWithCode() {

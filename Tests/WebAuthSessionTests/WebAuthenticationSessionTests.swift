@@ -4,6 +4,7 @@ import HTTPServer
 import TestSupport
 import Testing
 import WebAuthSession
+import WorldVocabulary
 
 /// A small site that plays an authorization server badly or oddly, one route per case.
 private func siteRouter() -> Router {

@@ -1,6 +1,7 @@
 import HTTPCore
 import Testing
 import WebAuthSession
+import WorldVocabulary
 
 @Suite("WebUserScript")
 struct WebUserScriptTests {

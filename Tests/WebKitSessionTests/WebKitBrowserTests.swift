@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 import WebAuthSession
 import WebKitSession
+import WorldVocabulary
 
 /// The `webkit` engine against pages of a test server: script-built forms, each kind of
 /// callback, stores, overrides, dialogs, and what happens when the engine crashes or a page

@@ -1,5 +1,6 @@
 import HTTPCore
 import OAuthCore
+import WorldVocabulary
 
 /// A token request after the checks every grant shares: parameters read, client authenticated
 /// and allowed the grant, DPoP proof (if any) verified.

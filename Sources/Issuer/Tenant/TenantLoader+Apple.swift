@@ -1,5 +1,6 @@
 import Cryptography
 import HTTPCore
+import WorldVocabulary
 import YAML
 
 /// The keys of a connection of kind `apple` (docs/issuer.md, "Tenant files"):

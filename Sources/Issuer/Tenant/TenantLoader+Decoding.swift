@@ -1,4 +1,5 @@
 import JSON
+import WorldVocabulary
 import YAML
 
 /// Turns a tenant file's node tree into typed values, refusing anything unexpected at its mark.
@@ -90,29 +91,7 @@ struct TenantDecoder {
 
     /// The node as a JSON value (for JWKs written inline).
     func json(_ node: YAMLNode) throws(TenantError) -> JSONValue {
-        switch node {
-        case .scalar(let scalar):
-            switch scalar.resolved {
-            case .null: return .null
-            case .bool(let value): return .bool(value)
-            case .int(let value): return .int(value)
-            case .double(let value): return .double(value)
-            case .string(let value): return .string(value)
-            }
-        case .sequence(let sequence):
-            var items: [JSONValue] = []
-            for item in sequence.items { items.append(try json(item)) }
-            return .array(items)
-        case .mapping(let mapping):
-            var members: [String: JSONValue] = [:]
-            for pair in mapping.pairs {
-                guard let key = pair.key.scalar?.value else {
-                    throw failure("JSON object keys must be strings", at: pair.key.mark)
-                }
-                members[key] = try json(pair.value)
-            }
-            return .object(members)
-        }
+        try node.json { key in failure("JSON object keys must be strings", at: key.mark) }
     }
 
     private func typeMismatch(_ node: YAMLNode, _ name: String, expected: String) -> TenantError {

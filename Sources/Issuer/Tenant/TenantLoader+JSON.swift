@@ -1,4 +1,5 @@
 import JSON
+import WorldVocabulary
 import YAML
 
 /// Reads JSON text that `JSONValue.parse` has already accepted a second time, to learn where

@@ -1,3 +1,4 @@
+import WorldVocabulary
 import YAML
 
 /// `refresh_rotation`, on the tenant and on a client (`RefreshRotation`), and the older keys

@@ -3,6 +3,7 @@ import Errors
 import HTTPCore
 import JOSE
 import OAuthCore
+import WorldVocabulary
 import YAML
 
 /// The tenant file's keys, and how each merges into the tenant the file starts from.

@@ -1,4 +1,5 @@
 import JSON
+public import WorldVocabulary
 public import YAML
 
 #if canImport(Glibc)
@@ -39,6 +40,12 @@ public enum TenantLoader {
     public static func load(node: YAMLNode, fileName: String) throws(TenantError) -> Tenant {
         let decoder = TenantDecoder(fileName: fileName, directory: directory(of: fileName))
         return try decoder.tenant(from: node)
+    }
+
+    /// Reads a tenant document only to find its problems: a scenario's `tenant:`, checked with
+    /// the rest of the scenario (the scenario format's `TenantCheck`).
+    public static func check(node: YAMLNode, fileName: String) throws(TenantError) {
+        _ = try load(node: node, fileName: fileName)
     }
 
     enum Format {

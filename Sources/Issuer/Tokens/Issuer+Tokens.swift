@@ -3,6 +3,7 @@ import HTTPCore
 import JOSE
 import JSON
 import OAuthCore
+import WorldVocabulary
 
 /// What a grant asks the issuer to mint.
 struct TokenGrant: Sendable {

@@ -1,6 +1,7 @@
 import Device
 import Errors
 import JSON
+import SignInSDK
 import YAML
 
 /// Steps that order or check other steps.
@@ -308,30 +309,8 @@ extension StepDecoder {
         case .claims: kind = .claims(try reader.matches(value, "expect.claims"), app: app)
         case .scopes: kind = .scopes(try reader.strings(value, "expect.scopes"), app: app)
         case .token_type: kind = .tokenType(try reader.string(value, "expect.token_type"), app: app)
-        case .error:
-            let given = value.isNull ? [.success] : try outcomes(value, "expect.error")
-            guard given.count == 1, let outcome = given.first else {
-                throw reader.error(value, "expect.error takes one code (or none)")
-            }
-            switch outcome {
-            case .success: kind = .lastError(nil)
-            case .failure(let code): kind = .lastError(code)
-            case .finding(let finding):
-                throw reader.error(
-                    value,
-                    "expect.error checks the SDK's last error; \(finding.rawValue) is what the run finds in a "
-                        + "call: write it as that step's error")
-            }
-        case .keychain:
-            if case .mapping = value {
-                let inner = try reader.mapping(value, "expect.keychain", allowed: expect.keys("keychain"))
-                guard let items = inner["items"] else {
-                    throw reader.error(value, "expect.keychain needs items")
-                }
-                kind = .keychainItems(try reader.int(items, "expect.keychain.items", range: 0...100_000))
-            } else {
-                kind = .keychainItems(try reader.int(value, "expect.keychain", range: 0...100_000))
-            }
+        case .error: kind = .lastError(try lastError(value))
+        case .keychain: kind = .keychainItems(try keychainItems(value))
         case .cookies:
             let inner = try reader.mapping(value, "expect.cookies", allowed: expect.keys("cookies"))
             kind = .browserCookies(
@@ -339,14 +318,7 @@ extension StepDecoder {
                     try reader.int(n, "expect.cookies.count", range: 0...10_000)
                 },
                 named: try reader.optionalString(inner, "name", "expect.cookies"))
-        case .issuer_user:
-            guard case .mapping(let inner) = value, let email = inner["email"] else {
-                throw reader.error(value, "expect.issuer_user must be a mapping with an email")
-            }
-            var fields = try reader.matches(value, "expect.issuer_user")
-            fields["email"] = nil
-            kind = .issuerUser(
-                email: try reader.string(email, "expect.issuer_user.email"), fields: fields)
+        case .issuer_user: kind = try issuerUser(value)
         case .issuer_refresh_tokens:
             kind = .issuerRefreshTokens(
                 try reader.named(value, "expect.issuer_refresh_tokens", RefreshTokenVerdict.self))
@@ -359,15 +331,7 @@ extension StepDecoder {
             kind = .signedOutAtIssuer(try reader.bool(value, "expect.signed_out_at_issuer"), app: app)
         case .login_forms:
             kind = .loginForms(try reader.int(value, "expect.login_forms", range: 0...10_000), app: app)
-        case .sheet:
-            let name = try reader.string(value, "expect.sheet")
-            guard let ending = SheetEnding(name: name) else {
-                throw reader.error(
-                    value,
-                    "expect.sheet has no \"\(name)\""
-                        + NearMiss.alternatives(for: name, among: SheetEnding.names))
-            }
-            kind = .sheet(ending, app: app)
+        case .sheet: kind = .sheet(try sheetEnding(value), app: app)
         case .requests:
             if case .sequence(let items) = value {
                 var checks: [Expectation] = []
@@ -379,6 +343,56 @@ extension StepDecoder {
             kind = .requests(try requests(value))
         }
         return [Expectation(kind, location: location)]
+    }
+
+    /// `expect: {error: CODE}` (or `none`): the SDK's last error, nil for none.
+    func lastError(_ value: YAMLNode) throws(ScenarioError) -> SignInError.Code? {
+        let given = value.isNull ? [.success] : try outcomes(value, "expect.error")
+        guard given.count == 1, let outcome = given.first else {
+            throw reader.error(value, "expect.error takes one code (or none)")
+        }
+        switch outcome {
+        case .success: return nil
+        case .failure(let code): return code
+        case .finding(let finding):
+            throw reader.error(
+                value,
+                "expect.error checks the SDK's last error; \(finding.rawValue) is what the run finds in a "
+                    + "call: write it as that step's error")
+        }
+    }
+
+    /// `expect: {keychain: N}` or `{keychain: {items: N}}`.
+    func keychainItems(_ value: YAMLNode) throws(ScenarioError) -> Int {
+        guard case .mapping = value else {
+            return try reader.int(value, "expect.keychain", range: 0...100_000)
+        }
+        let keys = StepKind.flow(.expect).keys("keychain")
+        let inner = try reader.mapping(value, "expect.keychain", allowed: keys)
+        guard let items = inner["items"] else { throw reader.error(value, "expect.keychain needs items") }
+        return try reader.int(items, "expect.keychain.items", range: 0...100_000)
+    }
+
+    /// `expect: {issuer_user: {email, …}}`: the user the email finds, and its fields.
+    func issuerUser(_ value: YAMLNode) throws(ScenarioError) -> Expectation.Kind {
+        guard case .mapping(let inner) = value, let email = inner["email"] else {
+            throw reader.error(value, "expect.issuer_user must be a mapping with an email")
+        }
+        var fields = try reader.matches(value, "expect.issuer_user")
+        fields["email"] = nil
+        return .issuerUser(email: try reader.string(email, "expect.issuer_user.email"), fields: fields)
+    }
+
+    /// `expect: {sheet: …}`: how the last sheet ended.
+    func sheetEnding(_ value: YAMLNode) throws(ScenarioError) -> SheetEnding {
+        let name = try reader.string(value, "expect.sheet")
+        guard let ending = SheetEnding(name: name) else {
+            throw reader.error(
+                value,
+                "expect.sheet has no \"\(name)\"" + NearMiss.alternatives(for: name, among: SheetEnding.names)
+            )
+        }
+        return ending
     }
 
     func presence(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> Bool {

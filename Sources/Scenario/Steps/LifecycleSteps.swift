@@ -1,24 +1,11 @@
-/// App lifecycle actions (Device's `AppState` rules decide which are allowed when).
-public enum AppAction: String, Hashable, Sendable, CaseIterable {
-    case install
-    /// Cold launch by the user: a new process and a new SDK, configured at start.
-    case launch
-    /// Launched by the system before the first unlock (prewarming, iOS 15+).
-    case prewarm
-    case foreground
-    case resignActive
-    case background
-    /// The process is killed: in-memory state lost, requests in flight abandoned.
-    case terminate
-    case uninstall
-    /// Deleted and installed again: preferences wiped, keychain kept.
-    case reinstall
-}
+import Device
 
-/// Device actions.
-public enum DeviceAction: String, Hashable, Sendable, CaseIterable {
-    /// Restart: every app terminated, the keychain locked until the first unlock.
-    case reboot
-    case lock
-    case unlock
+/// The app and device steps are the events the device declares (Device's `AppEvent` and
+/// `DeviceEvent`), named as it names them; its `AppState` and `DeviceState` rules decide which
+/// are allowed when.
+extension AppEvent {
+    /// The app events a scenario causes by name, in the order the documentation lists them:
+    /// every `AppEvent` but a background launch, which the system makes (a push, a fetch) and
+    /// which no step stands for.
+    static var steps: [AppEvent] { allCases.filter { $0 != .launch(.background) } }
 }

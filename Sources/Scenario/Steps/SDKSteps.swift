@@ -1,6 +1,6 @@
 import JSON
 public import SignInSDK
-public import WebAuthSession
+public import WorldVocabulary
 import YAML
 
 /// The calls into the app's SDK a scenario can make (`SignInClient`'s public methods).

@@ -1,7 +1,7 @@
-public import Issuer
 public import JOSE
 public import JSON
 import OAuthCore
+public import WorldVocabulary
 import YAML
 
 /// Changes to the world around the app.
@@ -173,23 +173,7 @@ extension WorldStep {
                 form: .required(.defined("duration")),
                 summary: "Sets how far the device clock is ahead of the world (negative: behind).")
         case .network:
-            let armed = ValueShape.defined("armedRequests")
-            return StepSignature(
-                form: .required(
-                    .mapping([
-                        Argument("reset", .flag), Argument("offline", .flag),
-                        Argument("latency_ms", .integer(minimum: 0, maximum: 600_000)),
-                        Argument("captive_portal", .flag), Argument("fail_next", armed),
-                        Argument("lose_responses", armed), Argument("resend", armed),
-                        Argument(
-                            "status",
-                            .mapping([
-                                Argument("code", .integer(minimum: 100, maximum: 599), required: true),
-                                Argument("count", .integer(minimum: 1, maximum: 10_000)),
-                                Argument("path", .text),
-                            ])),
-                    ])),
-                summary: "Changes the device's network conditions.")
+            return Self.networkSignature
         case .appleAccount:
             return StepSignature(
                 form: .optional(
@@ -216,37 +200,63 @@ extension WorldStep {
                     "The credential state of the phone's Apple ID for the app changes at Apple (embedded Apple)."
             )
         case .issuer:
-            return StepSignature(
-                form: .required(
-                    .mapping([
-                        Argument("fault", .defined("fault")),
-                        Argument("count", .integer(minimum: 1, maximum: 1_000_000)), Argument("path", .text),
-                        Argument("delay_ms", .integer(minimum: 0, maximum: 600_000)),
-                        Argument(
-                            "status",
-                            .described(
-                                "http-html-error and oauth-error: the HTTP status answered.",
-                                .integer(minimum: 100, maximum: 599))),
-                        Argument("error", .described("oauth-error: the error code answered.", .text)),
-                        Argument(
-                            "error_description",
-                            .described("oauth-error: the error_description answered.", .text)),
-                        Argument("clear_faults", .flag),
-                        Argument("rotate_keys", .either([.flag, .defined("signingAlgorithm")])),
-                        Argument("user", .defined("user")),
-                        Argument(
-                            "clock",
-                            .described(
-                                "Moves the issuer's clock: advance by a duration, or set the offset from its start.",
-                                .mapping(
-                                    [
-                                        Argument("advance", .defined("duration")),
-                                        Argument("offset", .defined("duration")),
-                                    ],
-                                    onlyOne: true))),
-                    ])),
-                summary: "Embedded issuer only: one of fault, clear_faults, rotate_keys, user, clock.")
+            return Self.issuerSignature
         }
+    }
+
+    /// `network:`: the conditions that change, and requests armed to fail, be lost or resent.
+    private static var networkSignature: StepSignature {
+        let armed = ValueShape.defined("armedRequests")
+        return StepSignature(
+            form: .required(
+                .mapping([
+                    Argument("reset", .flag), Argument("offline", .flag),
+                    Argument("latency_ms", .integer(minimum: 0, maximum: 600_000)),
+                    Argument("captive_portal", .flag), Argument("fail_next", armed),
+                    Argument("lose_responses", armed), Argument("resend", armed),
+                    Argument(
+                        "status",
+                        .mapping([
+                            Argument("code", .integer(minimum: 100, maximum: 599), required: true),
+                            Argument("count", .integer(minimum: 1, maximum: 10_000)),
+                            Argument("path", .text),
+                        ])),
+                ])),
+            summary: "Changes the device's network conditions.")
+    }
+
+    /// `issuer:`: one action on the embedded issuer, with the settings of a fault.
+    private static var issuerSignature: StepSignature {
+        StepSignature(
+            form: .required(
+                .mapping([
+                    Argument("fault", .defined("fault")),
+                    Argument("count", .integer(minimum: 1, maximum: 1_000_000)), Argument("path", .text),
+                    Argument("delay_ms", .integer(minimum: 0, maximum: 600_000)),
+                    Argument(
+                        "status",
+                        .described(
+                            "http-html-error and oauth-error: the HTTP status answered.",
+                            .integer(minimum: 100, maximum: 599))),
+                    Argument("error", .described("oauth-error: the error code answered.", .text)),
+                    Argument(
+                        "error_description",
+                        .described("oauth-error: the error_description answered.", .text)),
+                    Argument("clear_faults", .flag),
+                    Argument("rotate_keys", .either([.flag, .defined("signingAlgorithm")])),
+                    Argument("user", .defined("user")),
+                    Argument(
+                        "clock",
+                        .described(
+                            "Moves the issuer's clock: advance by a duration, or set the offset from its start.",
+                            .mapping(
+                                [
+                                    Argument("advance", .defined("duration")),
+                                    Argument("offset", .defined("duration")),
+                                ],
+                                onlyOne: true))),
+                ])),
+            summary: "Embedded issuer only: one of fault, clear_faults, rotate_keys, user, clock.")
     }
 }
 
@@ -435,24 +445,23 @@ extension StepDecoder {
 extension ScenarioEncoder {
     /// A world step, by the change it makes.
     static func world(_ change: WorldChange) -> JSONValue {
+        let name = change.step.rawValue
         switch change {
-        case .advance(let seconds):
-            return ["advance": .int(seconds)]
-        case .skew(let seconds):
-            return ["skew": .int(seconds)]
+        case .advance(let seconds), .skew(let seconds):
+            return [name: .int(seconds)]
         case .appleRevokeConsent(let app):
-            return named("appleRevokeConsent", appOnly(app))
+            return named(name, appOnly(app))
         case .appleCredential(let change, let app):
             var arguments = appOnly(app)
             arguments["state"] = .string(change.state.rawValue)
             if case .transferred(let team?) = change { arguments["team"] = .string(team) }
-            return ["appleCredential": .object(arguments)]
+            return [name: .object(arguments)]
         case .network(let change):
-            return ["network": .object(network(change))]
+            return [name: .object(network(change))]
         case .appleAccount(let account):
-            return ["appleAccount": account.map(appleAccount) ?? .object([:])]
+            return [name: account.map(appleAccount) ?? .object([:])]
         case .issuer(let action):
-            return ["issuer": .object(issuer(action))]
+            return [name: .object(issuer(action))]
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Issuer
 import Locking
 import Scenario
 import ScenarioReports
@@ -188,7 +189,9 @@ struct ScenarioFiles {
         }
         for file in files {
             do {
-                scenarios.append(try ScenarioLoader.load(path: file, overrides: overrides))
+                scenarios.append(
+                    try ScenarioLoader.load(
+                        path: file, overrides: overrides, tenantCheck: TenantLoader.check))
             } catch {
                 errors.append(error)
             }

@@ -8,6 +8,7 @@ import HTTPCore
 import HTTPServer
 import Issuer
 import Simulator
+import WorldVocabulary
 
 #if canImport(Glibc)
     @preconcurrency import Glibc

@@ -7,6 +7,7 @@ import SignInSDK
 import Simulator
 import WebAuthSession
 import WebKitSession
+import WorldVocabulary
 
 extension SignInSimCLI {
     static let signInCommand = CommandSpec(
