@@ -686,6 +686,17 @@ struct IssuerBehavior {
         ].contains { text.contains($0) }
     }
 
+    /// Whether `deriveTransportFaults` arms a failure for this exchange (a fault at the issuer, or
+    /// a failed connection at the device): no answer, 429 or a 5xx, unless the simulated network
+    /// made it.
+    static func failed(_ exchange: RecordedExchange, answer: ExchangeSummary.Answer) -> Bool {
+        guard !isDeviceNetworkFailure(exchange) else { return false }
+        switch answer {
+        case .transportFailure: return true
+        case .status(let status): return status == 429 || status >= 500
+        }
+    }
+
     private mutating func deriveTransportFaults() {
         let exchanges = analysis.capture.exchanges
         for index in analysis.timeline {
@@ -751,6 +762,15 @@ struct IssuerBehavior {
                 entry.role == .token || entry.role == .userinfo || entry.role == .discovery,
                 let hold = ReplayServer.hold(exchange), let path = Self.embeddedPaths[entry.role]
             else { continue }
+            // A held request that then failed gets its failure's fault (deriveTransportFaults):
+            // the embedded issuer takes one fault per request, and a delay taken by it would
+            // leave the failure to the next request, which the recorded issuer answered.
+            if Self.failed(exchange, answer: entry.summary.answer) {
+                findings.append(
+                    "entry \(number(index)): held \(Int(exchange.timeMilliseconds.rounded())) ms, then "
+                        + "\(entry.summary.phrase); the embedded issuer answers the failure without the wait")
+                continue
+            }
             let milliseconds = Int(min(exchange.timeMilliseconds, 5000).rounded())
             arm(
                 .fault(FaultSetup(.delay, count: 1, path: path, delayMilliseconds: milliseconds)),

@@ -80,4 +80,22 @@ import Testing
         let outcome = await ScenarioRunner.run(scenario, seed: 3)
         #expect(outcome.result.status == .passed, "\(String(describing: outcome.result.failure))")
     }
+
+    /// A refresh the recorded issuer held and then failed (allauth's SQLite database, locked by
+    /// the other refresh, answered 500 after a wait on a loaded machine) takes only its failure:
+    /// the embedded issuer takes one fault per request, and a delay armed for it as well left the
+    /// 500 to no request, so both refreshes went through and the second was a replay.
+    @Test("a held refresh that then failed takes only its failure, and the race still passes")
+    func heldThenFailed() async throws {
+        var capture = try Self.load("django-allauth/refresh-race")
+        let failed = try #require(capture.exchanges.firstIndex { $0.status == 500 })
+        capture.exchanges[failed].timeMilliseconds = 335
+        var options = ScenarioDerivation.Options()
+        options.file = "refresh-race.har"
+        let derived = try await ScenarioDerivation.derive(capture, options: options)
+        #expect(derived.passed == true, "\(derived.yaml)")
+        #expect(derived.yaml.contains("held 335 ms, then 500"), "\(derived.yaml)")
+        #expect(!derived.yaml.contains("delay_ms: 335"), "\(derived.yaml)")
+        #expect(derived.yaml.contains("fault: http-html-error"), "\(derived.yaml)")
+    }
 }
