@@ -11,6 +11,7 @@ public final class WebAuthenticationHandle: Sendable {
     private struct State {
         var outcome: WebAuthenticationOutcome?
         var trace: [WebPageVisit] = []
+        var pagesRead = 0
         var waiters: [CheckedContinuation<WebAuthenticationOutcome, Never>] = []
         /// What stops the session's work when it ends: its tasks' cancels, its timers' disarms.
         var stops: [@Sendable () -> Void] = []
@@ -53,7 +54,16 @@ public final class WebAuthenticationHandle: Sendable {
     /// The pages visited so far.
     public var trace: [WebPageVisit] { state.withLock { $0.trace } }
 
+    /// How many times the person has read the sheet's page so far (every reading, changed page
+    /// or not): the evidence that a page was on screen to someone, for whoever watches the sheet.
+    public var pagesRead: Int { state.withLock { $0.pagesRead } }
+
     // MARK: Driven by the session
+
+    /// The person has read the page once more.
+    package func notePageRead() {
+        state.withLock { $0.pagesRead += 1 }
+    }
 
     package func record(_ visit: WebPageVisit) {
         state.withLock { state in

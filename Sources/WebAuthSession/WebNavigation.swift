@@ -222,6 +222,7 @@ struct WebNavigation: Sendable {
     {
         var page = WebPage(document)
         page.overrideMatches = page.liteOverrideMatches(user.overrides)
+        handle.notePageRead()
         switch person.move(on: page, status: status) {
         case .act(let act):
             let form = document.forms[act.form]

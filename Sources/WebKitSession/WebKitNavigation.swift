@@ -270,6 +270,7 @@ struct WebKitNavigation {
             unchangedReadings += 1
         }
         lastPage = page
+        handle.notePageRead()
         return print
     }
 

@@ -207,6 +207,20 @@ struct WebAuthenticationSessionTests {
         }
     }
 
+    /// The handle counts the person's readings as they happen, for whoever watches the sheet: the
+    /// login page is read once, and redirects are not pages.
+    @Test("the handle counts the pages the person read")
+    func pagesRead() async throws {
+        try await withTestServer(router: siteRouter()) { server in
+            let user = WebUserScript.signIn(
+                username: "alice", password: "secret", usernameField: "login", passwordField: "pass",
+                otherFields: ["otp": "123456"])
+            let handle = try session(server, "/start").start(as: user, in: WebPresentationContext())
+            #expect(try await handle.callbackURL().hasPrefix("com.Example.App://auth/callback"))
+            #expect(handle.pagesRead == 1)
+        }
+    }
+
     /// The same login form after the password went out is a refusal, with the page's text.
     @Test("a login form shown again is loginRejected with the page's error")
     func rejected() async throws {

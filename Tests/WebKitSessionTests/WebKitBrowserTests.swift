@@ -272,8 +272,10 @@ struct WebKitBrowserTests {
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(loaded.withLock { $0 } == 1, "the page was never requested")
-            // Time for the person to read it once (a reading every 100 ms).
-            try await Task.sleep(for: .milliseconds(800))
+            // The person reads the page every 100 ms; the crash report names what was read last.
+            try await poll(until: "the person to read the loading page", within: .seconds(20)) {
+                handle.pagesRead > 0
+            }
             let before = try #require(engine.helperPID)
             engine.killHelper()
             let outcome = await handle.outcome()
