@@ -183,15 +183,20 @@ struct WebAuthenticationSessionTests {
         }
     }
 
+    /// Alice on the odd site's login form, whose fields have other names and a one-time code.
+    static func customLoginUser(password: String) -> WebUserScript {
+        .signIn(
+            username: "alice", password: password, usernameField: "login", passwordField: "pass",
+            otherFields: ["otp": "123456"])
+    }
+
     /// Relative and 303 redirects are followed, a login form with other names is filled from
     /// the mapping, hidden inputs are echoed, and the callback comes back byte for byte.
     @Test("relative redirects, custom field names, exact callback")
     func customLogin() async throws {
         try await withTestServer(router: siteRouter()) { server in
-            let user = WebUserScript.signIn(
-                username: "alice", password: "secret", usernameField: "login", passwordField: "pass",
-                otherFields: ["otp": "123456"])
-            let outcome = await session(server, "/start").run(as: user, in: WebPresentationContext())
+            let outcome = await session(server, "/start").run(
+                as: Self.customLoginUser(password: "secret"), in: WebPresentationContext())
             #expect(outcome.result == .success("com.Example.App://auth/callback?code=a%20b&state=s+1"))
             #expect(
                 outcome.trace.map(\.action) == [
@@ -212,10 +217,8 @@ struct WebAuthenticationSessionTests {
     @Test("the handle counts the pages the person read")
     func pagesRead() async throws {
         try await withTestServer(router: siteRouter()) { server in
-            let user = WebUserScript.signIn(
-                username: "alice", password: "secret", usernameField: "login", passwordField: "pass",
-                otherFields: ["otp": "123456"])
-            let handle = try session(server, "/start").start(as: user, in: WebPresentationContext())
+            let handle = try session(server, "/start").start(
+                as: Self.customLoginUser(password: "secret"), in: WebPresentationContext())
             #expect(try await handle.callbackURL().hasPrefix("com.Example.App://auth/callback"))
             #expect(handle.pagesRead == 1)
         }
@@ -225,10 +228,8 @@ struct WebAuthenticationSessionTests {
     @Test("a login form shown again is loginRejected with the page's error")
     func rejected() async throws {
         try await withTestServer(router: siteRouter()) { server in
-            let user = WebUserScript.signIn(
-                username: "alice", password: "wrong", usernameField: "login", passwordField: "pass",
-                otherFields: ["otp": "123456"])
-            let outcome = await session(server, "/login").run(as: user, in: WebPresentationContext())
+            let outcome = await session(server, "/login").run(
+                as: Self.customLoginUser(password: "wrong"), in: WebPresentationContext())
             let error = try #require(failure(outcome))
             #expect(error.code == .loginRejected)
             #expect(error.message.contains("Bad login for alice"))
