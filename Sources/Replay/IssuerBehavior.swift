@@ -686,9 +686,9 @@ struct IssuerBehavior {
         ].contains { text.contains($0) }
     }
 
-    /// Whether `deriveTransportFaults` arms a failure for this exchange (a fault at the issuer, or
-    /// a failed connection at the device): no answer, 429 or a 5xx, unless the simulated network
-    /// made it.
+    /// Whether the exchange is a failure the derived scenario makes (a fault at the issuer, or a
+    /// failed connection at the device): no answer, 429 or a 5xx, unless the simulated network
+    /// made it. `deriveTransportFaults` arms these, and `deriveRaces` holds none of them.
     static func failed(_ exchange: RecordedExchange, answer: ExchangeSummary.Answer) -> Bool {
         guard !isDeviceNetworkFailure(exchange) else { return false }
         switch answer {
@@ -702,7 +702,7 @@ struct IssuerBehavior {
         for index in analysis.timeline {
             let entry = analysis.entries[index]
             guard entry.sender == .app || entry.sender == .browser, let path = Self.embeddedPaths[entry.role],
-                !Self.isDeviceNetworkFailure(exchanges[index])
+                Self.failed(exchanges[index], answer: entry.summary.answer)
             else { continue }
             let summary = entry.summary
             let setup: FaultSetup?

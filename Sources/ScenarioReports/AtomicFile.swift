@@ -36,12 +36,6 @@ public enum AtomicFile {
         FileReplacement.removeStaleTemporaryFiles(in: directory)
     }
 
-    /// The process id in a name of the form `.<name>.<pid>.<base-36 random>.tmp`, or `nil`
-    /// when the name is not one `write` makes.
-    static func temporaryFileOwner(_ name: String) -> pid_t? {
-        FileReplacement.temporaryFileOwner(name)
-    }
-
     /// The directory part of `path`: `.` for a bare name, `/` for a file at the root.
     public static func parentDirectory(of path: String) -> String {
         FileReplacement.parentDirectory(of: path)

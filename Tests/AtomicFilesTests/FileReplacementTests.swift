@@ -63,6 +63,17 @@ struct FileReplacementTests {
         #expect(FileReplacement.temporaryFileOwner(".keychain.json.tmp") == nil)
     }
 
+    /// The owner is read back from names `replace` makes (the reports' own cases), and from nothing else.
+    @Test("temporary file owners")
+    func owners() {
+        #expect(FileReplacement.temporaryFileOwner(".run.json.4242.3w5e11264sgsg.tmp") == 4242)
+        #expect(FileReplacement.temporaryFileOwner(".a.b.c.7.0.tmp") == 7)
+        #expect(FileReplacement.temporaryFileOwner(".run.json.0.abc.tmp") == nil)
+        #expect(FileReplacement.temporaryFileOwner(".run.json.-4.abc.tmp") == nil)
+        #expect(FileReplacement.temporaryFileOwner("..4.abc.tmp") == nil)
+        #expect(FileReplacement.temporaryFileOwner(".run.json.99999999999.abc.tmp") == nil)
+    }
+
     @Test func parentDirectory() {
         #expect(FileReplacement.parentDirectory(of: "keychain.json") == ".")
         #expect(FileReplacement.parentDirectory(of: "/a//keychain.json") == "/a")

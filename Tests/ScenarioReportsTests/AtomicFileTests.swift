@@ -99,17 +99,6 @@ struct AtomicFileTests {
         }
     }
 
-    /// The owner is read back from names `write` makes, and from nothing else.
-    @Test("temporary file owners")
-    func owners() {
-        #expect(AtomicFile.temporaryFileOwner(".run.json.4242.3w5e11264sgsg.tmp") == 4242)
-        #expect(AtomicFile.temporaryFileOwner(".a.b.c.7.0.tmp") == 7)
-        #expect(AtomicFile.temporaryFileOwner(".run.json.0.abc.tmp") == nil)
-        #expect(AtomicFile.temporaryFileOwner(".run.json.-4.abc.tmp") == nil)
-        #expect(AtomicFile.temporaryFileOwner("..4.abc.tmp") == nil)
-        #expect(AtomicFile.temporaryFileOwner(".run.json.99999999999.abc.tmp") == nil)
-    }
-
     /// The directory the temporary file goes in, for absolute, relative and root paths (a
     /// bare name is in the current directory, so tests need not change it).
     @Test("parent directories")
