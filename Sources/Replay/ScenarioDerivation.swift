@@ -269,7 +269,8 @@ private struct Derivation {
         var calls: [(client: String, user: WebUserSetup, step: Int)] = []
         func collect(_ step: Step, in number: Int) {
             switch step.action {
-            case .sdk(.signIn(let user, _, _, _, _), let app, _):
+            case .sdk(.signIn(let arguments), let app, _):
+                let user = arguments.user
                 let bundle = app ?? apps.first?.bundleID
                 calls.append((apps.first { $0.bundleID == bundle }?.clientID ?? "", user, number))
             case .flow(.parallel(let inner)), .flow(.include(_, let inner)):
@@ -345,11 +346,9 @@ private struct Derivation {
         func rewrite(_ step: Step) -> Step {
             var step = step
             switch step.action {
-            case .sdk(.signIn(let user, let prompt, let scopes, let hint, let maxAge), let app, let errors):
-                let typed = remaining.popFirst() ?? nil
-                step.action = .sdk(
-                    .signIn(typed ?? user, prompt: prompt, scopes: scopes, loginHint: hint, maxAge: maxAge),
-                    app: app, expectedOutcomes: errors)
+            case .sdk(.signIn(var arguments), let app, let errors):
+                if let typed = remaining.popFirst() ?? nil { arguments.user = typed }
+                step.action = .sdk(.signIn(arguments), app: app, expectedOutcomes: errors)
             case .flow(.parallel(let inner)):
                 step.action = .flow(.parallel(inner.map(rewrite)))
             case .flow(.include(let file, let inner)):
@@ -378,14 +377,16 @@ private struct Derivation {
             return nil
         case .sdk(let call, let app, _):
             var call = call
-            if case .signIn(var user, let prompt, let scopes, let hint, let maxAge) = call {
+            if case .signIn(var arguments) = call {
                 // The embedded issuer's login form has no other fields; its login is an email.
+                var user = arguments.user
                 user.fields = []
                 user.username = logins[user.username] ?? user.username
                 user.retries = user.retries.map { retry in
                     LoginAttempt(username: retry.username.map { logins[$0] ?? $0 }, password: retry.password)
                 }
-                call = .signIn(user, prompt: prompt, scopes: scopes, loginHint: hint, maxAge: maxAge)
+                arguments.user = user
+                call = .signIn(arguments)
             }
             let expected = record?.callOutcome.flatMap { $0 == .success ? nil : [$0] }
             return Step(

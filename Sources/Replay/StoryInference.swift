@@ -193,7 +193,7 @@ struct StoryInference {
             case (.token, GrantType.tokenExchange?):
                 flushRace()
                 append(
-                    .signInWithApple(cancel: false, scopes: nil, nonce: nil), name: "signInWithApple",
+                    .signInWithApple(AppleSignInArguments()), name: "signInWithApple",
                     at: exchange.startedAtMilliseconds, entries: pendingApple + [index])
                 pendingApple = []
             case (.appleAuthorization, _) where StoryInference.isCredentialStateCheck(exchange):
@@ -221,7 +221,7 @@ struct StoryInference {
             flushRace()
             if !pendingApple.isEmpty {
                 append(
-                    .signInWithApple(cancel: false, scopes: nil, nonce: nil), name: "signInWithApple",
+                    .signInWithApple(AppleSignInArguments()), name: "signInWithApple",
                     at: inference.analysis.capture.exchanges[pendingApple[0]].startedAtMilliseconds,
                     entries: pendingApple)
             }
@@ -385,8 +385,7 @@ struct StoryInference {
         let scopes = flow.scopes.flatMap { $0 == app.scopes ? nil : $0 }
         // The app's prompt is its first sign-in's; another sign-in's is the step's own.
         let prompt = Self.promptSetting(flow)
-        return .signIn(
-            user, prompt: prompt == app.prompt ? nil : prompt, scopes: scopes, loginHint: nil, maxAge: nil)
+        return .signIn(SignInArguments(user, prompt: prompt == app.prompt ? nil : prompt, scopes: scopes))
     }
 
     /// A sign-in's `prompt` as a setting: the values sent, or `omit`.

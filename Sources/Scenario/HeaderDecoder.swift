@@ -169,16 +169,10 @@ struct HeaderDecoder {
     }
 
     func appleAccount(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> AppleAccountSetup {
-        let mapping = try reader.mapping(
-            node, context, allowed: ["email", "given_name", "family_name", "private_relay"])
-        guard let email = mapping["email"] else { throw reader.error(node, "\(context) needs an email") }
-        var account = AppleAccountSetup(email: try reader.string(email, "\(context).email"))
-        account.givenName = try reader.optionalString(mapping, "given_name", context)
-        account.familyName = try reader.optionalString(mapping, "family_name", context)
-        if let node = mapping["private_relay"] {
-            account.privateRelay = try reader.bool(node, "\(context).private_relay")
-        }
-        return account
+        // No step is read here, so no app is checked: the decoder knows none.
+        let decoder = StepDecoder(reader: reader, appIDs: nil, env: env, includeStack: [])
+        return try AppleAccountSetup.fields.decode(
+            node, from: AppleAccountSetup(email: ""), FieldReading(decoder: decoder, path: context))
     }
 
     func apps(_ node: YAMLNode?, profile: YAMLNode?, client: YAMLMapping?) throws(ScenarioError) -> [AppSetup]

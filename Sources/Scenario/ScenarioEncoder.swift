@@ -8,8 +8,8 @@ public import JSON
 /// requests), the story a replay runs, and the scenario `import-har` prints. What the loader
 /// fills in by default is left out, so that a written step reads as a person would write it.
 /// `runFlow` includes are written inlined (the loader has already read their files), and `env`
-/// is not written (every `${…}` is already substituted). Each family of steps is written by
-/// the code beside its declaration in `Steps/`.
+/// is not written (every `${…}` is already substituted). Each step is written by its
+/// declaration in `Steps/` (`StepKind.codec`).
 public enum ScenarioEncoder {
     /// The whole scenario: header and steps.
     public static func document(_ scenario: Scenario) -> JSONValue {
@@ -52,11 +52,7 @@ public enum ScenarioEncoder {
     }
 
     static func appleAccount(_ account: AppleAccountSetup) -> JSONValue {
-        var members: [String: JSONValue] = ["email": .string(account.email)]
-        if let given = account.givenName { members["given_name"] = .string(given) }
-        if let family = account.familyName { members["family_name"] = .string(family) }
-        if account.privateRelay { members["private_relay"] = true }
-        return .object(members)
+        .object(AppleAccountSetup.fields.encode(account))
     }
 
     /// One entry of `apps`, every setting written out: an app's client is what a replay and an
@@ -109,30 +105,11 @@ public enum ScenarioEncoder {
         }
     }
 
-    /// One step: a bare name, or a mapping from the name to its arguments. Each family of
-    /// steps writes its own (`Steps/`).
+    /// One step: a bare name, or a mapping from the name to its arguments, as the step's
+    /// declaration writes it (`StepKind.codec`, in `Steps/`).
     public static func step(_ step: Step) -> JSONValue {
-        switch step.action {
-        case .app(_, let app): named(step.action.kind.name, appOnly(app))
-        case .device: .string(step.action.kind.name)
-        case .sdk(let call, let app, let outcomes): sdk(call, app: app, expectedOutcomes: outcomes)
-        case .world(let change): world(change)
-        case .flow(.parallel(let branches)): parallel(branches)
-        // Only reached for an include nested where a single step is expected: a list.
-        case .flow(.include(_, let inner)): .array(steps(inner))
-        case .flow(.expect(let expectations)): ["expect": .object(expect(expectations))]
-        case .flow(.wait(let condition)): wait(condition)
-        }
+        step.action.kind.codec.encode(step.action)
     }
-
-    static func named(_ name: String, _ arguments: [String: JSONValue]) -> JSONValue {
-        arguments.isEmpty ? .string(name) : .object([name: .object(arguments)])
-    }
-
-    static func appOnly(_ app: String?) -> [String: JSONValue] {
-        app.map { ["app": .string($0)] } ?? [:]
-    }
-
 }
 
 extension TenantOverride {

@@ -199,16 +199,8 @@ public struct StepSignature: Sendable {
 }
 
 extension StepKind {
-    /// How the step is written and what its arguments are.
-    public var signature: StepSignature {
-        switch self {
-        case .app: StepSignature(form: .optional(.mapping([StepCatalog.app])), summary: nil)
-        case .device: StepSignature(form: .bare, summary: nil)
-        case .sdk(let step): step.signature
-        case .world(let step): step.signature
-        case .flow(let step): step.signature
-        }
-    }
+    /// How the step is written and what its arguments are, from its declaration (`codec`).
+    public var signature: StepSignature { codec.signature }
 }
 
 /// Shapes used in several places, and the argument every app-directed step takes.
@@ -223,7 +215,7 @@ public enum StepCatalog {
     public static let definitions: [String: ValueShape] = [
         "requestMatch": .described(
             "How many requests (at least 1), and only those to path when it is given.",
-            .mapping([Argument("count", .integer(minimum: 1, maximum: 100_000)), Argument("path", .text)])),
+            ArmedRequests.matchFields.shape),
         "armedRequests": .described(
             "The next requests a network condition applies to: a count, or {count, path}.",
             .either([.integer(minimum: 1, maximum: 10_000), .defined("requestMatch")])),

@@ -4,8 +4,9 @@ import YAML
 /// Steps: a bare name (`launch`) or a mapping with one key, the step's name, whose value holds
 /// its arguments (`signIn: {username: bob@example.com}`).
 ///
-/// This file finds the step's kind and hands its arguments to its family's decoding, which is
-/// declared beside the family in `Steps/`; the helpers here are the ones families share.
+/// This file finds the step's kind and hands its arguments to the step's declaration
+/// (`StepKind.codec`, declared beside its family in `Steps/`); the helpers here are the ones
+/// families share.
 struct StepDecoder {
     let reader: ScenarioReader
     /// The apps of the device; nil when the header's apps have a problem, and then unchecked.
@@ -65,20 +66,7 @@ struct StepDecoder {
                 "unknown step \"\(name)\"" + NearMiss.alternatives(for: name, among: ScenarioVocabulary.steps)
             )
         }
-        switch kind {
-        case .app(let action):
-            let mapping = try optionalMapping(arguments, name, allowed: kind.keys())
-            return .app(action, app: try app(mapping, name))
-        case .device(let action):
-            if let arguments { throw reader.error(arguments, "\(name) takes no arguments") }
-            return .device(action)
-        case .sdk(let step):
-            return try sdk(step, arguments)
-        case .world(let step):
-            return .world(try world(step, arguments, at: node))
-        case .flow(let step):
-            return try flow(step, arguments, at: node).map(StepAction.flow)
-        }
+        return try kind.codec.decode(arguments, node, self)
     }
 
     /// One of Apple's credential state names.
@@ -88,17 +76,14 @@ struct StepDecoder {
         try reader.named(node, context, AppleCredentialStateName.self)
     }
 
-    func optionalMapping(_ node: YAMLNode?, _ context: String, allowed: [String])
-        throws(ScenarioError)
-        -> YAMLMapping?
-    {
-        guard let node else { return nil }
-        return try reader.mapping(node, context, allowed: allowed)
-    }
-
     func app(_ mapping: YAMLMapping?, _ context: String) throws(ScenarioError) -> String? {
         guard let node = mapping?["app"] else { return nil }
-        let id = try reader.string(node, "\(context).app")
+        return try appID(node, "\(context).app")
+    }
+
+    /// An app of the device, named at `context`.
+    func appID(_ node: YAMLNode, _ context: String) throws(ScenarioError) -> String {
+        let id = try reader.string(node, context)
         guard let appIDs, !appIDs.contains(id) else { return id }
         throw reader.error(
             node,

@@ -636,13 +636,13 @@ final class ScenarioExecution: Sendable {
         -> CallResult
     {
         switch call {
-        case .signIn(let user, let prompt, let scopes, let loginHint, let maxAge):
-            app.webUser = webUserScript(user, setup: setup)
+        case .signIn(let arguments):
+            app.webUser = webUserScript(arguments.user, setup: setup)
             var request = SignInRequestOptions()
-            request.prompt = prompt.map(SignInOptions.Prompt.init(text:))
-            request.scopes = scopes
-            request.loginHint = loginHint
-            request.maxAge = maxAge
+            request.prompt = arguments.prompt.map(SignInOptions.Prompt.init(text:))
+            request.scopes = arguments.scopes
+            request.loginHint = arguments.loginHint
+            request.maxAge = arguments.maxAge
             let options = request
             let session = try await app.perform { try await $0.signIn(options: options) }
             return CallResult(note: session.subject.map { "signed in as \($0)" })
@@ -657,11 +657,12 @@ final class ScenarioExecution: Sendable {
             _ = try await app.perform { try await $0.renewSession() }
         case .signOut(let callEndSession):
             return try await signOut(app, callEndSession: callEndSession)
-        case .signInWithApple(let cancel, let scopes, let nonce):
-            app.cancelsAppleSheet = cancel
-            let appleScopes: [AppleAuthorizationScope] = (scopes ?? ["name", "email"]).map {
+        case .signInWithApple(let arguments):
+            app.cancelsAppleSheet = arguments.cancel
+            let appleScopes: [AppleAuthorizationScope] = (arguments.scopes ?? ["name", "email"]).map {
                 $0 == "email" ? .email : .fullName
             }
+            let nonce = arguments.nonce
             let session = try await app.perform {
                 try await $0.signInWithApple(scopes: appleScopes, nonce: nonce)
             }

@@ -101,11 +101,11 @@ import Testing
                 ["name": .string(text), "steps": [["signIn": ["password": .string(text)]]]])
             let scenario = try ScenarioLoader.parse(Array(yaml.utf8), file: "q.yaml", substitutes: false)
             #expect(scenario.name == text, "\(yaml)")
-            guard case .sdk(.signIn(let user, _, _, _, _), _, _)? = scenario.steps.first?.action else {
+            guard case .sdk(.signIn(let arguments), _, _)? = scenario.steps.first?.action else {
                 Issue.record("no signIn in \(yaml)")
                 continue
             }
-            #expect(user.password == text, "\(yaml)")
+            #expect(arguments.user.password == text, "\(yaml)")
         }
     }
 

@@ -81,10 +81,11 @@ import WorldVocabulary
         #expect(scenario.steps.count == 14)
         #expect(scenario.steps[0].location == SourceLocation(file: "s.yaml", line: 13, column: 5))
         #expect(scenario.steps[3].action == .world(.advance(seconds: 3600)))
-        guard case .sdk(.signIn(let user, _, _, _, _), _, let expected) = scenario.steps[7].action else {
+        guard case .sdk(.signIn(let arguments), _, let expected) = scenario.steps[7].action else {
             Issue.record("step 8 is \(scenario.steps[7].action)")
             return
         }
+        let user = arguments.user
         #expect(user.username == "bob@example.com")
         #expect(user.fields == [FieldValue("otp", "123456")])
         #expect(user.consent == .deny)
@@ -174,10 +175,11 @@ import WorldVocabulary
         #expect(overridden.name == "goodbye world")
         #expect(overridden.env["WHO"] == "bob@example.com")
         #expect(overridden.steps[0].action == .world(.network(Self.failing(7))))
-        guard case .sdk(.signIn(let user, _, _, _, _), _, _) = overridden.steps[1].action else {
+        guard case .sdk(.signIn(let arguments), _, _) = overridden.steps[1].action else {
             Issue.record("not a signIn")
             return
         }
+        let user = arguments.user
         #expect(user.username == "bob@example.com")
     }
 
@@ -303,9 +305,9 @@ import WorldVocabulary
         #expect(scenario.steps.count == 3)
         let users = scenario.steps.compactMap { step -> String? in
             guard case .flow(.include(_, let inner)) = step.action,
-                case .sdk(.signIn(let user, _, _, _, _), _, _) = inner[0].action
+                case .sdk(.signIn(let arguments), _, _) = inner[0].action
             else { return nil }
-            return user.username
+            return arguments.user.username
         }
         #expect(users == ["alice@example.com", "bob@example.com", "alice@example.com"])
         guard case .flow(.include(let file, let inner)) = scenario.steps[0].action else { return }

@@ -57,15 +57,49 @@ public enum EndpointRole: String, Hashable, Sendable, CaseIterable {
 }
 
 extension FlowStep {
-    var signature: StepSignature {
+    /// The step's declaration, from which its signature, its decoding and its encoding come.
+    /// `wait` is declared by its fields; the others are written otherwise than as a mapping of
+    /// keys (a list of branches, a file, a check per key), so each declares its shape, decoding
+    /// and encoding here together.
+    var codec: StepCodec {
         switch self {
-        case .parallel:
-            let branch = ValueShape.either([.defined("step"), .list(.defined("step"), minimumCount: 1)])
-            return StepSignature(
+        case .parallel: Self.parallelCodec
+        case .runFlow: Self.runFlowCodec
+        case .expect: Self.expectCodec
+        case .wait:
+            .fields(
+                rawValue,
+                summary:
+                    "Waits (real time, at most 10 s) until the app's sheet is presented or closed, or the device has sent count requests to path.",
+                needs: "a condition: sheet or requests", WaitArguments.fields, from: WaitArguments(),
+                rules: WaitArguments.check, action: { .flow(.wait($0.condition)) },
+                root: { action in
+                    guard case .flow(.wait(let condition)) = action else { return nil }
+                    return WaitArguments(condition)
+                })
+        }
+    }
+
+    private static var parallelCodec: StepCodec {
+        let branch = ValueShape.either([.defined("step"), .list(.defined("step"), minimumCount: 1)])
+        return .custom(
+            "parallel",
+            StepSignature(
                 form: .required(.list(branch, minimumCount: 2)),
-                summary: "Branches started together: each a step, or a list of steps run in order.")
-        case .runFlow:
-            return StepSignature(
+                summary: "Branches started together: each a step, or a list of steps run in order."),
+            decode: { (arguments, nameNode, decoder) throws(ScenarioError) in
+                try decoder.parallel(arguments, at: nameNode).map(StepAction.flow)
+            },
+            encode: { action in
+                guard case .flow(.parallel(let branches)) = action else { return .string("parallel") }
+                return ScenarioEncoder.parallel(branches)
+            })
+    }
+
+    private static var runFlowCodec: StepCodec {
+        .custom(
+            "runFlow",
+            StepSignature(
                 form: .required(
                     .either([
                         .text,
@@ -74,23 +108,77 @@ extension FlowStep {
                             Argument("when", .either([.text, .flag])),
                         ]),
                     ])),
-                summary: "Runs the steps of a flow file, relative to this one.")
-        case .expect:
-            return StepSignature(
+                summary: "Runs the steps of a flow file, relative to this one."),
+            decode: { (arguments, nameNode, decoder) throws(ScenarioError) in
+                guard let arguments else { throw decoder.reader.error(nameNode, "runFlow needs a file") }
+                return try decoder.include(arguments).map(StepAction.flow)
+            },
+            encode: { action in
+                // Written inlined: only reached for an include nested where a single step is
+                // expected, where a list is.
+                guard case .flow(.include(_, let inner)) = action else { return .string("runFlow") }
+                return .array(ScenarioEncoder.steps(inner))
+            })
+    }
+
+    private static var expectCodec: StepCodec {
+        .custom(
+            "expect",
+            StepSignature(
                 form: .required(.mapping([StepCatalog.app] + ExpectationKey.allCases.map(\.argument))),
-                summary: "Checks the state of the world.")
-        case .wait:
-            return StepSignature(
-                form: .required(
-                    .mapping(
-                        [
-                            StepCatalog.app, Argument("sheet", .defined("sheetState")),
-                            Argument("requests", .defined("requestMatch")),
-                        ])),
-                summary:
-                    "Waits (real time, at most 10 s) until the app's sheet is presented or closed, or the device has sent count requests to path."
-            )
+                summary: "Checks the state of the world."),
+            decode: { (arguments, nameNode, decoder) throws(ScenarioError) in
+                guard let arguments else {
+                    throw decoder.reader.error(nameNode, "expect needs at least one check")
+                }
+                return .flow(.expect(try decoder.expectations(arguments)))
+            },
+            encode: { action in
+                guard case .flow(.expect(let expectations)) = action else { return .string("expect") }
+                return ["expect": .object(ScenarioEncoder.expect(expectations))]
+            })
+    }
+}
+
+/// A `wait` step's arguments: one condition, `sheet` (of `app`) or `requests`.
+struct WaitArguments {
+    var app: String?
+    var sheet: SheetState?
+    var requests: ArmedRequests?
+
+    init() {}
+
+    init(_ condition: WaitCondition) {
+        switch condition {
+        case .sheet(let presented, let app):
+            sheet = presented ? .presented : .closed
+            self.app = app
+        case .requests(let path, let count):
+            requests = ArmedRequests(count: count, path: path)
         }
+    }
+
+    static var fields: StepFields<WaitArguments> {
+        [
+            .app(\.app), .named("sheet", \.sheet, .defined("sheetState")),
+            StepField.mapping("requests", \.requests, ArmedRequests.matchFields, from: ArmedRequests())
+                .shaped(.defined("requestMatch")),
+        ]
+    }
+
+    /// One condition: `sheet` or `requests`.
+    static func check(_ arguments: WaitArguments, _ node: YAMLNode, _ reading: FieldReading)
+        throws(ScenarioError)
+    {
+        guard (arguments.sheet == nil) != (arguments.requests == nil) else {
+            throw reading.reader.error(node, "wait takes one condition: sheet or requests")
+        }
+    }
+
+    /// What the step waits for (`check` has made sure there is one condition).
+    var condition: WaitCondition {
+        if let requests { return .requests(path: requests.path, count: requests.count) }
+        return .sheet(presented: sheet != .closed, app: app)
     }
 }
 
@@ -159,52 +247,19 @@ extension StepDecoder {
         return branches
     }
 
-    func flow(_ step: FlowStep, _ arguments: YAMLNode?, at node: YAMLNode) throws(ScenarioError)
-        -> FlowAction?
-    {
-        switch step {
-        case .parallel:
-            guard let arguments else { throw reader.error(node, "parallel needs a list of steps") }
-            if case .sequence(let sequence) = arguments, sequence.items.count < 2 {
-                throw reader.error(arguments, "parallel needs at least two steps")
-            }
-            let found = reader.problems.problems.count
-            let inner = try branches(arguments)
-            // Fewer for want of valid branches is a problem recorded already.
-            guard inner.count >= 2 || reader.problems.problems.count > found else {
-                throw reader.error(arguments, "parallel needs at least two steps")
-            }
-            return .parallel(inner)
-        case .runFlow:
-            guard let arguments else { throw reader.error(node, "runFlow needs a file") }
-            return try include(arguments)
-        case .expect:
-            guard let arguments else { throw reader.error(node, "expect needs at least one check") }
-            return .expect(try expectations(arguments))
-        case .wait:
-            guard let arguments else { throw reader.error(node, "wait needs a condition: sheet or requests") }
-            return .wait(try waitCondition(arguments))
+    /// A `parallel` block: at least two branches.
+    func parallel(_ arguments: YAMLNode?, at node: YAMLNode) throws(ScenarioError) -> FlowAction? {
+        guard let arguments else { throw reader.error(node, "parallel needs a list of steps") }
+        if case .sequence(let sequence) = arguments, sequence.items.count < 2 {
+            throw reader.error(arguments, "parallel needs at least two steps")
         }
-    }
-
-    func waitCondition(_ node: YAMLNode) throws(ScenarioError) -> WaitCondition {
-        let wait = StepKind.flow(.wait)
-        let mapping = try reader.mapping(node, "wait", allowed: wait.keys())
-        let app = try app(mapping, "wait")
-        switch (mapping["sheet"], mapping["requests"]) {
-        case (let sheet?, nil):
-            let state = try reader.named(sheet, "wait.sheet", SheetState.self)
-            return .sheet(presented: state == .presented, app: app)
-        case (nil, let requests?):
-            let inner = try reader.mapping(requests, "wait.requests", allowed: wait.keys("requests"))
-            let count = try inner["count"].map { (node: YAMLNode) throws(ScenarioError) in
-                try reader.int(node, "wait.requests.count", range: 1...100_000)
-            }
-            return .requests(
-                path: try reader.optionalString(inner, "path", "wait.requests"), count: count ?? 1)
-        default:
-            throw reader.error(node, "wait takes one condition: sheet or requests")
+        let found = reader.problems.problems.count
+        let inner = try branches(arguments)
+        // Fewer for want of valid branches is a problem recorded already.
+        guard inner.count >= 2 || reader.problems.problems.count > found else {
+            throw reader.error(arguments, "parallel needs at least two steps")
         }
+        return .parallel(inner)
     }
 
     func include(_ node: YAMLNode) throws(ScenarioError) -> FlowAction? {
@@ -445,19 +500,6 @@ extension ScenarioEncoder {
                     return step(branch)
                 })
         ]
-    }
-
-    static func wait(_ condition: WaitCondition) -> JSONValue {
-        switch condition {
-        case .sheet(let presented, let app):
-            var members: [String: JSONValue] = ["sheet": presented ? "presented" : "closed"]
-            if let app { members["app"] = .string(app) }
-            return ["wait": .object(members)]
-        case .requests(let path, let count):
-            var requests: [String: JSONValue] = ["count": .int(Int64(count))]
-            if let path { requests["path"] = .string(path) }
-            return ["wait": ["requests": .object(requests)]]
-        }
     }
 
     static func expect(_ expectations: [Expectation]) -> [String: JSONValue] {

@@ -9,3 +9,17 @@ extension AppEvent {
     /// which no step stands for.
     static var steps: [AppEvent] { allCases.filter { $0 != .launch(.background) } }
 }
+
+extension AppEvent {
+    /// The step's declaration: its one key, `app`, the app it happens to.
+    var codec: StepCodec {
+        let event = self
+        return .fields(
+            name, summary: nil, [StepField<String?>.app(\.self)], from: nil,
+            action: { .app(event, app: $0) },
+            root: { action in
+                guard case .app(let happened, let app) = action, happened == event else { return nil }
+                return app
+            })
+    }
+}

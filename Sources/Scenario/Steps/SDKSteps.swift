@@ -12,13 +12,14 @@ public enum SDKStep: String, Hashable, Sendable, CaseIterable {
 /// SDK calls (`docs/sdk.md`).
 public enum SDKCall: Hashable, Sendable {
     /// The web flow with a scripted user in the sheet.
-    case signIn(WebUserSetup, prompt: String?, scopes: [String]?, loginHint: String?, maxAge: Int?)
+    case signIn(SignInArguments)
     case handleRedirect(url: String)
     case getSession
     case getAccessToken(forceRefresh: Bool)
     case renewSession
     case signOut(callEndSession: Bool)
-    case signInWithApple(cancel: Bool, scopes: [String]?, nonce: String?)
+    /// Native Sign in with Apple, then the token exchange at the issuer.
+    case signInWithApple(AppleSignInArguments)
     /// `getCredentialState()`: Apple's state for the session's Apple user, which must be
     /// `expected` when given.
     case getCredentialState(expected: AppleCredentialStateName?)
@@ -150,80 +151,272 @@ public struct FieldValue: Hashable, Sendable {
     }
 }
 
-extension SDKStep {
-    /// Every SDK call takes `app` and `error`, the outcomes allowed.
-    var signature: StepSignature {
-        let common = [StepCatalog.app, Argument("error", .defined("callOutcomes"))]
-        switch self {
-        case .configure, .getSession, .renewSession, .userInfo:
-            return StepSignature(form: .optional(.mapping(common)), summary: nil)
-        case .signIn:
-            let loginAttempt = ValueShape.mapping([Argument("username", .text), Argument("password", .text)])
-            return StepSignature(
-                form: .optional(
-                    .mapping(
-                        common + [
-                            Argument("username", .text), Argument("password", .text),
-                            Argument(
-                                "fill",
-                                .described(
-                                    "Inputs to type into: by name, CSS selector or label:TEXT, to a value.",
-                                    .dictionary(of: .text))),
-                            Argument(
-                                "click",
-                                .described(
-                                    "Buttons to press, by CSS selector or label:TEXT, where the person's choice is wrong.",
-                                    StepCatalog.words)),
-                            Argument("consent", .defined("consent")),
-                            Argument("cancel", .defined("interruptionPoint")),
-                            Argument("abandon", .defined("interruptionPoint")),
-                            Argument("prompt", .defined("prompt")), Argument("scopes", StepCatalog.words),
-                            Argument("login_hint", .text), Argument("max_age", .integer(minimum: 0)),
-                            Argument(
-                                "retry",
-                                .described(
-                                    "What is typed when the login form comes back after a refused attempt, one entry per attempt.",
-                                    .list(loginAttempt, minimumCount: 1))),
-                        ])),
-                summary: "Signs in through the web authentication session.")
-        case .handleRedirect:
-            return StepSignature(
-                form: .required(
-                    .either([.text, .mapping(common + [Argument("url", .text, required: true)])])),
-                summary: "Hands the app a callback URL, as the system would on opening it.")
-        case .getAccessToken:
-            return StepSignature(
-                form: .optional(.mapping(common + [Argument("force", .flag)])),
-                summary: "Asks for an access token, refreshing when it has expired (or when forced).")
-        case .signOut:
-            return StepSignature(
-                form: .optional(.mapping(common + [Argument("end_session", .flag)])),
-                summary: "Signs out: locally, and at the issuer unless end_session is false.")
-        case .signInWithApple:
-            return StepSignature(
-                form: .optional(
-                    .mapping(
-                        common + [
-                            Argument("cancel", .flag), Argument("scopes", .list(.defined("appleScope"))),
-                            Argument("nonce", .text),
-                        ])),
-                summary: "Native Sign in with Apple, then the token exchange at the issuer.")
-        case .getCredentialState:
-            return StepSignature(
-                form: .optional(
-                    .mapping(
-                        common + [
-                            Argument(
-                                "state",
-                                .described(
-                                    "The credential state the call must return.",
-                                    .defined("appleCredentialState")))
-                        ])),
-                summary: "Asks Apple for the credential state of the session's Apple user.")
-        }
+/// What a `signIn` step asks for: the person in the sheet, and the authorization request's
+/// parameters (nil: the app's own).
+public struct SignInArguments: Hashable, Sendable {
+    public var user: WebUserSetup
+    public var prompt: String?
+    public var scopes: [String]?
+    public var loginHint: String?
+    public var maxAge: Int?
+
+    public init(
+        _ user: WebUserSetup = WebUserSetup(), prompt: String? = nil, scopes: [String]? = nil,
+        loginHint: String? = nil, maxAge: Int? = nil
+    ) {
+        self.user = user
+        self.prompt = prompt
+        self.scopes = scopes
+        self.loginHint = loginHint
+        self.maxAge = maxAge
     }
 }
 
+/// What a `signInWithApple` step asks for.
+public struct AppleSignInArguments: Hashable, Sendable {
+    /// The person cancels Apple's sheet.
+    public var cancel: Bool
+    /// The scopes asked of Apple (nil: the app's own).
+    public var scopes: [String]?
+    public var nonce: String?
+
+    public init(cancel: Bool = false, scopes: [String]? = nil, nonce: String? = nil) {
+        self.cancel = cancel
+        self.scopes = scopes
+        self.nonce = nonce
+    }
+}
+
+/// An SDK step's arguments: its call's, and the app and outcomes every call takes.
+struct SDKInvocation<Call> {
+    var call: Call
+    var app: String?
+    /// The outcomes allowed (nil: the call must succeed).
+    var expectedOutcomes: [CallOutcome]?
+
+    /// `app`, and `error`: the outcomes allowed, one written as a word, several as a list.
+    static var commonFields: StepFields<SDKInvocation> {
+        [
+            .app(\.app),
+            StepField(
+                Argument("error", .defined("callOutcomes")),
+                decode: { (invocation, node, reading) throws(ScenarioError) in
+                    invocation.expectedOutcomes = try reading.decoder.outcomes(node, reading.context("error"))
+                },
+                encode: { invocation in
+                    invocation.expectedOutcomes.map { outcomes in
+                        outcomes.count == 1
+                            ? .string(outcomes[0].name) : .array(outcomes.map { .string($0.name) })
+                    }
+                }),
+        ]
+    }
+}
+
+extension SDKStep {
+    /// The step's declaration: its call's fields after `app` and `error`, from which its
+    /// signature, its decoding and its encoding come.
+    var codec: StepCodec {
+        switch self {
+        case .configure: plainCall(.configure)
+        case .getSession: plainCall(.getSession)
+        case .renewSession: plainCall(.renewSession)
+        case .userInfo: plainCall(.userInfo)
+        case .signIn:
+            call(
+                summary: "Signs in through the web authentication session.", SignInArguments.fields,
+                from: SignInArguments(), SDKCall.signIn
+            ) { if case .signIn(let arguments) = $0 { arguments } else { nil } }
+        case .handleRedirect:
+            call(
+                summary: "Hands the app a callback URL, as the system would on opening it.", needs: "a url",
+                [StepField<String?>.text("url", \.self).required("a url")], from: nil,
+                rules: { (url, node, reading) throws(ScenarioError) in
+                    // `url: null` is no url either.
+                    if url == nil { throw reading.reader.error(node, "handleRedirect needs a url") }
+                }, { .handleRedirect(url: $0 ?? "") }
+            ) { if case .handleRedirect(let url) = $0 { url } else { nil } }
+            .acceptingScalar(for: "url")
+        case .getAccessToken:
+            call(
+                summary: "Asks for an access token, refreshing when it has expired (or when forced).",
+                [.flag("force", \.self, default: false)], from: false, SDKCall.getAccessToken
+            ) { if case .getAccessToken(let force) = $0 { force } else { nil } }
+        case .signOut:
+            call(
+                summary: "Signs out: locally, and at the issuer unless end_session is false.",
+                [.flag("end_session", \.self, default: true)], from: true, SDKCall.signOut
+            ) { if case .signOut(let callEndSession) = $0 { callEndSession } else { nil } }
+        case .signInWithApple:
+            call(
+                summary: "Native Sign in with Apple, then the token exchange at the issuer.",
+                AppleSignInArguments.fields, from: AppleSignInArguments(), SDKCall.signInWithApple
+            ) { if case .signInWithApple(let arguments) = $0 { arguments } else { nil } }
+        case .getCredentialState:
+            call(
+                summary: "Asks Apple for the credential state of the session's Apple user.",
+                [
+                    StepField<AppleCredentialStateName?>.named(
+                        "state", \.self, .defined("appleCredentialState")
+                    )
+                    .described("The credential state the call must return.")
+                ], from: nil, SDKCall.getCredentialState
+            ) { if case .getCredentialState(let expected) = $0 { expected } else { nil } }
+        }
+    }
+
+    /// A call that takes no arguments of its own.
+    private func plainCall(_ plain: SDKCall) -> StepCodec {
+        call(summary: nil, StepFields<Void>([]), from: ()) { _ in
+            plain
+        } payload: {
+            $0 == plain ? () : nil
+        }
+    }
+
+    /// A call whose arguments are `fields`, read into a `Call` from `initial` and made into the
+    /// call by `make`; `payload` is the way back.
+    private func call<Call>(
+        summary: String?, needs: String? = nil, _ fields: StepFields<Call>, from initial: Call,
+        rules: ((Call, YAMLNode, FieldReading) throws(ScenarioError) -> Void)? = nil,
+        _ make: @escaping (Call) -> SDKCall, payload: @escaping (SDKCall) -> Call?
+    ) -> StepCodec {
+        var invocationRules: ((SDKInvocation<Call>, YAMLNode, FieldReading) throws(ScenarioError) -> Void)?
+        if let rules {
+            invocationRules = { (invocation, node, reading) throws(ScenarioError) in
+                try rules(invocation.call, node, reading)
+            }
+        }
+        return .fields(
+            rawValue, summary: summary, needs: needs,
+            SDKInvocation<Call>.commonFields + fields.within(\.call), from: SDKInvocation(call: initial),
+            rules: invocationRules,
+            action: { .sdk(make($0.call), app: $0.app, expectedOutcomes: $0.expectedOutcomes) },
+            root: { action in
+                guard case .sdk(let call, let app, let outcomes) = action, let arguments = payload(call)
+                else {
+                    return nil
+                }
+                return SDKInvocation(call: arguments, app: app, expectedOutcomes: outcomes)
+            })
+    }
+}
+
+extension SignInArguments {
+    /// `signIn`'s own keys.
+    static var fields: StepFields<SignInArguments> {
+        let defaults = WebUserSetup()
+        return [
+            .text("username", \.user.username, default: defaults.username),
+            .text("password", \.user.password, default: defaults.password),
+            .fill(\.user.fields)
+                .described("Inputs to type into: by name, CSS selector or label:TEXT, to a value."),
+            .words("click", \.user.clicks)
+                .described(
+                    "Buttons to press, by CSS selector or label:TEXT, where the person's choice is wrong."),
+            .named("consent", \.user.consent, default: defaults.consent, .defined("consent")),
+            .interruption("cancel", \.user.interruption, WebUserScript.Interruption.cancel),
+            .interruption("abandon", \.user.interruption, WebUserScript.Interruption.abandon),
+            .prompt("prompt", \.prompt),
+            .words("scopes", \.scopes),
+            .text("login_hint", \.loginHint),
+            // The schema states no maximum: Int32's is the SDK's bound, not the protocol's.
+            .integer("max_age", \.maxAge, range: 0...Int(Int32.max), statesMaximum: false),
+            .mappings("retry", \.user.retries, LoginAttempt.fields, from: LoginAttempt())
+                .described(
+                    "What is typed when the login form comes back after a refused attempt, one entry per attempt."
+                ),
+        ]
+    }
+}
+
+extension LoginAttempt {
+    /// The keys of one `retry` entry.
+    static var fields: StepFields<LoginAttempt> {
+        [.text("username", \.username), .text("password", \.password)]
+    }
+}
+
+extension AppleSignInArguments {
+    /// `signInWithApple`'s own keys.
+    static var fields: StepFields<AppleSignInArguments> {
+        [
+            .flag("cancel", \.cancel, default: false),
+            StepField(
+                Argument("scopes", .list(.defined("appleScope"))),
+                decode: { (arguments, node, reading) throws(ScenarioError) in
+                    arguments.scopes = try reading.reader.names(
+                        node, reading.context("scopes"), AppleScopeName.self
+                    )
+                    .map(\.rawValue)
+                },
+                encode: { arguments in arguments.scopes.map { .array($0.map(JSONValue.string)) } }),
+            .text("nonce", \.nonce),
+        ]
+    }
+}
+
+extension StepField {
+    /// `fill: {name: value, …}`: form fields and what is typed into them, in order.
+    fileprivate static func fill(_ path: WritableKeyPath<Root, [FieldValue]>) -> StepField {
+        StepField(
+            Argument("fill", .dictionary(of: .text)),
+            decode: { (root, node, reading) throws(ScenarioError) in
+                guard case .mapping(let fields) = node else {
+                    throw reading.reader.error(
+                        node, "\(reading.context("fill")) must be a mapping of field names to values")
+                }
+                for pair in fields.pairs {
+                    root[keyPath: path].append(
+                        FieldValue(
+                            try reading.reader.string(pair.key, "a field name"),
+                            try reading.reader.string(pair.value, "a field value")))
+                }
+            },
+            encode: { root in
+                let fields = root[keyPath: path]
+                guard !fields.isEmpty else { return nil }
+                var fill: [String: JSONValue] = [:]
+                for field in fields { fill[field.name] = .string(field.value) }
+                return .object(fill)
+            })
+    }
+
+    /// `cancel: POINT` or `abandon: POINT`: one interruption of the sheet, by `make`; the two
+    /// keys share the value, so the second of them given is refused.
+    fileprivate static func interruption(
+        _ key: String, _ path: WritableKeyPath<Root, WebUserScript.Interruption?>,
+        _ make: @escaping (WebUserScript.Point) -> WebUserScript.Interruption
+    ) -> StepField {
+        StepField(
+            Argument(key, .defined("interruptionPoint")),
+            decode: { (root, node, reading) throws(ScenarioError) in
+                guard root[keyPath: path] == nil else {
+                    throw reading.reader.error(node, "\(reading.path) takes cancel or abandon, not both")
+                }
+                root[keyPath: path] = make(
+                    try reading.reader.named(node, reading.context(key), WebUserScript.Point.self))
+            },
+            encode: { root in
+                guard let interruption = root[keyPath: path], make(interruption.point) == interruption else {
+                    return nil
+                }
+                return .string(interruption.point.rawValue)
+            })
+    }
+
+    /// `prompt:`, checked as `ScenarioReader.prompt` checks it and kept as written; `null`
+    /// leaves the SDK's own rule.
+    fileprivate static func prompt(_ key: String, _ path: WritableKeyPath<Root, String?>) -> StepField {
+        StepField(
+            Argument(key, .defined("prompt")),
+            decode: { (root, node, reading) throws(ScenarioError) in
+                guard !node.isNull else { return }
+                root[keyPath: path] = try reading.reader.prompt(node, reading.context(key))
+            },
+            encode: { root in root[keyPath: path].map(JSONValue.string) })
+    }
+}
 extension SDKCall {
     /// The step that makes this call.
     public var step: SDKStep {
@@ -239,199 +432,5 @@ extension SDKCall {
         case .getCredentialState: .getCredentialState
         case .userInfo: .userInfo
         }
-    }
-}
-
-// MARK: Decoding
-
-extension StepDecoder {
-    func sdk(_ step: SDKStep, _ arguments: YAMLNode?) throws(ScenarioError) -> StepAction {
-        let name = step.rawValue
-        var mapping: YAMLMapping?
-        if step == .handleRedirect, let arguments, case .scalar = arguments {
-            mapping = YAMLMapping(
-                [YAMLPair(key: .scalar(YAMLScalar("url", mark: arguments.mark)), value: arguments)],
-                mark: arguments.mark)
-        } else {
-            mapping = try optionalMapping(arguments, name, allowed: StepKind.sdk(step).keys())
-        }
-        let app = try app(mapping, name)
-        var expectedOutcomes: [CallOutcome]?
-        if let node = mapping?["error"] { expectedOutcomes = try outcomes(node, "\(name).error") }
-        let call: SDKCall
-        switch step {
-        case .signIn: call = try signIn(mapping)
-        case .handleRedirect:
-            guard
-                let url = try mapping.flatMap({ (m: YAMLMapping) throws(ScenarioError) in
-                    try reader.optionalString(m, "url", name)
-                })
-            else {
-                throw reader.error(
-                    arguments ?? .scalar(YAMLScalar("", mark: YAMLMark(line: 1, column: 1))),
-                    "handleRedirect needs a url")
-            }
-            call = .handleRedirect(url: url)
-        case .getSession: call = .getSession
-        case .getAccessToken:
-            call = .getAccessToken(
-                forceRefresh: try mapping?["force"].map { (n: YAMLNode) throws(ScenarioError) in
-                    try reader.bool(n, "force")
-                } ?? false)
-        case .renewSession: call = .renewSession
-        case .signOut:
-            call = .signOut(
-                callEndSession: try mapping?["end_session"].map { (n: YAMLNode) throws(ScenarioError) in
-                    try reader.bool(n, "end_session")
-                } ?? true)
-        case .signInWithApple:
-            var scopes: [String]?
-            if let node = mapping?["scopes"] {
-                scopes = try reader.names(node, "signInWithApple.scopes", AppleScopeName.self).map(\.rawValue)
-            }
-            call = .signInWithApple(
-                cancel: try mapping?["cancel"].map { (n: YAMLNode) throws(ScenarioError) in
-                    try reader.bool(n, "cancel")
-                } ?? false,
-                scopes: scopes,
-                nonce: try mapping.flatMap { (m: YAMLMapping) throws(ScenarioError) in
-                    try reader.optionalString(m, "nonce", name)
-                })
-        case .getCredentialState:
-            call = .getCredentialState(
-                expected: try mapping?["state"].map { (n: YAMLNode) throws(ScenarioError) in
-                    try appleCredentialState(n, "getCredentialState.state")
-                })
-        case .userInfo: call = .userInfo
-        case .configure: call = .configure
-        }
-        return .sdk(call, app: app, expectedOutcomes: expectedOutcomes)
-    }
-
-    func signIn(_ mapping: YAMLMapping?) throws(ScenarioError) -> SDKCall {
-        var user = WebUserSetup()
-        var prompt: String?
-        var scopes: [String]?
-        var loginHint: String?
-        var maxAge: Int?
-        if let mapping {
-            if let value = try reader.optionalString(mapping, "username", "signIn") { user.username = value }
-            if let value = try reader.optionalString(mapping, "password", "signIn") { user.password = value }
-            if let node = mapping["fill"] {
-                guard case .mapping(let fields) = node else {
-                    throw reader.error(node, "signIn.fill must be a mapping of field names to values")
-                }
-                for pair in fields.pairs {
-                    user.fields.append(
-                        FieldValue(
-                            try reader.string(pair.key, "a field name"),
-                            try reader.string(pair.value, "a field value")))
-                }
-            }
-            if let node = mapping["click"] { user.clicks = try reader.strings(node, "signIn.click") }
-            if let node = mapping["consent"] {
-                user.consent = try reader.named(node, "signIn.consent", WebUserScript.ConsentDecision.self)
-            }
-            for kind in ["cancel", "abandon"] {
-                guard let node = mapping[kind] else { continue }
-                guard user.interruption == nil else {
-                    throw reader.error(node, "signIn takes cancel or abandon, not both")
-                }
-                let point = try reader.named(node, "signIn.\(kind)", WebUserScript.Point.self)
-                user.interruption = kind == "cancel" ? .cancel(at: point) : .abandon(at: point)
-            }
-            if let node = mapping["retry"] { user.retries = try loginAttempts(node) }
-            if let node = mapping["prompt"], !node.isNull {
-                prompt = try reader.prompt(node, "signIn.prompt")
-            }
-            if let node = mapping["scopes"] { scopes = try reader.strings(node, "signIn.scopes") }
-            loginHint = try reader.optionalString(mapping, "login_hint", "signIn")
-            if let node = mapping["max_age"] {
-                maxAge = try reader.int(node, "signIn.max_age", range: 0...Int(Int32.max))
-            }
-        }
-        return .signIn(user, prompt: prompt, scopes: scopes, loginHint: loginHint, maxAge: maxAge)
-    }
-
-    /// `retry: [{password: …}, …]`: the attempts after a refused one.
-    func loginAttempts(_ node: YAMLNode) throws(ScenarioError) -> [LoginAttempt] {
-        guard case .sequence(let sequence) = node, !sequence.items.isEmpty else {
-            throw reader.error(node, "signIn.retry must be a non-empty list of {username, password}")
-        }
-        var attempts: [LoginAttempt] = []
-        for item in sequence.items {
-            let attempt = try reader.mapping(
-                item, "signIn.retry", allowed: StepKind.sdk(.signIn).keys("retry"))
-            attempts.append(
-                LoginAttempt(
-                    username: try reader.optionalString(attempt, "username", "signIn.retry"),
-                    password: try reader.optionalString(attempt, "password", "signIn.retry")))
-        }
-        return attempts
-    }
-}
-
-// MARK: Encoding
-
-extension ScenarioEncoder {
-    /// An SDK call step: the call's arguments, its app and the outcomes allowed.
-    static func sdk(_ call: SDKCall, app: String?, expectedOutcomes: [CallOutcome]?) -> JSONValue {
-        var arguments = sdkArguments(call)
-        if let app { arguments["app"] = .string(app) }
-        if let expectedOutcomes {
-            arguments["error"] =
-                expectedOutcomes.count == 1
-                ? .string(expectedOutcomes[0].name) : .array(expectedOutcomes.map { .string($0.name) })
-        }
-        return named(call.step.rawValue, arguments)
-    }
-
-    static func sdkArguments(_ call: SDKCall) -> [String: JSONValue] {
-        var arguments: [String: JSONValue] = [:]
-        switch call {
-        case .signIn(let user, let prompt, let scopes, let loginHint, let maxAge):
-            let defaults = WebUserSetup()
-            if user.username != defaults.username { arguments["username"] = .string(user.username) }
-            if user.password != defaults.password { arguments["password"] = .string(user.password) }
-            if !user.fields.isEmpty {
-                var fill: [String: JSONValue] = [:]
-                for field in user.fields { fill[field.name] = .string(field.value) }
-                arguments["fill"] = .object(fill)
-            }
-            if !user.clicks.isEmpty { arguments["click"] = .array(user.clicks.map(JSONValue.string)) }
-            if user.consent != defaults.consent { arguments["consent"] = .string(user.consent.rawValue) }
-            if !user.retries.isEmpty {
-                arguments["retry"] = .array(
-                    user.retries.map { attempt in
-                        var members: [String: JSONValue] = [:]
-                        if let username = attempt.username { members["username"] = .string(username) }
-                        if let password = attempt.password { members["password"] = .string(password) }
-                        return .object(members)
-                    })
-            }
-            if let interruption = user.interruption {
-                let kind = if case .cancel = interruption { "cancel" } else { "abandon" }
-                arguments[kind] = .string(interruption.point.rawValue)
-            }
-            if let prompt { arguments["prompt"] = .string(prompt) }
-            if let scopes { arguments["scopes"] = .array(scopes.map(JSONValue.string)) }
-            if let loginHint { arguments["login_hint"] = .string(loginHint) }
-            if let maxAge { arguments["max_age"] = .int(Int64(maxAge)) }
-        case .handleRedirect(let url):
-            arguments["url"] = .string(url)
-        case .getAccessToken(let force):
-            if force { arguments["force"] = true }
-        case .signOut(let callEndSession):
-            if !callEndSession { arguments["end_session"] = false }
-        case .signInWithApple(let cancel, let scopes, let nonce):
-            if cancel { arguments["cancel"] = true }
-            if let scopes { arguments["scopes"] = .array(scopes.map(JSONValue.string)) }
-            if let nonce { arguments["nonce"] = .string(nonce) }
-        case .getCredentialState(let expected):
-            if let expected { arguments["state"] = .string(expected.rawValue) }
-        case .getSession, .renewSession, .userInfo, .configure:
-            break
-        }
-        return arguments
     }
 }

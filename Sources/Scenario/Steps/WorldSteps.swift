@@ -164,215 +164,302 @@ public enum IssuerClockMove: Hashable, Sendable {
 }
 
 extension WorldStep {
-    var signature: StepSignature {
+    /// The step's declaration, from which its signature, its decoding and its encoding come.
+    var codec: StepCodec {
         switch self {
         case .advance:
-            return StepSignature(form: .required(.defined("duration")), summary: "Moves the world's time.")
+            // World time only moves forward: the scheduler refuses to go back.
+            duration(
+                summary: "Moves the world's time.", needs: "a duration: advance: 3600 or 1h",
+                forwardOnly: true,
+                WorldChange.advance
+            ) { if case .advance(let seconds) = $0 { seconds } else { nil } }
         case .skew:
-            return StepSignature(
-                form: .required(.defined("duration")),
-                summary: "Sets how far the device clock is ahead of the world (negative: behind).")
+            duration(
+                summary: "Sets how far the device clock is ahead of the world (negative: behind).",
+                needs: "a duration: skew: -5m", forwardOnly: false, WorldChange.skew
+            ) { if case .skew(let seconds) = $0 { seconds } else { nil } }
         case .network:
-            return Self.networkSignature
+            change(
+                summary: "Changes the device's network conditions.", needs: "conditions",
+                NetworkChange.fields,
+                from: NetworkChange(), WorldChange.network
+            ) { if case .network(let change) = $0 { change } else { nil } }
         case .appleAccount:
-            return StepSignature(
-                form: .optional(
-                    .mapping([
-                        Argument("email", .text, required: true), Argument("given_name", .text),
-                        Argument("family_name", .text), Argument("private_relay", .flag),
-                    ])),
-                summary: "Signs an Apple ID in on the phone; empty signs it out.")
+            Self.appleAccountCodec
         case .appleRevokeConsent:
-            return StepSignature(
-                form: .optional(.mapping([StepCatalog.app])),
+            change(
                 summary:
-                    "The user stops using Apple ID with the app (embedded Apple); a running app is notified.")
+                    "The user stops using Apple ID with the app (embedded Apple); a running app is notified.",
+                [StepField<String?>.app(\.self)], from: nil, WorldChange.appleRevokeConsent
+            ) { if case .appleRevokeConsent(let app) = $0 { app } else { nil } }
         case .appleCredential:
-            return StepSignature(
-                form: .required(
-                    .mapping([
-                        Argument("state", .defined("appleCredentialState"), required: true),
-                        Argument(
-                            "team", .described("With state transferred: the team the app moves to.", .text)),
-                        StepCatalog.app,
-                    ])),
+            change(
                 summary:
-                    "The credential state of the phone's Apple ID for the app changes at Apple (embedded Apple)."
-            )
+                    "The credential state of the phone's Apple ID for the app changes at Apple (embedded Apple).",
+                needs: AppleCredentialArguments.needs, AppleCredentialArguments.fields,
+                from: AppleCredentialArguments(), rules: AppleCredentialArguments.check, \.change
+            ) {
+                if case .appleCredential(let change, let app) = $0 {
+                    AppleCredentialArguments(change, app: app)
+                } else {
+                    nil
+                }
+            }
         case .issuer:
-            return Self.issuerSignature
+            Self.issuerCodec
         }
     }
 
-    /// `network:`: the conditions that change, and requests armed to fail, be lost or resent.
-    private static var networkSignature: StepSignature {
-        let armed = ValueShape.defined("armedRequests")
-        return StepSignature(
-            form: .required(
-                .mapping([
-                    Argument("reset", .flag), Argument("offline", .flag),
-                    Argument("latency_ms", .integer(minimum: 0, maximum: 600_000)),
-                    Argument("captive_portal", .flag), Argument("fail_next", armed),
-                    Argument("lose_responses", armed), Argument("resend", armed),
-                    Argument(
-                        "status",
-                        .mapping([
-                            Argument("code", .integer(minimum: 100, maximum: 599), required: true),
-                            Argument("count", .integer(minimum: 1, maximum: 10_000)),
-                            Argument("path", .text),
-                        ])),
-                ])),
-            summary: "Changes the device's network conditions.")
+    /// A world step whose arguments are `fields`, read into a `Root` from `initial` and made
+    /// into the change by `make`; `root` is the way back.
+    private func change<Root>(
+        summary: String, needs: String? = nil, _ fields: StepFields<Root>, from initial: Root,
+        rules: ((Root, YAMLNode, FieldReading) throws(ScenarioError) -> Void)? = nil,
+        _ make: @escaping (Root) -> WorldChange, root: @escaping (WorldChange) -> Root?
+    ) -> StepCodec {
+        .fields(
+            rawValue, summary: summary, needs: needs, fields, from: initial, rules: rules,
+            action: { .world(make($0)) },
+            root: { action in
+                guard case .world(let change) = action else { return nil }
+                return root(change)
+            })
     }
 
-    /// `issuer:`: one action on the embedded issuer, with the settings of a fault.
-    private static var issuerSignature: StepSignature {
-        StepSignature(
-            form: .required(
-                .mapping([
-                    Argument("fault", .defined("fault")),
-                    Argument("count", .integer(minimum: 1, maximum: 1_000_000)), Argument("path", .text),
-                    Argument("delay_ms", .integer(minimum: 0, maximum: 600_000)),
-                    Argument(
-                        "status",
-                        .described(
-                            "http-html-error and oauth-error: the HTTP status answered.",
-                            .integer(minimum: 100, maximum: 599))),
-                    Argument("error", .described("oauth-error: the error code answered.", .text)),
-                    Argument(
-                        "error_description",
-                        .described("oauth-error: the error_description answered.", .text)),
-                    Argument("clear_faults", .flag),
-                    Argument("rotate_keys", .either([.flag, .defined("signingAlgorithm")])),
-                    Argument("user", .defined("user")),
-                    Argument(
-                        "clock",
-                        .described(
-                            "Moves the issuer's clock: advance by a duration, or set the offset from its start.",
-                            .mapping(
-                                [
-                                    Argument("advance", .defined("duration")),
-                                    Argument("offset", .defined("duration")),
-                                ],
-                                onlyOne: true))),
-                ])),
-            summary: "Embedded issuer only: one of fault, clear_faults, rotate_keys, user, clock.")
+    /// `advance: 1h`, `skew: -5m`: a duration, seconds or with a unit (`ScenarioReader.seconds`).
+    private func duration(
+        summary: String, needs: String, forwardOnly: Bool, _ make: @escaping (Int64) -> WorldChange,
+        seconds: @escaping (WorldChange) -> Int64?
+    ) -> StepCodec {
+        let name = rawValue
+        return .custom(
+            name, StepSignature(form: .required(.defined("duration")), summary: summary),
+            decode: { (arguments, nameNode, decoder) throws(ScenarioError) in
+                guard let arguments else { throw decoder.reader.error(nameNode, "\(name) needs \(needs)") }
+                let value = try decoder.reader.seconds(arguments, name)
+                if forwardOnly, value < 0 {
+                    throw decoder.reader.error(arguments, "\(name) must not be negative")
+                }
+                return .world(make(value))
+            },
+            encode: { action in
+                guard case .world(let change) = action, let value = seconds(change) else {
+                    return .string(name)
+                }
+                return [name: .int(value)]
+            })
+    }
+
+    /// `appleAccount: {email, …}` signs an Apple ID in; alone or empty, signs it out (written
+    /// `appleAccount: {}`).
+    private static var appleAccountCodec: StepCodec {
+        let name = WorldStep.appleAccount.rawValue
+        return .custom(
+            name,
+            StepSignature(
+                form: .optional(AppleAccountSetup.fields.shape),
+                summary: "Signs an Apple ID in on the phone; empty signs it out."),
+            declaresFields: true,
+            decode: { (arguments, _, decoder) throws(ScenarioError) in
+                guard let arguments else { return .world(.appleAccount(nil)) }
+                if case .mapping(let mapping) = arguments, mapping.pairs.isEmpty {
+                    return .world(.appleAccount(nil))
+                }
+                return .world(.appleAccount(try decoder.headerDecoder.appleAccount(arguments, name)))
+            },
+            encode: { action in
+                guard case .world(.appleAccount(let account)) = action else { return .string(name) }
+                return [name: account.map(ScenarioEncoder.appleAccount) ?? .object([:])]
+            })
+    }
+
+    /// `issuer:`: one action on the embedded issuer, a fault with its settings (`FaultSetup`'s
+    /// fields), or another action.
+    private static var issuerCodec: StepCodec {
+        let fault = FaultSetup.settingFields
+        return .custom(
+            WorldStep.issuer.rawValue,
+            StepSignature(
+                form: .required(
+                    .mapping(
+                        [Argument("fault", .defined("fault"))] + fault.arguments + [
+                            Argument("clear_faults", .flag),
+                            Argument("rotate_keys", .either([.flag, .defined("signingAlgorithm")])),
+                            Argument("user", .defined("user")),
+                            Argument(
+                                "clock",
+                                .described(
+                                    "Moves the issuer's clock: advance by a duration, or set the offset from its start.",
+                                    .mapping(
+                                        [
+                                            Argument("advance", .defined("duration")),
+                                            Argument("offset", .defined("duration")),
+                                        ],
+                                        onlyOne: true))),
+                        ])),
+                summary: "Embedded issuer only: one of fault, clear_faults, rotate_keys, user, clock."),
+            decode: { (arguments, nameNode, decoder) throws(ScenarioError) in
+                guard let arguments else {
+                    throw decoder.reader.error(
+                        nameNode, "issuer needs an action: fault, clear_faults, rotate_keys or user")
+                }
+                return .world(.issuer(try decoder.issuerAction(arguments)))
+            },
+            encode: { action in
+                guard case .world(.issuer(let issuer)) = action else { return .string("issuer") }
+                return ["issuer": .object(ScenarioEncoder.issuer(issuer))]
+            })
+    }
+}
+
+/// An `appleCredential` step's arguments: the state, the team of a transfer, the app.
+struct AppleCredentialArguments {
+    var state = AppleCredentialStateName.authorized
+    var team: String?
+    var app: String?
+
+    init() {}
+
+    init(_ change: AppleCredentialChange, app: String?) {
+        state = change.state
+        if case .transferred(let team) = change { self.team = team }
+        self.app = app
+    }
+
+    /// What the step alone, or without `state`, is said to need.
+    static let needs = "a state: authorized, revoked, notFound or transferred"
+
+    static var fields: StepFields<AppleCredentialArguments> {
+        [
+            StepField.named("state", \.state, .defined("appleCredentialState")).required(needs),
+            StepField.text("team", \.team).described("With state transferred: the team the app moves to."),
+            .app(\.app),
+        ]
+    }
+
+    /// `team` only with `transferred`, and not empty.
+    static func check(_ arguments: AppleCredentialArguments, _ node: YAMLNode, _ reading: FieldReading)
+        throws(ScenarioError)
+    {
+        guard case .mapping(let mapping) = node, let teamNode = mapping["team"] else { return }
+        if arguments.state != .transferred {
+            throw reading.reader.error(teamNode, "\(reading.context("team")) goes with state: transferred")
+        }
+        if arguments.team?.isEmpty == true {
+            throw reading.reader.error(teamNode, "\(reading.context("team")) is empty")
+        }
+    }
+
+    /// The change the step makes, at its app.
+    var change: WorldChange {
+        let change: AppleCredentialChange =
+            switch state {
+            case .authorized: .authorized
+            case .revoked: .revoked
+            case .notFound: .notFound
+            case .transferred: .transferred(team: team)
+            }
+        return .appleCredential(change, app: app)
+    }
+}
+
+extension AppleAccountSetup {
+    /// An Apple ID's keys, in an `appleAccount` step and the header's `device.apple_account`.
+    static var fields: StepFields<AppleAccountSetup> {
+        [
+            StepField.text("email", \.email).required("an email"), .text("given_name", \.givenName),
+            .text("family_name", \.familyName), .flag("private_relay", \.privateRelay, default: false),
+        ]
+    }
+}
+
+extension NetworkChange {
+    /// `network:`'s keys: the conditions that change, and requests armed to fail, be lost or
+    /// resent, or answered with a status.
+    static var fields: StepFields<NetworkChange> {
+        [
+            .flag("reset", \.reset, default: false), .flag("offline", \.offline),
+            .integer("latency_ms", \.latencyMilliseconds, range: 0...600_000),
+            .flag("captive_portal", \.captivePortal), .armed("fail_next", \.failNext),
+            .armed("lose_responses", \.loseResponses), .armed("resend", \.resendRequests),
+            .mapping("status", \.injected, InjectedStatus.fields, from: InjectedStatus()),
+        ]
+    }
+
+    /// `injectedStatus` and `injectedRequests` together, as `status:` writes them.
+    var injected: InjectedStatus? {
+        get { injectedStatus.map { InjectedStatus(code: $0, requests: injectedRequests ?? ArmedRequests()) } }
+        set {
+            injectedStatus = newValue?.code
+            injectedRequests = newValue?.requests
+        }
+    }
+}
+
+/// `network: {status: {code, count, path}}`: the status the network answers, and to which
+/// requests.
+struct InjectedStatus {
+    var code = 0
+    var requests = ArmedRequests()
+
+    static var fields: StepFields<InjectedStatus> {
+        [StepField.integer("code", \.code, range: 100...599).required("a code")]
+            + ArmedRequests.fields.within(\.requests)
+    }
+}
+
+extension ArmedRequests {
+    /// `{count, path}` of a network condition (`fail_next: {count: 2}`).
+    static var fields: StepFields<ArmedRequests> {
+        [.integer("count", \.count, range: 1...10_000), .text("path", \.path)]
+    }
+
+    /// `{count, path}` of the requests a `wait` waits for (the schema's `requestMatch`).
+    static var matchFields: StepFields<ArmedRequests> {
+        [.integer("count", \.count, range: 1...100_000), .text("path", \.path)]
+    }
+}
+
+extension StepField {
+    /// `fail_next: 3` or `fail_next: {count: 3, path: /oauth/token}`: the next requests a
+    /// network condition applies to; written as the mapping.
+    fileprivate static func armed(_ key: String, _ path: WritableKeyPath<Root, ArmedRequests?>) -> StepField {
+        let fields = ArmedRequests.fields
+        return StepField(
+            Argument(key, .defined("armedRequests")),
+            decode: { (root, node, reading) throws(ScenarioError) in
+                if case .scalar = node {
+                    let count = try reading.reader.int(node, reading.context(key), range: 1...10_000)
+                    root[keyPath: path] = ArmedRequests(count: count)
+                } else {
+                    root[keyPath: path] = try fields.decode(node, from: ArmedRequests(), reading.nested(key))
+                }
+            },
+            encode: { root in root[keyPath: path].map { .object(fields.encode($0)) } })
+    }
+}
+
+extension FaultSetup {
+    /// The settings of an `issuer: {fault: …}` step, beside `fault`.
+    static var settingFields: StepFields<FaultSetup> {
+        [
+            .integer("count", \.count, range: 1...1_000_000), .text("path", \.path),
+            .integer("delay_ms", \.delayMilliseconds, range: 0...600_000),
+            StepField.integer("status", \.status, range: 100...599)
+                .described("http-html-error and oauth-error: the HTTP status answered."),
+            StepField.text("error", \.error).described("oauth-error: the error code answered."),
+            StepField.text("error_description", \.errorDescription)
+                .described("oauth-error: the error_description answered."),
+        ]
     }
 }
 
 // MARK: Decoding
 
 extension StepDecoder {
-    func world(_ step: WorldStep, _ arguments: YAMLNode?, at node: YAMLNode) throws(ScenarioError)
-        -> WorldChange
-    {
-        let kind = StepKind.world(step)
-        switch step {
-        case .advance:
-            guard let arguments else {
-                throw reader.error(node, "advance needs a duration: advance: 3600 or 1h")
-            }
-            // World time only moves forward: the scheduler refuses to go back.
-            let seconds = try reader.seconds(arguments, "advance")
-            guard seconds >= 0 else { throw reader.error(arguments, "advance must not be negative") }
-            return .advance(seconds: seconds)
-        case .skew:
-            guard let arguments else { throw reader.error(node, "skew needs a duration: skew: -5m") }
-            return .skew(seconds: try reader.seconds(arguments, "skew"))
-        case .appleRevokeConsent:
-            let mapping = try optionalMapping(arguments, step.rawValue, allowed: kind.keys())
-            return .appleRevokeConsent(app: try app(mapping, step.rawValue))
-        case .appleCredential:
-            guard let arguments else {
-                throw reader.error(
-                    node, "appleCredential needs a state: authorized, revoked, notFound or transferred")
-            }
-            let mapping = try reader.mapping(arguments, step.rawValue, allowed: kind.keys())
-            return .appleCredential(
-                try appleCredentialChange(mapping, at: arguments), app: try app(mapping, step.rawValue))
-        case .network:
-            guard let arguments else { throw reader.error(node, "network needs conditions") }
-            return .network(try network(arguments))
-        case .appleAccount:
-            guard let arguments else { return .appleAccount(nil) }
-            if case .mapping(let mapping) = arguments, mapping.pairs.isEmpty { return .appleAccount(nil) }
-            return .appleAccount(
-                try HeaderDecoder(reader: reader, env: env, overrides: [:]).appleAccount(
-                    arguments, "appleAccount"))
-        case .issuer:
-            guard let arguments else {
-                throw reader.error(node, "issuer needs an action: fault, clear_faults, rotate_keys or user")
-            }
-            return .issuer(try issuerAction(arguments))
-        }
-    }
-
-    /// `appleCredential: {state, team}`: `team` only with `transferred`.
-    func appleCredentialChange(_ mapping: YAMLMapping, at node: YAMLNode) throws(ScenarioError)
-        -> AppleCredentialChange
-    {
-        guard let stateNode = mapping["state"] else {
-            throw reader.error(
-                node, "appleCredential needs a state: authorized, revoked, notFound or transferred")
-        }
-        let state = try appleCredentialState(stateNode, "appleCredential.state")
-        let team = try reader.optionalString(mapping, "team", "appleCredential")
-        if let teamNode = mapping["team"], state != .transferred {
-            throw reader.error(teamNode, "appleCredential.team goes with state: transferred")
-        }
-        if team?.isEmpty == true, let teamNode = mapping["team"] {
-            throw reader.error(teamNode, "appleCredential.team is empty")
-        }
-        switch state {
-        case .authorized: return .authorized
-        case .revoked: return .revoked
-        case .notFound: return .notFound
-        case .transferred: return .transferred(team: team)
-        }
-    }
-
-    func network(_ node: YAMLNode) throws(ScenarioError) -> NetworkChange {
-        let network = StepKind.world(.network)
-        let mapping = try reader.mapping(node, "network", allowed: network.keys())
-        var change = NetworkChange()
-        if let node = mapping["reset"] { change.reset = try reader.bool(node, "network.reset") }
-        if let node = mapping["offline"] { change.offline = try reader.bool(node, "network.offline") }
-        if let node = mapping["latency_ms"] {
-            change.latencyMilliseconds = try reader.int(node, "network.latency_ms", range: 0...600_000)
-        }
-        if let node = mapping["captive_portal"] {
-            change.captivePortal = try reader.bool(node, "network.captive_portal")
-        }
-        if let node = mapping["fail_next"] { change.failNext = try armed(node, "network.fail_next") }
-        if let node = mapping["lose_responses"] {
-            change.loseResponses = try armed(node, "network.lose_responses")
-        }
-        if let node = mapping["resend"] { change.resendRequests = try armed(node, "network.resend") }
-        if let node = mapping["status"] {
-            let inner = try reader.mapping(node, "network.status", allowed: network.keys("status"))
-            guard let code = inner["code"] else { throw reader.error(node, "network.status needs a code") }
-            change.injectedStatus = try reader.int(code, "network.status.code", range: 100...599)
-            change.injectedRequests = try armed(node, "network.status", allowed: network.keys("status"))
-        }
-        return change
-    }
-
-    /// `3`, or `{count: 3, path: /oauth/token}`.
-    func armed(
-        _ node: YAMLNode, _ context: String,
-        allowed: [String] = StepCatalog.definitions["requestMatch"]?.keys ?? []
-    ) throws(ScenarioError) -> ArmedRequests {
-        if case .scalar = node {
-            return ArmedRequests(count: try reader.int(node, context, range: 1...10_000))
-        }
-        let mapping = try reader.mapping(node, context, allowed: allowed)
-        var armed = ArmedRequests()
-        if let node = mapping["count"] {
-            armed.count = try reader.int(node, "\(context).count", range: 1...10_000)
-        }
-        armed.path = try reader.optionalString(mapping, "path", context)
-        return armed
-    }
+    /// The header's decoder, for what a step shares with the header (an Apple account).
+    var headerDecoder: HeaderDecoder { HeaderDecoder(reader: reader, env: env, overrides: [:]) }
 
     func issuerAction(_ node: YAMLNode) throws(ScenarioError) -> IssuerAction {
         let issuer = StepKind.world(.issuer)
@@ -388,23 +475,10 @@ extension StepDecoder {
         }
         switch action.key {
         case "fault":
-            let fault = try reader.named(action.value, "issuer.fault", IssuerFault.self)
-            let count =
-                try mapping["count"].map { (n: YAMLNode) throws(ScenarioError) in
-                    try reader.int(n, "issuer.count", range: 1...1_000_000)
-                } ?? 1
-            let delay = try mapping["delay_ms"].map { (n: YAMLNode) throws(ScenarioError) in
-                try reader.int(n, "issuer.delay_ms", range: 0...600_000)
-            }
-            let status = try mapping["status"].map { (n: YAMLNode) throws(ScenarioError) in
-                try reader.int(n, "issuer.status", range: 100...599)
-            }
-            return .fault(
-                FaultSetup(
-                    fault, count: count, path: try reader.optionalString(mapping, "path", "issuer"),
-                    delayMilliseconds: delay, status: status,
-                    error: try reader.optionalString(mapping, "error", "issuer"),
-                    errorDescription: try reader.optionalString(mapping, "error_description", "issuer")))
+            var setup = FaultSetup(try reader.named(action.value, "issuer.fault", IssuerFault.self))
+            try FaultSetup.settingFields.decode(
+                mapping, at: node, into: &setup, FieldReading(decoder: self, path: "issuer"))
+            return .fault(setup)
         case "clear_faults":
             return .clearFaults
         case "clock":
@@ -443,65 +517,12 @@ extension StepDecoder {
 // MARK: Encoding
 
 extension ScenarioEncoder {
-    /// A world step, by the change it makes.
-    static func world(_ change: WorldChange) -> JSONValue {
-        let name = change.step.rawValue
-        switch change {
-        case .advance(let seconds), .skew(let seconds):
-            return [name: .int(seconds)]
-        case .appleRevokeConsent(let app):
-            return named(name, appOnly(app))
-        case .appleCredential(let change, let app):
-            var arguments = appOnly(app)
-            arguments["state"] = .string(change.state.rawValue)
-            if case .transferred(let team?) = change { arguments["team"] = .string(team) }
-            return [name: .object(arguments)]
-        case .network(let change):
-            return [name: .object(network(change))]
-        case .appleAccount(let account):
-            return [name: account.map(appleAccount) ?? .object([:])]
-        case .issuer(let action):
-            return [name: .object(issuer(action))]
-        }
-    }
-
-    static func network(_ change: NetworkChange) -> [String: JSONValue] {
-        var members: [String: JSONValue] = [:]
-        if change.reset { members["reset"] = true }
-        if let offline = change.offline { members["offline"] = .bool(offline) }
-        if let latency = change.latencyMilliseconds { members["latency_ms"] = .int(Int64(latency)) }
-        if let portal = change.captivePortal { members["captive_portal"] = .bool(portal) }
-        if let armed = change.failNext { members["fail_next"] = .object(self.armed(armed)) }
-        if let armed = change.loseResponses { members["lose_responses"] = .object(self.armed(armed)) }
-        if let armed = change.resendRequests { members["resend"] = .object(self.armed(armed)) }
-        if let status = change.injectedStatus {
-            var inner = armed(change.injectedRequests ?? ArmedRequests())
-            inner["code"] = .int(Int64(status))
-            members["status"] = .object(inner)
-        }
-        return members
-    }
-
-    static func armed(_ armed: ArmedRequests) -> [String: JSONValue] {
-        var members: [String: JSONValue] = ["count": .int(Int64(armed.count))]
-        if let path = armed.path { members["path"] = .string(path) }
-        return members
-    }
-
     /// The members of an `issuer:` step, which are also the admin API's request bodies.
     public static func issuer(_ action: IssuerAction) -> [String: JSONValue] {
         switch action {
-        case .fault(let injection):
-            var members: [String: JSONValue] = [
-                "fault": .string(injection.fault.rawValue), "count": .int(Int64(injection.count)),
-            ]
-            if let path = injection.path { members["path"] = .string(path) }
-            if let delay = injection.delayMilliseconds { members["delay_ms"] = .int(Int64(delay)) }
-            if let status = injection.status { members["status"] = .int(Int64(status)) }
-            if let error = injection.error { members["error"] = .string(error) }
-            if let description = injection.errorDescription {
-                members["error_description"] = .string(description)
-            }
+        case .fault(let setup):
+            var members = FaultSetup.settingFields.encode(setup)
+            members["fault"] = .string(setup.fault.rawValue)
             return members
         case .clearFaults:
             return ["clear_faults": true]
