@@ -6,11 +6,14 @@ public import JSON
 /// and that the scenario reference is checked against (`StepCatalogTests`).
 ///
 /// Each family of steps is declared in one file of `Steps/`: its names (the app and device
-/// steps are Device's `AppEvent` and `DeviceEvent`), what a decoded step holds, each step's
-/// `signature`, its decoding and its encoding; the loader's allowed keys, the schema, the
-/// encoder's names (`StepAction.kind`) and the tests' lists are derived from `allCases`. Adding
-/// a step means that declaration, its execution in the runner (the compiler points at each
-/// switch left to extend: they are exhaustive), a test and a scenario (scenarios/README.md).
+/// steps are Device's `AppEvent` and `DeviceEvent`), what a decoded step holds, and each step's
+/// `codec` (`StepCodec`). A step whose arguments are a mapping of keys is declared by its
+/// fields (`StepField`), from which its signature, the loader's allowed keys, the schema, its
+/// decoding and its encoding are all derived; a step written otherwise (a duration, a list of
+/// steps, a file, a check per key) declares its shape, decoding and encoding together there.
+/// The encoder's names (`StepAction.kind`) and the tests' lists come from `allCases`. Adding a
+/// step means its declaration, its execution in the runner (the compiler points at each switch
+/// left to extend: they are exhaustive), its test and a scenario (scenarios/README.md).
 public enum StepKind: Hashable, Sendable, CaseIterable {
     /// An app lifecycle event (`launch`, `terminate`, …).
     case app(AppEvent)
