@@ -58,4 +58,27 @@ import Testing
         #expect(check.read(["team": "T"]) == nil)
         #expect(check.read(["state": "revoked"]) == .world(.appleCredential(.revoked, app: nil)))
     }
+
+    @Test("the rules between keys are kept beside the fields")
+    func rulesBetweenKeys() throws {
+        let signIn = FieldRoundTrip(StepKind.sdk(.signIn).codec)
+        #expect(signIn.read(["cancel": "login", "abandon": "consent"]) == nil)
+        let abandon = try #require(signIn.read(["abandon": "consent"]))
+        #expect(signIn.written(abandon) == ["abandon": "consent"])
+        let redirect = FieldRoundTrip(StepKind.sdk(.handleRedirect).codec)
+        #expect(redirect.read(["url": .null]) == nil)
+        #expect(redirect.read(["app": .string(FieldRoundTrip.app)]) == nil)
+        #expect(
+            redirect.read(["url": "x://cb"])
+                == .sdk(.handleRedirect(url: "x://cb"), app: nil, expectedOutcomes: nil))
+        let wait = FieldRoundTrip(StepKind.flow(.wait).codec)
+        #expect(wait.read(["sheet": "closed", "requests": ["count": 2]]) == nil)
+        #expect(wait.read(["app": .string(FieldRoundTrip.app)]) == nil)
+        let credential = FieldRoundTrip(StepKind.world(.appleCredential).codec)
+        #expect(credential.read(["state": "revoked", "team": "T"]) == nil)
+        #expect(credential.read(["state": "transferred", "team": ""]) == nil)
+        #expect(
+            credential.read(["state": "transferred", "team": "T"])
+                == .world(.appleCredential(.transferred(team: "T"), app: nil)))
+    }
 }

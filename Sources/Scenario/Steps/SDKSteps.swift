@@ -233,7 +233,7 @@ extension SDKStep {
                 [StepField<String?>.text("url", \.self).required("a url")], from: nil,
                 rules: { (url, node, reading) throws(ScenarioError) in
                     // `url: null` is no url either.
-                    if url == nil { throw reading.reader.error(node, "handleRedirect needs a url") }
+                    if url == nil { throw reading.reader.error(node, "\(reading.path) needs a url") }
                 }, { .handleRedirect(url: $0 ?? "") }
             ) { if case .handleRedirect(let url) = $0 { url } else { nil } }
             .acceptingScalar(for: "url")
