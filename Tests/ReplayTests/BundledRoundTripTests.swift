@@ -13,7 +13,7 @@ import Testing
 /// behave as recorded), and imported as a scenario that must read back, validate and pass
 /// against the embedded issuer. Sheets replay and import in the engine that recorded them, so a
 /// scenario whose sheets run in WebKit gets the shared engine at every stage.
-@Suite(.serialized) struct BundledRoundTripTests {
+@Suite struct BundledRoundTripTests {
     static let library = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scenarios").path
 

@@ -16,7 +16,7 @@ import Testing
 ///
 /// To accept a change on purpose: `SIGNINSIM_UPDATE_GOLDEN=1 swift test --filter CorpusTests`,
 /// then read the diff before committing it.
-@Suite(.serialized) struct CorpusTests {
+@Suite struct CorpusTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let corpus = folder.appendingPathComponent("Captures/corpus")
 
