@@ -363,7 +363,7 @@ let package = Package(
             name: "ScenarioRunnerTests",
             dependencies: [
                 "Locking", "ScenarioRunner", "Scenario", "Simulator", "SignInSDK", "Issuer", "JSON",
-                "HTTPCore",
+                "HTTPCore", "AppleID",
                 "TestSupport", "WebAuthSession", "YAML", "HTTPClient", "HTTPServer",
             ]),
         .testTarget(

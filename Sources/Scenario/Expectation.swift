@@ -39,7 +39,7 @@ public struct Expectation: Hashable, Sendable {
         /// The embedded issuer's verdict on every refresh token the device received.
         case issuerRefreshTokens(RefreshTokenVerdict)
         /// Apple's credential state for the phone's Apple ID and the app.
-        case appleCredential(AppleCredentialStateName, app: String?)
+        case appleCredential(AppleIDCredentialState, app: String?)
         /// Whether the app's last sign-out is proved to have ended the issuer's session, by a
         /// check made when the expectation runs (the runner's `SignOutCheck`); the post-logout
         /// redirect with the `state` (RP-Initiated Logout 1.0 §3) is only an acknowledgement.

@@ -1,4 +1,5 @@
 import Errors
+import SignInSDK
 import YAML
 
 /// Steps: a bare name (`launch`) or a mapping with one key, the step's name, whose value holds
@@ -71,9 +72,9 @@ struct StepDecoder {
 
     /// One of Apple's credential state names.
     func appleCredentialState(_ node: YAMLNode, _ context: String) throws(ScenarioError)
-        -> AppleCredentialStateName
+        -> AppleIDCredentialState
     {
-        try reader.named(node, context, AppleCredentialStateName.self)
+        try reader.named(node, context, AppleIDCredentialState.self)
     }
 
     func app(_ mapping: YAMLMapping?, _ context: String) throws(ScenarioError) -> String? {

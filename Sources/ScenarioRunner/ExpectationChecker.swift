@@ -1,3 +1,4 @@
+import AppleID
 import Device
 import HTTPCore
 import Issuer
@@ -261,7 +262,7 @@ struct ExpectationChecker {
 
     /// `apple_credential`: the embedded Apple's credential state for the phone's Apple ID and
     /// the app's bundle id.
-    private func checkAppleCredential(_ state: AppleCredentialStateName, app: String?, at site: CheckSite)
+    private func checkAppleCredential(_ state: AppleIDCredentialState, app: String?, at site: CheckSite)
         throws
         -> ExpectationResult
     {
@@ -272,10 +273,12 @@ struct ExpectationChecker {
             throw site.failure(
                 "no Apple ID is signed in on the phone", expected: state.rawValue, actual: "no Apple ID")
         }
-        let actual = apple.credentialState(email: account.email, bundleID: world.app(app).bundleID).rawValue
-        guard actual == state.rawValue else {
+        let actual = AppleIDCredentialState(
+            apple.credentialState(email: account.email, bundleID: world.app(app).bundleID))
+        guard actual == state else {
             throw site.failure(
-                "Apple's credential state for \(account.email)", expected: state.rawValue, actual: actual)
+                "Apple's credential state for \(account.email)", expected: state.rawValue,
+                actual: actual.rawValue)
         }
         return .passed
     }
@@ -508,6 +511,19 @@ extension JSONValue {
         case .bool(let value): value ? "true" : "false"
         case .double(let value): String(value)
         default: nil
+        }
+    }
+}
+
+extension AppleIDCredentialState {
+    /// The state the app is told for a state the simulated Apple holds: Apple's four cases on
+    /// both sides (`ASAuthorizationAppleIDProvider.CredentialState`).
+    init(_ state: AppleCredentialState) {
+        switch state {
+        case .authorized: self = .authorized
+        case .revoked: self = .revoked
+        case .notFound: self = .notFound
+        case .transferred: self = .transferred
         }
     }
 }

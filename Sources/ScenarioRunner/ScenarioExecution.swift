@@ -582,7 +582,7 @@ final class ScenarioExecution: Sendable {
         throws
     {
         guard case .getCredentialState(let expected?) = call, case .success(let result) = outcome,
-            let state = result.appleState, state.rawValue != expected.rawValue
+            let state = result.appleState, state != expected
         else { return }
         throw StepStop(
             failure: StepFailure(
@@ -659,9 +659,7 @@ final class ScenarioExecution: Sendable {
             return try await signOut(app, callEndSession: callEndSession)
         case .signInWithApple(let arguments):
             app.cancelsAppleSheet = arguments.cancel
-            let appleScopes: [AppleAuthorizationScope] = (arguments.scopes ?? ["name", "email"]).map {
-                $0 == "email" ? .email : .fullName
-            }
+            let appleScopes = arguments.scopes ?? [.fullName, .email]
             let nonce = arguments.nonce
             let session = try await app.perform {
                 try await $0.signInWithApple(scopes: appleScopes, nonce: nonce)

@@ -397,7 +397,7 @@ import WorldVocabulary
         #expect(checks.map(\.kind) == [.appleCredential(.transferred, app: nil)])
         #expect(
             [AppleCredentialChange.authorized, .revoked, .notFound, .transferred(team: "T")].map(\.state)
-                == AppleCredentialStateName.allCases)
+                == AppleIDCredentialState.allCases)
         // Written back and read again, the steps are the same (a team only when one was named).
         let yaml = ScenarioYAML.render(ScenarioEncoder.document(scenario))
         #expect(!yaml.contains("team: null"))

@@ -22,7 +22,7 @@ public enum SDKCall: Hashable, Sendable {
     case signInWithApple(AppleSignInArguments)
     /// `getCredentialState()`: Apple's state for the session's Apple user, which must be
     /// `expected` when given.
-    case getCredentialState(expected: AppleCredentialStateName?)
+    case getCredentialState(expected: AppleIDCredentialState?)
     case userInfo
     /// `configure(options:)` again, as the app's launch does.
     case configure
@@ -80,12 +80,6 @@ public enum CallOutcome: Hashable, Sendable {
     public var reportedName: String {
         self == .success ? Self.reportedSuccessName : name
     }
-}
-
-/// The scopes of native Sign in with Apple (`ASAuthorization.Scope`), as a scenario names them.
-public enum AppleScopeName: String, Hashable, Sendable, CaseIterable {
-    case name
-    case email
 }
 
 /// What the harness finds wrong in an SDK call that succeeded, from what it saw around the app
@@ -177,10 +171,10 @@ public struct AppleSignInArguments: Hashable, Sendable {
     /// The person cancels Apple's sheet.
     public var cancel: Bool
     /// The scopes asked of Apple (nil: the app's own).
-    public var scopes: [String]?
+    public var scopes: [AppleAuthorizationScope]?
     public var nonce: String?
 
-    public init(cancel: Bool = false, scopes: [String]? = nil, nonce: String? = nil) {
+    public init(cancel: Bool = false, scopes: [AppleAuthorizationScope]? = nil, nonce: String? = nil) {
         self.cancel = cancel
         self.scopes = scopes
         self.nonce = nonce
@@ -256,7 +250,7 @@ extension SDKStep {
             call(
                 summary: "Asks Apple for the credential state of the session's Apple user.",
                 [
-                    StepField<AppleCredentialStateName?>.named(
+                    StepField<AppleIDCredentialState?>.named(
                         "state", \.self, .defined("appleCredentialState")
                     )
                     .described("The credential state the call must return.")
@@ -346,11 +340,9 @@ extension AppleSignInArguments {
                 Argument("scopes", .list(.defined("appleScope"))),
                 decode: { (arguments, node, reading) throws(ScenarioError) in
                     arguments.scopes = try reading.reader.names(
-                        node, reading.context("scopes"), AppleScopeName.self
-                    )
-                    .map(\.rawValue)
+                        node, reading.context("scopes"), AppleAuthorizationScope.self)
                 },
-                encode: { arguments in arguments.scopes.map { .array($0.map(JSONValue.string)) } }),
+                encode: { arguments in arguments.scopes.map { .array($0.map { .string($0.rawValue) }) } }),
             .text("nonce", \.nonce),
         ]
     }

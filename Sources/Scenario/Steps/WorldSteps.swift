@@ -1,6 +1,7 @@
 public import JOSE
 public import JSON
 import OAuthCore
+public import SignInSDK
 public import WorldVocabulary
 import YAML
 
@@ -43,14 +44,6 @@ public enum WorldChange: Hashable, Sendable {
     }
 }
 
-/// `ASAuthorizationAppleIDProvider.CredentialState`, as scenarios write it (Apple's case names).
-public enum AppleCredentialStateName: String, Hashable, Sendable, CaseIterable {
-    case authorized
-    case revoked
-    case notFound
-    case transferred
-}
-
 /// How an `appleCredential` step changes the credential state at Apple.
 public enum AppleCredentialChange: Hashable, Sendable {
     /// The user authorizes the app with the phone's Apple ID somewhere else (another device, the
@@ -67,7 +60,7 @@ public enum AppleCredentialChange: Hashable, Sendable {
     case transferred(team: String?)
 
     /// The state the change leaves.
-    public var state: AppleCredentialStateName {
+    public var state: AppleIDCredentialState {
         switch self {
         case .authorized: .authorized
         case .revoked: .revoked
@@ -315,7 +308,7 @@ extension WorldStep {
 
 /// An `appleCredential` step's arguments: the state, the team of a transfer, the app.
 struct AppleCredentialArguments {
-    var state = AppleCredentialStateName.authorized
+    var state = AppleIDCredentialState.authorized
     var team: String?
     var app: String?
 
