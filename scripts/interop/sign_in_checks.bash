@@ -34,11 +34,13 @@ PY
 }
 
 # smoke NAME -e SETTINGS…: the bundled smoke scenarios, one job at a time (the Django test
-# projects' SQLite databases answer 500 to concurrent writes); every one must pass.
+# projects' SQLite databases answer 500 to concurrent writes); every one must pass. Each takes 5
+# to 12 s in a sheet of either engine; the time limit of 240 s a scenario (run's default is 120)
+# only guards against a hang, since on CI's busy machine a WebKit sign-out once took over 120 s.
 smoke() {
     local name="$1" status=0
     shift
-    timeout 300 "$binary" run "$root/scenarios/smoke" --jobs 1 --report-json "$work/smoke.json" "$@" \
+    timeout 600 "$binary" run "$root/scenarios/smoke" --jobs 1 --timeout 240 --report-json "$work/smoke.json" "$@" \
         >"$work/out" 2>"$work/err" || status=$?
     if [ "$status" = 0 ] && "$python" - "$work/smoke.json" "$root/scenarios/smoke" <<'PY'
 import json, pathlib, sys

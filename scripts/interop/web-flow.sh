@@ -78,61 +78,58 @@ provider() {
 both="client_secret_basic client_secret_post"
 # Every provider in both engines: its pages are plain HTML forms, which lite reads and WebKit
 # renders; the same assertions hold in each.
-for engine in lite webkit; do
-    # django-oauth-toolkit deletes the user's tokens at RP-initiated logout, so the refresh token
-    # proves it; it answers prompt=none with a 500 (its validator leaves validate_silent_login
-    # unimplemented), so a shared sheet is proved by the login form shown without prompt.
-    provider "$engine" django-oauth-toolkit DJANGO_OIDC RS256 "$both" verified "was shown the login form"
-    # The next three end the browser session and keep the grant: an ephemeral sheet's sign-out is
-    # only acknowledged (pyop answers the refresh with a 500, which proves nothing either way).
-    provider "$engine" django-oidc-provider DJANGO_OIDC_PROVIDER RS256 "$both" acknowledged "was answered login_required"
-    provider "$engine" django-allauth DJANGO_ALLAUTH RS256 "$both" acknowledged "was answered login_required"
-    # pyop accepts only the one method registered for the client (client_secret_basic here). It
-    # answers prompt=none with id_token_hint with a 500 (oic verifies the hint without its keys:
-    # MissingSigningKey), so a shared sheet is proved by the login form shown without prompt.
-    provider "$engine" pyop PYOP ES256 "$PYOP_CONFIDENTIAL_AUTH_METHOD" acknowledged "was shown the login form"
-done
+in_both_engines() {
+    local engine
+    for engine in lite webkit; do provider "$engine" "$@"; done
+}
 
 # What only django-oauth-toolkit shows: its logout confirmation, no prompt, exact issuers.
-dot=(--issuer "$DJANGO_OIDC_ISSUER" --redirect-uri "$DJANGO_OIDC_REDIRECT_URI")
-check "django-oauth-toolkit: without a post-logout redirect URI nothing comes back; the refresh token proves the sign-out" 0 \
-    "out['signed_out_at_issuer'] and out['sign_out_evidence'][0].startswith('nothing came back to the app') and 'refresh token' in out['sign_out']" \
-    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password --sign-out
-check "django-oauth-toolkit: the confidential client without its secret is refused" 1 \
-    "'token_request_failed' in err and 'invalid_client' in err" \
-    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CONFIDENTIAL_CLIENT_ID" --username alice --password alice-password
-check "django-oauth-toolkit: no prompt sent (--prompt omit) still signs in with a refresh token" 0 \
-    "out['has_refresh_token']" \
-    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password \
-    --prompt omit --login-hint alice --ui-locales en
-check "django-oauth-toolkit: exact issuer comparison still passes (no trailing slash either side)" 0 \
-    "out['subject'] == '1'" \
-    -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password --profile exact-issuer-match
+django_oauth_toolkit_only() {
+    local dot=(--issuer "$DJANGO_OIDC_ISSUER" --redirect-uri "$DJANGO_OIDC_REDIRECT_URI")
+    check "django-oauth-toolkit: without a post-logout redirect URI nothing comes back; the refresh token proves the sign-out" 0 \
+        "out['signed_out_at_issuer'] and out['sign_out_evidence'][0].startswith('nothing came back to the app') and 'refresh token' in out['sign_out']" \
+        -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password --sign-out
+    check "django-oauth-toolkit: the confidential client without its secret is refused" 1 \
+        "'token_request_failed' in err and 'invalid_client' in err" \
+        -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CONFIDENTIAL_CLIENT_ID" --username alice --password alice-password
+    check "django-oauth-toolkit: no prompt sent (--prompt omit) still signs in with a refresh token" 0 \
+        "out['has_refresh_token']" \
+        -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password \
+        --prompt omit --login-hint alice --ui-locales en
+    check "django-oauth-toolkit: exact issuer comparison still passes (no trailing slash either side)" 0 \
+        "out['subject'] == '1'" \
+        -- sign-in "${dot[@]}" --client-id "$DJANGO_OIDC_CLIENT_ID" --username alice --password alice-password --profile exact-issuer-match
+}
 
 # pyop (oic's AuthorizationRequest.verify) refuses offline_access without prompt=consent, where
 # OpenID Connect Core §11 only asks the client to send it. The SDK's default prompt is what lets
-# every pyop sign-in above pass.
-check "pyop: --prompt omit with offline_access is refused (invalid_request)" 1 \
-    "'invalid_request' in err and out is None" \
-    -- sign-in --issuer "$PYOP_ISSUER" --redirect-uri "$PYOP_REDIRECT_URI" --client-id "$PYOP_CLIENT_ID" \
-    --username alice --password alice-password --prompt omit
+# every other pyop sign-in pass.
+pyop_only() {
+    check "pyop: --prompt omit with offline_access is refused (invalid_request)" 1 \
+        "'invalid_request' in err and out is None" \
+        -- sign-in --issuer "$PYOP_ISSUER" --redirect-uri "$PYOP_REDIRECT_URI" --client-id "$PYOP_CLIENT_ID" \
+        --username alice --password alice-password --prompt omit
+}
 
-mock=(--issuer "$OIDC_PROVIDER_MOCK_ISSUER" --client-id com.example.app --client-secret any-secret --fill sub=alice)
-check "oidc-provider-mock: authorize page filled (sub=alice), code exchange, ID token with nonce" 0 \
-    "out['subject'] == 'alice' and out['claims']['iss'] == '$OIDC_PROVIDER_MOCK_ISSUER'" \
-    -- sign-in "${mock[@]}"
-check "oidc-provider-mock: refresh without refresh_token in the response keeps the old one (field bug 3)" 0 \
-    "out['refreshed'] and out['has_refresh_token']" \
-    -- sign-in "${mock[@]}" --refresh --sign-out
-check "oidc-provider-mock: the faulty profile drops it (field bug 3 reproduced)" 0 \
-    "out['refreshed'] and not out['has_refresh_token']" \
-    -- sign-in "${mock[@]}" --refresh --profile drop-refresh-token
-check "oidc-provider-mock: --deny-consent fails when no consent page is shown" 1 \
-    "'consent_not_shown' in err and out is None" \
-    -- sign-in "${mock[@]}" --deny-consent
-check "oidc-provider-mock: no client secret is refused (invalid_client)" 1 \
-    "'invalid_client' in err" \
-    -- sign-in --issuer "$OIDC_PROVIDER_MOCK_ISSUER" --client-id com.example.app --fill sub=alice
+# oidc-provider-mock: no login form of its own, a page to fill with the subject.
+oidc_provider_mock_checks() {
+    local mock=(--issuer "$OIDC_PROVIDER_MOCK_ISSUER" --client-id com.example.app --client-secret any-secret --fill sub=alice)
+    check "oidc-provider-mock: authorize page filled (sub=alice), code exchange, ID token with nonce" 0 \
+        "out['subject'] == 'alice' and out['claims']['iss'] == '$OIDC_PROVIDER_MOCK_ISSUER'" \
+        -- sign-in "${mock[@]}"
+    check "oidc-provider-mock: refresh without refresh_token in the response keeps the old one (field bug 3)" 0 \
+        "out['refreshed'] and out['has_refresh_token']" \
+        -- sign-in "${mock[@]}" --refresh --sign-out
+    check "oidc-provider-mock: the faulty profile drops it (field bug 3 reproduced)" 0 \
+        "out['refreshed'] and not out['has_refresh_token']" \
+        -- sign-in "${mock[@]}" --refresh --profile drop-refresh-token
+    check "oidc-provider-mock: --deny-consent fails when no consent page is shown" 1 \
+        "'consent_not_shown' in err and out is None" \
+        -- sign-in "${mock[@]}" --deny-consent
+    check "oidc-provider-mock: no client secret is refused (invalid_client)" 1 \
+        "'invalid_client' in err" \
+        -- sign-in --issuer "$OIDC_PROVIDER_MOCK_ISSUER" --client-id com.example.app --fill sub=alice
+}
 
 # signinsim audit (lite) against each provider: the public client is audited, the confidential
 # one serves the checks that a code or refresh token of one client is refused to another. Every
@@ -155,11 +152,62 @@ audit_provider() {
         --username alice --password alice-password "$@"
 }
 loopback=(--loopback-redirect-uri http://127.0.0.1/callback)
-audit_provider django-oauth-toolkit DJANGO_OIDC "${loopback[@]}"
-audit_provider django-oidc-provider DJANGO_OIDC_PROVIDER "${loopback[@]}"
-audit_provider django-allauth DJANGO_ALLAUTH "${loopback[@]}"
-# pyop's confidential client is registered for one method, which the audit holds it to.
-audit_provider pyop PYOP --other-client-auth-method "$PYOP_CONFIDENTIAL_AUTH_METHOD"
+
+# Two groups of providers run side by side, each a provider at a time: a provider never sees two
+# checks at once (the Django projects' SQLite databases answer 500 to concurrent writes), and the
+# checks mostly wait on a provider or a sheet, so the two groups take little more than one.
+django_oauth_toolkit_and_django_oidc_provider() {
+    # django-oauth-toolkit deletes the user's tokens at RP-initiated logout, so the refresh token
+    # proves it; it answers prompt=none with a 500 (its validator leaves validate_silent_login
+    # unimplemented), so a shared sheet is proved by the login form shown without prompt.
+    in_both_engines django-oauth-toolkit DJANGO_OIDC RS256 "$both" verified "was shown the login form"
+    django_oauth_toolkit_only
+    audit_provider django-oauth-toolkit DJANGO_OIDC "${loopback[@]}"
+    # The next three end the browser session and keep the grant: an ephemeral sheet's sign-out is
+    # only acknowledged (pyop answers the refresh with a 500, which proves nothing either way).
+    in_both_engines django-oidc-provider DJANGO_OIDC_PROVIDER RS256 "$both" acknowledged "was answered login_required"
+    audit_provider django-oidc-provider DJANGO_OIDC_PROVIDER "${loopback[@]}"
+}
+django_allauth_pyop_and_oidc_provider_mock() {
+    in_both_engines django-allauth DJANGO_ALLAUTH RS256 "$both" acknowledged "was answered login_required"
+    audit_provider django-allauth DJANGO_ALLAUTH "${loopback[@]}"
+    # pyop accepts only the one method registered for the client (client_secret_basic here). It
+    # answers prompt=none with id_token_hint with a 500 (oic verifies the hint without its keys:
+    # MissingSigningKey), so a shared sheet is proved by the login form shown without prompt.
+    in_both_engines pyop PYOP ES256 "$PYOP_CONFIDENTIAL_AUTH_METHOD" acknowledged "was shown the login form"
+    pyop_only
+    # pyop's confidential client is registered for one method, which the audit holds it to.
+    audit_provider pyop PYOP --other-client-auth-method "$PYOP_CONFIDENTIAL_AUTH_METHOD"
+    oidc_provider_mock_checks
+}
+# group GROUP: runs the function GROUP in a subshell with a work folder and counts of its own,
+# its output in GROUP's folder, printed whole after the groups have ended.
+group() {
+    mkdir -p "$work/$1"
+    (
+        work="$work/$1"
+        passed=0
+        failed=0
+        "$1"
+        echo "$passed $failed" >"$work/counts"
+    ) >"$work/$1/output" 2>&1
+}
+groups=(django_oauth_toolkit_and_django_oidc_provider django_allauth_pyop_and_oidc_provider_mock)
+group_pids=()
+for name in "${groups[@]}"; do
+    group "$name" &
+    group_pids+=("$!")
+done
+for pid in "${group_pids[@]}"; do wait "$pid" || true; done
+for name in "${groups[@]}"; do
+    cat "$work/$name/output"
+    read -r group_passed group_failed <"$work/$name/counts" 2>/dev/null || {
+        echo "FAIL the checks of $name did not finish"
+        group_passed=0 group_failed=1
+    }
+    passed=$((passed + group_passed))
+    failed=$((failed + group_failed))
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
