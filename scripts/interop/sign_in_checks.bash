@@ -34,14 +34,14 @@ PY
 }
 
 # smoke NAME -e SETTINGS…: the bundled smoke scenarios, one job at a time (the Django test
-# projects' SQLite databases answer 500 to concurrent writes); every one must pass. Each takes 5
-# to 12 s in a sheet of either engine; the time limit of 240 s a scenario (run's default is 120)
-# only guards against a hang, since on CI's busy machine a WebKit sign-out once took over 120 s.
+# projects' SQLite databases answer 500 to concurrent writes); every one must pass. When one does
+# not, the requests of its HAR are printed too: what the run saw before it stopped.
 smoke() {
     local name="$1" status=0
     shift
-    timeout 600 "$binary" run "$root/scenarios/smoke" --jobs 1 --timeout 240 --report-json "$work/smoke.json" "$@" \
-        >"$work/out" 2>"$work/err" || status=$?
+    rm -rf "$work/smoke-har"
+    timeout 300 "$binary" run "$root/scenarios/smoke" --jobs 1 --report-json "$work/smoke.json" \
+        --har-dir "$work/smoke-har" "$@" >"$work/out" 2>"$work/err" || status=$?
     if [ "$status" = 0 ] && "$python" - "$work/smoke.json" "$root/scenarios/smoke" <<'PY'
 import json, pathlib, sys
 report = json.load(open(sys.argv[1]))
@@ -55,6 +55,24 @@ PY
     else
         echo "FAIL $name (exit $status)"
         sed 's/^/     /' "$work/out" "$work/err" | head -20
+        "$python" - "$work/smoke.json" "$work/smoke-har" <<'PY' || true
+import json, pathlib, sys
+try:
+    results = json.load(open(sys.argv[1]))["scenarios"]
+except (OSError, ValueError, KeyError):
+    results = []
+unfinished = {pathlib.Path(r.get("file", "")).stem for r in results if r.get("status") != "passed"}
+for har in sorted(pathlib.Path(sys.argv[2]).glob("*.har")):
+    if not any(har.stem.endswith(stem) for stem in unfinished):
+        continue
+    entries = json.load(open(har))["log"]["entries"]
+    print(f"     {har.name}: the last of {len(entries)} requests")
+    for entry in entries[-15:]:
+        request, response = entry["request"], entry["response"]
+        sender = entry.get("_sender", "")
+        print(f"       {entry['startedDateTime']} {sender} {request['method']} {request['url'][:110]}"
+              f" -> {response['status']} in {entry['time']:.0f} ms")
+PY
         failed=$((failed + 1))
     fi
 }
