@@ -109,6 +109,14 @@ public enum HARImporter {
         return capture
     }
 
+    /// `send` + `wait` + `receive` of a HAR entry's `timings`, when all three are given and not
+    /// -1 (HAR 1.2: -1 is "does not apply"); nil otherwise.
+    static func answeredAfter(_ timings: JSONValue?) -> Double? {
+        let phases = ["send", "wait", "receive"].map { timings?[$0]?.doubleValue }
+        guard phases.allSatisfy({ ($0 ?? -1) >= 0 }) else { return nil }
+        return phases.reduce(0) { $0 + ($1 ?? 0) }
+    }
+
     struct EntryProblem: Error {
         var reason: String
     }
@@ -132,6 +140,7 @@ public enum HARImporter {
         exchange.engine = entry["_engine"]?.stringValue.flatMap(BrowserEngine.init(rawValue:))
         exchange.pageref = entry["pageref"]?.stringValue
         exchange.wallClockOffsetMilliseconds = entry["_wall_offset_ms"]?.doubleValue
+        exchange.answeredAfterMilliseconds = answeredAfter(entry["timings"])
         if let response = entry["response"]?.objectValue {
             let status = response["status"]?.int64Value.map(Int.init) ?? 0
             // Status 0 is how browsers and signinsim record "no response".

@@ -39,13 +39,11 @@ struct ClientBehavior {
                 let start = exchange.sendingMoment
                 if token == previousToken, start < previousEnd, raced == nil { raced = index }
                 // Presented after the answer that replaced it had come back (not a race).
-                if stale == nil, let by = replaced[token],
-                    start >= exchanges[by].sendingMoment + exchanges[by].timeMilliseconds
-                {
+                if stale == nil, let by = replaced[token], start >= exchanges[by].answerMoment {
                     stale = (index, by)
                 }
                 previousToken = token
-                previousEnd = max(previousEnd, start + exchange.timeMilliseconds)
+                previousEnd = max(previousEnd, exchange.answerMoment)
             }
             if exchange.status == 200, let body = try? JSONValue.parseObject(exchange.responseBody),
                 let issued = body["refresh_token"]?.stringValue,
@@ -126,13 +124,13 @@ struct ClientBehavior {
             if let presented, let replacedAt = replaced[presented], exchange.sendingMoment >= replacedAt,
                 let newest, presented != newest, entry.summary.oauthError == OAuthErrorCode.invalidGrant
             {
-                refused = (index, newest, exchange.sendingMoment + exchange.timeMilliseconds)
+                refused = (index, newest, exchange.answerMoment)
             }
             if exchange.status == 200, let body = try? JSONValue.parseObject(exchange.responseBody),
                 let issued = body["refresh_token"]?.stringValue
             {
                 if let presented, presented != issued, replaced[presented] == nil {
-                    replaced[presented] = exchange.sendingMoment + exchange.timeMilliseconds
+                    replaced[presented] = exchange.answerMoment
                 }
                 newest = issued
             }

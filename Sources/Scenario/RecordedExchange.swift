@@ -30,6 +30,12 @@ public struct RecordedExchange: Hashable, Sendable {
     /// requests overlapped (a race) and which followed an answer (a retry). Nil in captures of
     /// other tools, whose start times are real already.
     public var wallClockOffsetMilliseconds: Double?
+    /// How long after it was sent the answer had come back, from a capture's timings (HAR 1.2
+    /// `send` + `wait` + `receive`), when it gives them. `timeMilliseconds` may count the
+    /// connection's setup twice: mitmproxy's `wait` already holds the `connect` it also reports
+    /// (`mitmproxy/addons/savehar.py`), so a retry sent at once after a refusal on a new
+    /// connection would seem to start before the refusal came back.
+    public var answeredAfterMilliseconds: Double?
 
     public init(
         source: ExchangeSource, startedAtMilliseconds: Int64, method: String, url: String,
@@ -82,4 +88,9 @@ extension RecordedExchange {
     /// When it was sent on a clock that runs while requests are in flight, in milliseconds: the
     /// wall-clock offset of a signinsim run, else the start time.
     public var sendingMoment: Double { wallClockOffsetMilliseconds ?? Double(startedAtMilliseconds) }
+
+    /// When the answer had come back, on the clock of `sendingMoment`: from the capture's
+    /// timings when it gives them (`answeredAfterMilliseconds`), else from `timeMilliseconds`.
+    /// What tells a retry (sent after the answer) from a race (sent while it was in flight).
+    public var answerMoment: Double { sendingMoment + (answeredAfterMilliseconds ?? timeMilliseconds) }
 }
