@@ -31,8 +31,11 @@ final class SheetProxy: Sendable {
         /// Whom the sheet's requests are sent for: the app that presented it, and whether for a
         /// check.
         var initiator: RequestInitiator
-        /// The status of the last response to each URL, newest last (a bounded list).
-        var responses: [(url: String, status: Int)] = []
+        /// The status of the last response to each URL, newest last (a bounded list), each
+        /// numbered in the order it went back to the sheet, and when.
+        var responses: [(number: Int, url: String, status: Int, at: ContinuousClock.Instant)] = []
+        /// How many responses have gone back to the sheet in all.
+        var answered = 0
         /// Requests that got no response (the phone's network failed them), by URL.
         var failures: [String: String] = [:]
     }
@@ -77,6 +80,22 @@ final class SheetProxy: Sendable {
     /// The status of the last response the sheet got for `url`, if one went through here.
     func status(of url: String, sheet: String) -> Int? {
         table.sheets.withLock { $0[sheet]?.responses.last { $0.url == url }?.status }
+    }
+
+    /// How many responses the proxy has sent back to the sheet so far.
+    func answered(sheet: String) -> Int {
+        table.sheets.withLock { $0[sheet]?.answered ?? 0 }
+    }
+
+    /// The last response to `url` among those the sheet got after the first `earlier` ones
+    /// (``answered(sheet:)`` taken before the request was made): its status, and when it went
+    /// back to the engine.
+    func answer(to url: String, sheet: String, after earlier: Int) -> (
+        status: Int, at: ContinuousClock.Instant
+    )? {
+        table.sheets.withLock { table in
+            table[sheet]?.responses.last { $0.url == url && $0.number > earlier }.map { ($0.status, $0.at) }
+        }
     }
 
     /// Why the sheet's request for `url` got no response, if it got none.
@@ -131,11 +150,13 @@ final class SheetProxy: Sendable {
         case .success(var response):
             if let sheet {
                 table.sheets.withLock { table in
-                    guard table[sheet] != nil else { return }
-                    table[sheet]?.responses.append((incoming.url, response.status))
-                    if let count = table[sheet]?.responses.count, count > 200 {
-                        table[sheet]?.responses.removeFirst(count - 200)
+                    guard var traffic = table[sheet] else { return }
+                    traffic.answered += 1
+                    traffic.responses.append((traffic.answered, incoming.url, response.status, .now))
+                    if traffic.responses.count > 200 {
+                        traffic.responses.removeFirst(traffic.responses.count - 200)
                     }
+                    table[sheet] = traffic
                 }
             }
             for name in removedResponseFields { response.headers.remove(name: name) }

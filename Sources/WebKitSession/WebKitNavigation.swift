@@ -46,6 +46,9 @@ struct WebKitNavigation {
     /// shows now is on its way out.
     private var navigating = true
     private var lastNavigation = ContinuousClock.now
+    /// How many responses the proxy had relayed to the sheet when the last navigation was
+    /// followed.
+    private var answeredBeforeNavigation = 0
     private var fingerprint = 0
     private var unchangedReadings = 0
     private var lastChange = ContinuousClock.now
@@ -102,6 +105,7 @@ struct WebKitNavigation {
             if committed, !navigating, !Task.isCancelled, case .end(let outcome) = await readAndAct() {
                 return outcome
             }
+            if case .end(let outcome) = stalledLoad() { return outcome }
             _ = await inbox.waitForSignal(until: .now + Self.readingInterval)
         }
         // Dismissed (cancel, deadline, the app killed): the session has its outcome already.
@@ -212,10 +216,27 @@ struct WebKitNavigation {
         }
         current = (HTTPMethod(rawValue: request.method), request.url)
         lastNavigation = .now
+        answeredBeforeNavigation = proxy.answered(sheet: sheet)
         awaitingChange = nil
         navigating = true
         helper.post(.decide(sheet: sheet, decision: decision, verdict: .follow))
         return .goOn
+    }
+
+    /// Ends a sheet whose engine got the answer to the navigation it followed and showed no page
+    /// for it within `patience` of that answer: the load stalled in the engine, or it dropped
+    /// the answer (a 204, a download) with no page to go back to. The person has nothing to
+    /// read and gives up, as they would on a blank sheet; a slow network is waited for as long
+    /// as it takes, since the patience starts with the answer.
+    private mutating func stalledLoad() -> LoopStep {
+        guard navigating || !committed,
+            let answer = proxy.answer(to: current.url, sheet: sheet, after: answeredBeforeNavigation),
+            ContinuousClock.now - answer.at >= patience
+        else { return .goOn }
+        return fail(
+            .timeout,
+            "\(current.method) \(WebPerson.describe(current.url)) was answered \(answer.status), and WebKit "
+                + "showed no page for it within \(patience)\(lastPageNote)", status: answer.status)
     }
 
     /// Reads the page and, once it has settled, lets the person act on it.

@@ -325,6 +325,31 @@ struct WebKitBrowserTests {
         await engine.shutdown()
     }
 
+    /// A start page answered 204 No Content: WebKit keeps no page for it and has none to show,
+    /// so nothing ever loads. The person gives up at the patience (`timeout`, naming the answer)
+    /// instead of waiting for the session's deadline.
+    @Test("an answer the engine shows no page for ends at the patience")
+    func answerWithoutPage() async throws {
+        let engine = try Self.engine()
+        var router = Router()
+        router.add(.get, "/authorize") { _ in HTTPResponse(status: 204) }
+        try await withTestServer(limit: .seconds(60), router: router) { server in
+            let started = ContinuousClock.now
+            let outcome = await Self.session(
+                server, "/authorize", browser: Self.browser(engine, patience: .seconds(3))
+            )
+            .run(as: Self.alice, in: WebPresentationContext())
+            guard case .failure(let error) = outcome.result else {
+                Issue.record("the sheet did not fail: \(outcome.result)")
+                return
+            }
+            #expect(error.code == .timeout, "\(error)")
+            #expect(error.message.contains("was answered 204"), "\(error.message)")
+            #expect(ContinuousClock.now - started < .seconds(20))
+        }
+        await engine.shutdown()
+    }
+
     /// Cancelling the sheet ends it at once with `canceledLogin`.
     @Test("cancel dismisses the sheet")
     func cancel() async throws {
