@@ -112,9 +112,9 @@ public enum HARImporter {
     /// `send` + `wait` + `receive` of a HAR entry's `timings`, when all three are given and not
     /// -1 (HAR 1.2: -1 is "does not apply"); nil otherwise.
     static func answeredAfter(_ timings: JSONValue?) -> Double? {
-        let phases = ["send", "wait", "receive"].map { timings?[$0]?.doubleValue }
-        guard phases.allSatisfy({ ($0 ?? -1) >= 0 }) else { return nil }
-        return phases.reduce(0) { $0 + ($1 ?? 0) }
+        let phases = ["send", "wait", "receive"].compactMap { timings?[$0]?.doubleValue }
+        guard phases.count == 3, phases.allSatisfy({ $0 >= 0 }) else { return nil }
+        return phases.reduce(0, +)
     }
 
     struct EntryProblem: Error {

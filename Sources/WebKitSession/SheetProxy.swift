@@ -32,10 +32,8 @@ final class SheetProxy: Sendable {
         /// check.
         var initiator: RequestInitiator
         /// The status of the last response to each URL, newest last (a bounded list), each
-        /// numbered in the order it went back to the sheet, and when.
+        /// numbered in the order it went back to the sheet (from 1), and when.
         var responses: [(number: Int, url: String, status: Int, at: ContinuousClock.Instant)] = []
-        /// How many responses have gone back to the sheet in all.
-        var answered = 0
         /// Requests that got no response (the phone's network failed them), by URL.
         var failures: [String: String] = [:]
     }
@@ -79,12 +77,12 @@ final class SheetProxy: Sendable {
 
     /// The status of the last response the sheet got for `url`, if one went through here.
     func status(of url: String, sheet: String) -> Int? {
-        table.sheets.withLock { $0[sheet]?.responses.last { $0.url == url }?.status }
+        answer(to: url, sheet: sheet, after: 0)?.status
     }
 
     /// How many responses the proxy has sent back to the sheet so far.
     func answered(sheet: String) -> Int {
-        table.sheets.withLock { $0[sheet]?.answered ?? 0 }
+        table.sheets.withLock { $0[sheet]?.responses.last?.number ?? 0 }
     }
 
     /// The last response to `url` among those the sheet got after the first `earlier` ones
@@ -150,13 +148,13 @@ final class SheetProxy: Sendable {
         case .success(var response):
             if let sheet {
                 table.sheets.withLock { table in
-                    guard var traffic = table[sheet] else { return }
-                    traffic.answered += 1
-                    traffic.responses.append((traffic.answered, incoming.url, response.status, .now))
-                    if traffic.responses.count > 200 {
-                        traffic.responses.removeFirst(traffic.responses.count - 200)
+                    guard let number = table[sheet].map({ ($0.responses.last?.number ?? 0) + 1 }) else {
+                        return
                     }
-                    table[sheet] = traffic
+                    table[sheet]?.responses.append((number, incoming.url, response.status, .now))
+                    if let count = table[sheet]?.responses.count, count > 200 {
+                        table[sheet]?.responses.removeFirst(count - 200)
+                    }
                 }
             }
             for name in removedResponseFields { response.headers.remove(name: name) }
